@@ -1,0 +1,45 @@
+# slowpoke: `make demo` and `make test` work on a fresh Debian 12 machine with Swift installed.
+# Both first install any missing Debian packages with apt (as root, or through sudo).
+
+SHELL := /bin/bash
+SWIFT ?= swift
+# Everything the build, the tests (ffmpeg/ffprobe are the test oracle) and the demo need.
+APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
+                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev ffmpeg
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN := .build/debug/slowpoke
+DEMO_DIR := .build/demo
+
+.PHONY: all deps build release test demo clean
+
+all: build
+
+# Installs only what dpkg does not already list as installed.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "system packages: all present"; fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) test
+
+# A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the timeline.
+demo: build
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR) && cp media/clip60.mp4 $(DEMO_DIR)/clip.mp4
+	cd $(DEMO_DIR) && ../debug/slowpoke open clip.mp4
+	cd $(DEMO_DIR) && ../debug/slowpoke scale --range 3.2-5.0 --rate 0.25
+	cd $(DEMO_DIR) && ../debug/slowpoke info
+
+clean:
+	rm -rf .build

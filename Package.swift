@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "slowpoke",
+    products: [
+        .executable(name: "slowpoke", targets: ["slowpoke"]),
+        .library(name: "Composition", targets: ["Composition"]),
+        .library(name: "TimePitch", targets: ["TimePitch"]),
+        .library(name: "Export", targets: ["Export"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
+                              "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
+        ),
+        .systemLibrary(
+            name: "CRubberBand",
+            pkgConfig: "rubberband",
+            providers: [.apt(["librubberband-dev"])]
+        ),
+        .target(name: "Composition"),
+        .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"]),
+        .target(name: "Export", dependencies: ["Composition", "TimePitch", "CFFmpeg"]),
+        .executableTarget(
+            name: "slowpoke",
+            dependencies: [
+                "Composition", "TimePitch", "Export",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "CompositionTests",
+            dependencies: [
+                "Composition",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition"]),
+        .testTarget(name: "SlowpokeTests", dependencies: ["Composition"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

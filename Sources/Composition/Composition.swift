@@ -1,0 +1,132 @@
+/// A mutable composition: tracks of segments, edited as AVMutableComposition is.
+///
+/// Each composition-level edit applies to every track, so audio and video stay aligned; it
+/// either succeeds on all tracks or changes nothing. Use ``editTrack(_:_:)`` for the track-level
+/// calls.
+public struct Composition: Sendable, Hashable, Codable {
+    public private(set) var tracks: [CompositionTrack]
+
+    public init(tracks: [CompositionTrack] = []) {
+        self.tracks = tracks
+    }
+
+    /// The whole asset at its natural rate: `insertTimeRange(asset.timeRange, of: asset, at: 0)`.
+    public init(asset: Asset) throws(CompositionError) {
+        self.init()
+        try insertTimeRange(asset.timeRange, of: asset, at: .zero)
+    }
+
+    /// The end of the longest track.
+    public var duration: Time { tracks.map(\.duration).max() ?? .zero }
+
+    public var timeRange: TimeRange { (try? TimeRange(start: .zero, duration: duration)) ?? .zero }
+
+    public func track(withID id: Int32) -> CompositionTrack? { tracks.first { $0.trackID == id } }
+
+    public func tracks(withMediaType type: MediaType) -> [CompositionTrack] { tracks.filter { $0.mediaType == type } }
+
+    /// Adds an empty track and returns it. Throws if the ID is taken.
+    @discardableResult
+    public mutating func addTrack(mediaType: MediaType, trackID: Int32) throws(CompositionError) -> CompositionTrack {
+        guard track(withID: trackID) == nil else { throw .noSuchTrack("track \(trackID) already exists") }
+        let track = try CompositionTrack(trackID: trackID, mediaType: mediaType)
+        tracks.append(track)
+        return track
+    }
+
+    /// Applies a track-level edit to one track. The composition is unchanged if `body` throws.
+    public mutating func editTrack(_ id: Int32, _ body: (inout CompositionTrack) throws(CompositionError) -> Void) throws(CompositionError) {
+        guard let index = tracks.firstIndex(where: { $0.trackID == id }) else {
+            throw .noSuchTrack("the composition has no track \(id)")
+        }
+        var track = tracks[index]
+        try body(&track)
+        tracks[index] = track
+    }
+
+    // MARK: Composition-level edits
+
+    /// Inserts `range` of every track of `asset` at `t`, at natural rate. Each asset track goes to
+    /// the composition track with the same ID, which is created if missing. Composition tracks
+    /// that the asset does not feed get a gap of the same length, so everything after `t` moves
+    /// later by `range.duration` on every track.
+    public mutating func insertTimeRange(_ range: TimeRange, of asset: Asset, at t: Time) throws(CompositionError) {
+        guard t.isNumeric, t >= .zero, t <= duration else {
+            throw .beyondTimeline("cannot insert at \(t): the timeline runs from 0 to \(duration.secondsText) s")
+        }
+        guard asset.timeRange.contains(range) else {
+            throw .beyondTimeline("range \(range) is outside the source's \(asset.timeRange)")
+        }
+        guard !range.isEmpty else { return }
+        var edited = self
+        for assetTrack in asset.tracks where edited.track(withID: assetTrack.trackID) == nil {
+            try edited.addTrack(mediaType: assetTrack.mediaType, trackID: assetTrack.trackID)
+        }
+        for index in edited.tracks.indices {
+            var track = edited.tracks[index]
+            if track.duration < t {
+                // A shorter track is padded to the insertion point so the new media lines up.
+                try track.insertEmptyTimeRange(TimeRange(start: track.duration, end: t))
+            }
+            if let assetTrack = asset.tracks.first(where: { $0.trackID == track.trackID }),
+               let clipped = range.clamped(to: assetTrack.timeRange) {
+                // Media the source track lacks (a short audio track) becomes a gap.
+                let lead = try clipped.start - range.start
+                let tail = try range.end - clipped.end
+                if tail > .zero { try track.insertEmptyTimeRange(TimeRange(start: t, duration: tail)) }
+                try track.insertTimeRange(clipped, of: assetTrack, at: t)
+                if lead > .zero { try track.insertEmptyTimeRange(TimeRange(start: t, duration: lead)) }
+            } else {
+                try track.insertEmptyTimeRange(TimeRange(start: t, duration: range.duration))
+            }
+            edited.tracks[index] = track
+        }
+        self = edited
+    }
+
+    /// Inserts a gap of `range.duration` at `range.start` on every track that reaches it.
+    public mutating func insertEmptyTimeRange(_ range: TimeRange) throws(CompositionError) {
+        guard range.start >= .zero, range.start <= duration else {
+            throw .beyondTimeline("cannot insert a gap at \(range.start): the timeline runs from 0 to \(duration.secondsText) s")
+        }
+        guard !range.isEmpty else { return }
+        try applyToEveryTrack { track throws(CompositionError) in
+            if range.start <= track.duration { try track.insertEmptyTimeRange(range) }
+        }
+    }
+
+    /// Deletes `range` from every track. Later content moves earlier.
+    public mutating func removeTimeRange(_ range: TimeRange) throws(CompositionError) {
+        try checkEditable(range, verb: "remove")
+        try applyToEveryTrack { track throws(CompositionError) in
+            if let part = range.clamped(to: track.timeRange) { try track.removeTimeRange(part) }
+        }
+    }
+
+    /// Changes the duration of `range` to `newDuration` on every track; see
+    /// ``CompositionTrack/scaleTimeRange(_:toDuration:)``.
+    public mutating func scaleTimeRange(_ range: TimeRange, toDuration newDuration: Time) throws(CompositionError) {
+        try checkEditable(range, verb: "scale")
+        guard newDuration.isNumeric, newDuration > .zero else {
+            throw .invalidRange("cannot scale \(range) to a duration of \(newDuration); it must be positive")
+        }
+        let factor = try newDuration.ratio(to: range.duration)
+        try applyToEveryTrack { track throws(CompositionError) in
+            guard let part = range.clamped(to: track.timeRange) else { return }
+            try track.scaleTimeRange(part, toDuration: part.duration.multiplied(by: factor))
+        }
+    }
+
+    private func checkEditable(_ range: TimeRange, verb: String) throws(CompositionError) {
+        guard !range.isEmpty else { throw .invalidRange("range \(range) is empty; there is nothing to \(verb)") }
+        guard range.start >= .zero, range.end <= duration else {
+            throw .beyondTimeline("range \(range) goes beyond the end of the timeline (\(duration))")
+        }
+    }
+
+    private mutating func applyToEveryTrack(_ body: (inout CompositionTrack) throws(CompositionError) -> Void) throws(CompositionError) {
+        var edited = tracks
+        for index in edited.indices { try body(&edited[index]) }
+        tracks = edited
+    }
+}

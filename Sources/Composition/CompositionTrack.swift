@@ -1,0 +1,249 @@
+/// A source of media for the composition: the movie's tracks and their time ranges, in source
+/// time (0 is the first presented frame of the movie).
+public struct Asset: Sendable, Hashable, Codable {
+    public struct Track: Sendable, Hashable, Codable {
+        public let trackID: Int32
+        public let mediaType: MediaType
+        public let timeRange: TimeRange
+
+        public init(trackID: Int32, mediaType: MediaType, timeRange: TimeRange) {
+            self.trackID = trackID
+            self.mediaType = mediaType
+            self.timeRange = timeRange
+        }
+    }
+
+    public let tracks: [Track]
+
+    public init(tracks: [Track]) { self.tracks = tracks }
+
+    /// The union of the tracks' ranges.
+    public var timeRange: TimeRange {
+        guard let start = tracks.map(\.timeRange.start).min(), let end = tracks.map(\.timeRange.end).max() else {
+            return .zero
+        }
+        return (try? TimeRange(start: start, end: end)) ?? .zero
+    }
+}
+
+/// One track of a composition: segments whose target ranges tile `[0, duration)` with no gaps
+/// or overlaps. Empty segments stand for gaps in the media.
+///
+/// The edits follow AVMutableCompositionTrack. Ranges that cross segment boundaries split the
+/// segments they cut; adjacent segments that play contiguous source at the same rate (or are both
+/// gaps) are merged again, so a timeline always has its simplest form and undoing an edit by its
+/// inverse restores the segments exactly.
+public struct CompositionTrack: Sendable, Hashable, Codable {
+    public let trackID: Int32
+    public let mediaType: MediaType
+    public private(set) var segments: [CompositionTrackSegment]
+
+    public init(trackID: Int32, mediaType: MediaType, segments: [CompositionTrackSegment] = []) throws(CompositionError) {
+        self.trackID = trackID
+        self.mediaType = mediaType
+        self.segments = segments
+        try validateTiling()
+    }
+
+    private enum CodingKeys: String, CodingKey { case trackID = "id", mediaType, segments }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        trackID = try c.decode(Int32.self, forKey: .trackID)
+        mediaType = try c.decode(MediaType.self, forKey: .mediaType)
+        segments = try c.decode([CompositionTrackSegment].self, forKey: .segments)
+        do { try validateTiling() } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    /// Target ranges must start at 0 and meet end to end.
+    private func validateTiling() throws(CompositionError) {
+        var expected = Time.zero
+        for (index, segment) in segments.enumerated() {
+            guard segment.target.start == expected else {
+                throw .invalidRange("segment \(index + 1) of track \(trackID) starts at \(segment.target.start), not \(expected); segments must tile the timeline")
+            }
+            expected = segment.target.end
+        }
+    }
+
+    /// The end of the last segment.
+    public var duration: Time { segments.last?.target.end ?? .zero }
+
+    public var timeRange: TimeRange { (try? TimeRange(start: .zero, duration: duration)) ?? .zero }
+
+    // MARK: Queries
+
+    /// The index of the segment whose target range contains `t`, by binary search; nil outside
+    /// `[0, duration)`.
+    public func segmentIndex(at t: Time) -> Int? {
+        guard t.isNumeric, t >= .zero, t < duration else { return nil }
+        var low = 0, high = segments.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if segments[mid].target.start <= t { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// What plays at composition time `t`: the segment, the source time and the rate. Nil
+    /// outside the track.
+    public func presentation(at t: Time) throws(CompositionError) -> Presentation? {
+        guard let index = segmentIndex(at: t) else { return nil }
+        let segment = segments[index]
+        return Presentation(segmentIndex: index, segment: segment, sourceTime: try segment.sourceTime(at: t))
+    }
+
+    /// Every composition time at which source time `s` plays, in order. Empty when `s` was
+    /// removed; more than one when its range was inserted more than once.
+    public func compositionTimes(forSourceTime s: Time) throws(CompositionError) -> [Time] {
+        var times: [Time] = []
+        for segment in segments {
+            guard let source = segment.source, source.contains(s) else { continue }
+            if let t = try segment.compositionTime(forSourceTime: s) { times.append(t) }
+        }
+        return times
+    }
+
+    // MARK: Edits (AVMutableCompositionTrack)
+
+    /// Inserts `sourceRange` of `sourceTrack` at composition time `at`, at its natural rate (1).
+    /// Content at or after `at` moves later by `sourceRange.duration`. An empty range does nothing.
+    public mutating func insertTimeRange(_ sourceRange: TimeRange, of sourceTrack: Asset.Track, at t: Time) throws(CompositionError) {
+        guard sourceTrack.mediaType == mediaType else {
+            throw .noSuchTrack("cannot insert \(sourceTrack.mediaType) into \(mediaType) track \(trackID)")
+        }
+        guard sourceTrack.timeRange.contains(sourceRange) else {
+            throw .beyondTimeline("source range \(sourceRange) is outside the source track's \(sourceTrack.timeRange)")
+        }
+        try checkInsertionPoint(t)
+        guard !sourceRange.isEmpty else { return }
+        try replace(insertingAt: t, piece: Piece(source: sourceRange, duration: sourceRange.duration))
+    }
+
+    /// Inserts a gap of `range.duration` at `range.start`. Later content moves later.
+    public mutating func insertEmptyTimeRange(_ range: TimeRange) throws(CompositionError) {
+        try checkInsertionPoint(range.start)
+        guard !range.isEmpty else { return }
+        try replace(insertingAt: range.start, piece: Piece(source: nil, duration: range.duration))
+    }
+
+    /// Deletes the content in `range`. Later content moves earlier by `range.duration`. The
+    /// track remains even when it becomes empty.
+    public mutating func removeTimeRange(_ range: TimeRange) throws(CompositionError) {
+        try checkWithin(range)
+        guard !range.isEmpty else { return }
+        let before = try pieces(in: TimeRange(start: .zero, end: range.start))
+        let after = try pieces(in: TimeRange(start: range.end, end: duration))
+        segments = try Self.build(before + after)
+    }
+
+    /// Changes the duration of `range` to `newDuration`. Each segment inside it, split at the
+    /// range's edges, has its target duration multiplied by `newDuration / range.duration` and its
+    /// rate divided by the same factor. Later content shifts by `newDuration - range.duration`.
+    public mutating func scaleTimeRange(_ range: TimeRange, toDuration newDuration: Time) throws(CompositionError) {
+        try checkWithin(range)
+        guard !range.isEmpty else { throw .invalidRange("range \(range) is empty; there is nothing to scale") }
+        guard newDuration.isNumeric, newDuration > .zero else {
+            throw .invalidRange("cannot scale \(range) to a duration of \(newDuration); it must be positive")
+        }
+        let factor = try newDuration.ratio(to: range.duration)
+        let before = try pieces(in: TimeRange(start: .zero, end: range.start))
+        var inside = try pieces(in: range)
+        for i in inside.indices { inside[i].duration = try inside[i].duration.multiplied(by: factor) }
+        let after = try pieces(in: TimeRange(start: range.end, end: duration))
+        segments = try Self.build(before + inside + after)
+    }
+
+    // MARK: Internals
+
+    /// A segment before its place on the timeline is known: a source (nil for a gap) and a
+    /// target duration.
+    struct Piece {
+        var source: TimeRange?
+        var duration: Time
+    }
+
+    private func checkInsertionPoint(_ t: Time) throws(CompositionError) {
+        guard t.isNumeric, t >= .zero, t <= duration else {
+            throw .beyondTimeline("cannot insert at \(t): it is outside the track's 0-\(duration.secondsText) s")
+        }
+    }
+
+    private func checkWithin(_ range: TimeRange) throws(CompositionError) {
+        guard range.start >= .zero, range.end <= duration else {
+            throw .beyondTimeline("range \(range) goes beyond the track's 0-\(duration.secondsText) s")
+        }
+    }
+
+    private mutating func replace(insertingAt t: Time, piece: Piece) throws(CompositionError) {
+        let before = try pieces(in: TimeRange(start: .zero, end: t))
+        let after = try pieces(in: TimeRange(start: t, end: duration))
+        segments = try Self.build(before + [piece] + after)
+    }
+
+    /// The segments' content within `range`, cut exactly at its edges.
+    func pieces(in range: TimeRange) throws(CompositionError) -> [Piece] {
+        var result: [Piece] = []
+        guard !range.isEmpty else { return result }
+        let first = segmentIndex(at: range.start) ?? segments.count
+        for segment in segments[first...] {
+            guard segment.target.start < range.end else { break }
+            guard let clipped = segment.target.clamped(to: range) else { continue }
+            if let source = segment.source, let rate = segment.rate {
+                if clipped == segment.target {
+                    result.append(Piece(source: source, duration: clipped.duration))
+                } else {
+                    let sourceStart = try source.start + (clipped.start - segment.target.start).multiplied(by: rate)
+                    let sourceDuration = try clipped.duration.multiplied(by: rate)
+                    result.append(Piece(source: try TimeRange(start: sourceStart, duration: sourceDuration),
+                                        duration: clipped.duration))
+                }
+            } else {
+                result.append(Piece(source: nil, duration: clipped.duration))
+            }
+        }
+        return result
+    }
+
+    /// Lays pieces end to end from 0, merging neighbours that continue each other.
+    static func build(_ pieces: [Piece]) throws(CompositionError) -> [CompositionTrackSegment] {
+        var merged: [Piece] = []
+        for piece in pieces where piece.duration > .zero {
+            if let last = merged.last, try continues(last, with: piece) {
+                let source = try last.source.map { s throws(CompositionError) in
+                    try TimeRange(start: s.start, end: piece.source!.end)
+                }
+                merged[merged.count - 1] = Piece(source: source, duration: try last.duration + piece.duration)
+            } else {
+                merged.append(piece)
+            }
+        }
+        var segments: [CompositionTrackSegment] = []
+        segments.reserveCapacity(merged.count)
+        var start = Time.zero
+        for piece in merged {
+            let target = try TimeRange(start: start, duration: piece.duration)
+            if let source = piece.source {
+                segments.append(try CompositionTrackSegment(source: source, target: target))
+            } else {
+                segments.append(try CompositionTrackSegment(emptyTarget: target))
+            }
+            start = target.end
+        }
+        return segments
+    }
+
+    private static func continues(_ a: Piece, with b: Piece) throws(CompositionError) -> Bool {
+        switch (a.source, b.source) {
+        case (nil, nil):
+            return true
+        case let (sa?, sb?):
+            guard sa.end == sb.start else { return false }
+            return try sa.duration.ratio(to: a.duration) == sb.duration.ratio(to: b.duration)
+        default:
+            return false
+        }
+    }
+}

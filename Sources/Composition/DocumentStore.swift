@@ -1,0 +1,206 @@
+import Foundation
+
+/// Reads and writes project documents safely.
+///
+/// - Every write goes to a temporary file in the document's folder and is renamed over the
+///   document only once it is complete and synced, so a crash never leaves half a document.
+/// - Writers hold an exclusive `flock` on the document's folder from reading to renaming, so two
+///   slowpoke processes editing one document cannot lose each other's edits. Readers hold a
+///   shared lock.
+/// - A document that is corrupt, from a newer version, or whose movie is missing or changed is
+///   refused with a clear error before anything is written.
+public enum DocumentStore {
+    public static let fileExtension = "slowpoke"
+
+    /// `<folder>/<movie-stem>.slowpoke`, beside the movie.
+    public static func documentURL(forMovie movie: URL) -> URL {
+        movie.deletingPathExtension().appendingPathExtension(fileExtension)
+    }
+
+    /// The movie's location, resolved against the document's folder.
+    public static func movieURL(of document: ProjectDocument, at documentURL: URL) -> URL {
+        if document.movie.path.hasPrefix("/") { return URL(fileURLWithPath: document.movie.path) }
+        return documentURL.deletingLastPathComponent().appendingPathComponent(document.movie.path).standardizedFileURL
+    }
+
+    /// Reads, validates and checks the document at `url` and its movie.
+    public static func read(_ url: URL) throws(CompositionError) -> ProjectDocument {
+        try withLock(on: url, exclusive: false) { () throws(CompositionError) in try load(url) }
+    }
+
+    /// Saves a new document at `url`. Unless `replacing` is true, throws
+    /// ``CompositionError/documentExists(_:)`` rather than replace one.
+    public static func create(_ document: ProjectDocument, at url: URL, replacing: Bool = false) throws(CompositionError) {
+        try withLock(on: url, exclusive: true) { () throws(CompositionError) in
+            guard replacing || !FileManager.default.fileExists(atPath: url.path) else { throw .documentExists(url.path) }
+            try save(document, to: url)
+        }
+    }
+
+    /// Reads the document under an exclusive lock, lets `body` change it, and saves it
+    /// atomically. If `body` throws, nothing is written.
+    @discardableResult
+    public static func modify<Result>(_ url: URL, _ body: (inout ProjectDocument) throws(CompositionError) -> Result)
+        throws(CompositionError) -> Result
+    {
+        try withLock(on: url, exclusive: true) { () throws(CompositionError) -> Result in
+            var document = try load(url)
+            let result = try body(&document)
+            try save(document, to: url)
+            return result
+        }
+    }
+
+    // MARK: Encoding
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// The document as it is written to disk.
+    public static func encode(_ document: ProjectDocument) throws(CompositionError) -> Data {
+        do {
+            var data = try encoder().encode(document)
+            data.append(0x0A)
+            return data
+        } catch {
+            throw .io(path: document.movie.path, reason: "cannot encode the document: \(error)")
+        }
+    }
+
+    /// Parses document bytes, checking the format, the version and the history.
+    public static func decode(_ data: Data, path: String) throws(CompositionError) -> ProjectDocument {
+        struct Header: Decodable { let format: String?; let version: Int? }
+        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
+            throw .corruptDocument(path: path, reason: "it is not JSON")
+        }
+        guard header.format == ProjectDocument.formatName, let version = header.version else {
+            throw .corruptDocument(path: path, reason: "it has no \"format\": \"slowpoke\" and \"version\"")
+        }
+        guard version <= ProjectDocument.currentVersion else {
+            throw .newerDocument(path: path, version: version, supported: ProjectDocument.currentVersion)
+        }
+        guard version >= 1 else { throw .corruptDocument(path: path, reason: "version \(version) does not exist") }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let document: ProjectDocument
+        do {
+            document = try decoder.decode(ProjectDocument.self, from: data)
+        } catch let error as DecodingError {
+            throw .corruptDocument(path: path, reason: describe(error))
+        } catch {
+            throw .corruptDocument(path: path, reason: "\(error)")
+        }
+        let replayed: Composition
+        do {
+            replayed = try ProjectDocument.replay(document.history.appliedEdits, on: document.originalTimeline())
+        } catch {
+            throw .corruptDocument(path: path, reason: "its edit history cannot be replayed: \(error.description)")
+        }
+        guard replayed == document.timeline else {
+            throw .corruptDocument(path: path, reason: "its timeline does not match its edit history")
+        }
+        return document
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func where_(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \"\(key.stringValue)\"\(where_(context.codingPath))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "wrong kind of value\(where_(context.codingPath))"
+        case .dataCorrupted(let context): return context.debugDescription + where_(context.codingPath)
+        @unknown default: return "\(error)"
+        }
+    }
+
+    // MARK: Files
+
+    private static func load(_ url: URL) throws(CompositionError) -> ProjectDocument {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) {
+                throw .io(path: url.path, reason: "no such document")
+            }
+            throw .io(path: url.path, reason: "cannot read it: \(error.localizedDescription)")
+        }
+        let document = try decode(data, path: url.lastPathComponent)
+        try verifyMovie(of: document, at: url)
+        return document
+    }
+
+    /// Throws when the document's movie is missing or no longer the content it was made from.
+    public static func verifyMovie(of document: ProjectDocument, at url: URL) throws(CompositionError) {
+        let movie = movieURL(of: document, at: url)
+        guard FileManager.default.fileExists(atPath: movie.path) else {
+            throw .movieMissing(document: url.lastPathComponent, movie: document.movie.path)
+        }
+        if let change = document.movie.fingerprint.change(to: try Fingerprint(of: movie)) {
+            throw .movieChanged(document: url.lastPathComponent, movie: document.movie.path, detail: change)
+        }
+    }
+
+    private static func save(_ document: ProjectDocument, to url: URL) throws(CompositionError) {
+        let data = try encode(document)
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: url.path, reason: "cannot write: \(String(cString: strerror(errno)))") }
+        var failure: String?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        close(fd)
+        if failure == nil, rename(temporary.path, url.path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary.path)
+            throw .io(path: url.path, reason: "cannot save: \(failure); the previous version is unchanged")
+        }
+    }
+
+    /// Runs `body` holding a lock on the document's folder (a lock on the document file itself
+    /// would be lost when the atomic rename replaces it).
+    private static func withLock<Result>(on url: URL, exclusive: Bool, _ body: () throws(CompositionError) -> Result)
+        throws(CompositionError) -> Result
+    {
+        let folder = url.deletingLastPathComponent().path
+        let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .io(path: folder, reason: "cannot open the folder: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+            guard errno == EINTR else { throw .locked(url.path) }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    /// `movie` relative to `folder` when it lies inside it or a parent of it, otherwise absolute.
+    static func relativePath(of movie: URL, from folder: URL) -> String {
+        let target = movie.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        let base = folder.standardizedFileURL.resolvingSymlinksInPath().pathComponents
+        var common = 0
+        while common < min(target.count, base.count), target[common] == base[common] { common += 1 }
+        guard common > 1 else { return movie.standardizedFileURL.path }
+        let ups = Array(repeating: "..", count: base.count - common)
+        return (ups + target[common...]).joined(separator: "/")
+    }
+}

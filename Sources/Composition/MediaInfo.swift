@@ -1,0 +1,111 @@
+/// Facts about a movie, read once by `slowpoke open` (through libavformat, in `Export`) and
+/// kept in the project document. Plain data: no C types.
+public struct MediaInfo: Sendable, Hashable, Codable {
+    /// Short container name, as libavformat calls it (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, `wav`).
+    public var container: String
+    /// Human name of the container (`QuickTime / MOV`).
+    public var containerLongName: String?
+    /// The container's duration, when it states one.
+    public var duration: Time?
+    public var bitRate: Int64?
+    public var fileSize: Int64
+    public var streams: [StreamInfo]
+
+    public init(container: String, containerLongName: String?, duration: Time?, bitRate: Int64?,
+                fileSize: Int64, streams: [StreamInfo]) {
+        self.container = container
+        self.containerLongName = containerLongName
+        self.duration = duration
+        self.bitRate = bitRate
+        self.fileSize = fileSize
+        self.streams = streams
+    }
+
+    /// The stream that the composition's video track plays: the first video stream that is not
+    /// a cover picture.
+    public var primaryVideo: StreamInfo? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
+    /// The stream that the composition's audio track plays.
+    public var primaryAudio: StreamInfo? { streams.first { $0.kind == .audio } }
+
+    /// The source for a new composition: the primary video and audio streams, both over the
+    /// movie's presentation range `[0, D)`, where D is the video's exact length (frame count ×
+    /// frame durations), or the audio's for an audio-only file. Source time 0 is the primary
+    /// stream's first presentation time. Track IDs are stream indexes.
+    public func asset(name: String) throws(CompositionError) -> Asset {
+        guard let main = primaryVideo ?? primaryAudio else {
+            throw .noMediaTracks("\(name) has neither a video nor an audio track")
+        }
+        guard let length = main.presentationDuration, length.isNumeric, length > .zero else {
+            throw .noMediaTracks("\(name) has a \(main.kind.rawValue) track with no frames")
+        }
+        let range = try TimeRange(start: .zero, duration: length)
+        return Asset(tracks: [primaryVideo, primaryAudio].compactMap { stream in
+            stream.map { Asset.Track(trackID: Int32($0.index), mediaType: $0.kind == .video ? .video : .audio, timeRange: range) }
+        })
+    }
+}
+
+/// One stream of a movie.
+public struct StreamInfo: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        case video, audio, subtitle, data, attachment, unknown
+    }
+
+    public enum FrameRateMode: String, Sendable, Codable {
+        /// Every frame lasts the same time.
+        case constant
+        /// Frame durations differ (phone footage often does).
+        case variable
+    }
+
+    public var index: Int
+    public var kind: Kind
+    /// Codec short name (`h264`, `aac`).
+    public var codec: String
+    public var codecLongName: String?
+    public var profile: String?
+    /// The stream's tick, as an exact fraction of a second.
+    public var timeBase: Rational
+    /// The first presentation time, in seconds from the container's zero.
+    public var startTime: Time?
+    /// The stream's own duration as the container states it.
+    public var duration: Time?
+    /// The exact length measured from the packets: last presentation end minus first
+    /// presentation start.
+    public var presentationDuration: Time?
+    public var bitRate: Int64?
+    public var language: String?
+    public var handlerName: String?
+
+    // Video
+    public var width: Int?
+    public var height: Int?
+    public var pixelFormat: String?
+    /// Degrees of clockwise rotation that a player applies when showing the picture.
+    public var rotation: Double?
+    public var sampleAspectRatio: Rational?
+    public var averageFrameRate: Rational?
+    /// libavformat's `r_frame_rate`: the lowest rate that represents every timestamp.
+    public var realFrameRate: Rational?
+    public var frameCount: Int?
+    public var frameRateMode: FrameRateMode?
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorSpace: String?
+    public var colorRange: String?
+    public var isAttachedPicture: Bool
+
+    // Audio
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var channelLayout: String?
+    public var sampleFormat: String?
+
+    public init(index: Int, kind: Kind, codec: String, timeBase: Rational) {
+        self.index = index
+        self.kind = kind
+        self.codec = codec
+        self.timeBase = timeBase
+        self.isAttachedPicture = false
+    }
+}

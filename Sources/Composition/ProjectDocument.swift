@@ -1,0 +1,139 @@
+import Foundation
+
+/// What identifies a movie's content cheaply: its size, modification time and a SHA-256 of its
+/// first and last MiB.
+public struct Fingerprint: Sendable, Hashable, Codable {
+    public let size: Int64
+    public let modified: Date
+    /// SHA-256 over the first MiB followed by the last MiB (the whole file when it is smaller).
+    public let sha256HeadTail: String
+
+    public static let sampleLength = 1 << 20
+
+    public init(size: Int64, modified: Date, sha256HeadTail: String) {
+        self.size = size
+        self.modified = modified
+        self.sha256HeadTail = sha256HeadTail
+    }
+
+    /// Reads the fingerprint of the file at `url`.
+    public init(of url: URL) throws(CompositionError) {
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            let modified = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            var hash = SHA256()
+            let sample = Int64(Fingerprint.sampleLength)
+            hash.update(try handle.read(upToCount: Int(min(size, sample))) ?? Data())
+            try handle.seek(toOffset: UInt64(max(0, size - sample)))
+            hash.update(try handle.read(upToCount: Int(min(size, sample))) ?? Data())
+            self.init(size: size, modified: modified, sha256HeadTail: SHA256.hex(hash.finalize()))
+        } catch {
+            throw .io(path: url.path, reason: "cannot read it to check that it is unchanged: \(error.localizedDescription)")
+        }
+    }
+
+    /// Why `current` is not the content this fingerprint was taken of, or nil if it is. A new
+    /// modification time alone (a copy, a `touch`) is not a change: the content decides.
+    public func change(to current: Fingerprint) -> String? {
+        if current.size != size { return "its size was \(size) bytes and is now \(current.size)" }
+        if current.sha256HeadTail != sha256HeadTail { return "its content is different" }
+        return nil
+    }
+}
+
+/// The movie a document edits: a path relative to the document's folder, and its fingerprint.
+public struct MovieReference: Sendable, Hashable, Codable {
+    public let path: String
+    public let fingerprint: Fingerprint
+}
+
+/// A slowpoke project, `<movie-stem>.slowpoke`: the movie it edits, that movie's facts, the
+/// timeline, and the edit history for undo and redo.
+///
+/// The timeline is always the result of replaying the applied edits on the whole movie; a
+/// document whose stored timeline disagrees with its history is refused as corrupt.
+public struct ProjectDocument: Sendable, Hashable {
+    /// The document format this slowpoke writes and the newest it reads.
+    public static let currentVersion = 1
+    public static let formatName = "slowpoke"
+
+    public let version: Int
+    public let movie: MovieReference
+    public let media: MediaInfo
+    public private(set) var timeline: Composition
+    public private(set) var history: EditHistory
+
+    /// A new document for the movie at `movieURL`, to be saved at `documentURL`, with the whole
+    /// movie on its timeline.
+    public init(movieURL: URL, documentURL: URL, media: MediaInfo) throws(CompositionError) {
+        let relative = DocumentStore.relativePath(of: movieURL, from: documentURL.deletingLastPathComponent())
+        self.version = Self.currentVersion
+        self.movie = MovieReference(path: relative, fingerprint: try Fingerprint(of: movieURL))
+        self.media = media
+        self.history = EditHistory()
+        self.timeline = try Composition(asset: media.asset(name: relative))
+    }
+
+    /// The whole movie at its natural rate: the timeline before any edit.
+    public func originalTimeline() throws(CompositionError) -> Composition {
+        try Composition(asset: media.asset(name: movie.path))
+    }
+
+    /// Applies `edit` to the timeline and records it. Edits undone before it are dropped.
+    public mutating func apply(_ edit: Edit, date: Date = Date()) throws(CompositionError) {
+        try edit.apply(to: &timeline)
+        history.record(edit, date: date)
+    }
+
+    /// Undoes the last applied edit and returns it.
+    @discardableResult
+    public mutating func undo() throws(CompositionError) -> Edit {
+        var history = self.history
+        let edit = try history.stepBack()
+        timeline = try Self.replay(history.appliedEdits, on: originalTimeline())
+        self.history = history
+        return edit
+    }
+
+    /// Re-applies the last undone edit and returns it.
+    @discardableResult
+    public mutating func redo() throws(CompositionError) -> Edit {
+        var history = self.history
+        let edit = try history.stepForward()
+        try edit.apply(to: &timeline)
+        self.history = history
+        return edit
+    }
+
+    static func replay(_ edits: [Edit], on start: Composition) throws(CompositionError) -> Composition {
+        var composition = start
+        for edit in edits { try edit.apply(to: &composition) }
+        return composition
+    }
+}
+
+extension ProjectDocument: Codable {
+    private enum CodingKeys: String, CodingKey { case format, version, movie, media, timeline, history }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        movie = try c.decode(MovieReference.self, forKey: .movie)
+        media = try c.decode(MediaInfo.self, forKey: .media)
+        timeline = try c.decode(Composition.self, forKey: .timeline)
+        history = try c.decode(EditHistory.self, forKey: .history)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Self.formatName, forKey: .format)
+        try c.encode(version, forKey: .version)
+        try c.encode(movie, forKey: .movie)
+        try c.encode(media, forKey: .media)
+        try c.encode(timeline, forKey: .timeline)
+        try c.encode(history, forKey: .history)
+    }
+}

@@ -1,0 +1,191 @@
+/// An exact fraction `numerator / denominator`, always in lowest terms with a positive denominator.
+///
+/// slowpoke uses `Rational` for rates (`0.25` is `1/4`, NTSC is `30000/1001`) and for the factors
+/// that scale durations. Arithmetic is exact: it works in 128-bit intermediates and throws
+/// ``CompositionError/overflow(_:)`` when a result no longer fits in 64 bits, rather than rounding.
+public struct Rational: Sendable, Hashable {
+    public let numerator: Int64
+    public let denominator: Int64
+
+    /// Creates `numerator / denominator`, reduced. Throws when the denominator is zero or the
+    /// reduced result does not fit.
+    public init(_ numerator: Int64, _ denominator: Int64 = 1) throws(CompositionError) {
+        guard denominator != 0 else { throw .invalidRational("\(numerator)/0 has a zero denominator") }
+        self = try Rational.reduce(Int128(numerator), Int128(denominator))
+    }
+
+    private init(unchecked numerator: Int64, _ denominator: Int64) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    public static let zero = Rational(unchecked: 0, 1)
+    public static let one = Rational(unchecked: 1, 1)
+
+    /// Reduces a 128-bit fraction and checks that it fits. The denominator must not be zero.
+    static func reduce(_ n: Int128, _ d: Int128) throws(CompositionError) -> Rational {
+        precondition(d != 0, "Rational.reduce with zero denominator")
+        var n = n, d = d
+        if d < 0 { n = -n; d = -d }
+        let g = gcd(n, d)
+        if g > 1 { n /= g; d /= g }
+        guard let n64 = Int64(exactly: n), let d64 = Int64(exactly: d) else {
+            throw .overflow("the fraction \(n)/\(d) does not fit in 64 bits")
+        }
+        return Rational(unchecked: n64, d64)
+    }
+
+    public var isZero: Bool { numerator == 0 }
+    public var isNegative: Bool { numerator < 0 }
+    public var isPositive: Bool { numerator > 0 }
+
+    /// The nearest `Double`. For display and DSP only; never for decisions about time.
+    public var doubleValue: Double { Double(numerator) / Double(denominator) }
+
+    public var reciprocal: Rational {
+        get throws(CompositionError) {
+            guard numerator != 0 else { throw .invalidRational("0 has no reciprocal") }
+            return try Rational.reduce(Int128(denominator), Int128(numerator))
+        }
+    }
+
+    public static func + (a: Rational, b: Rational) throws(CompositionError) -> Rational {
+        try reduce(Int128(a.numerator) * Int128(b.denominator) + Int128(b.numerator) * Int128(a.denominator),
+                   Int128(a.denominator) * Int128(b.denominator))
+    }
+
+    public static func - (a: Rational, b: Rational) throws(CompositionError) -> Rational {
+        try reduce(Int128(a.numerator) * Int128(b.denominator) - Int128(b.numerator) * Int128(a.denominator),
+                   Int128(a.denominator) * Int128(b.denominator))
+    }
+
+    public static func * (a: Rational, b: Rational) throws(CompositionError) -> Rational {
+        try reduce(Int128(a.numerator) * Int128(b.numerator), Int128(a.denominator) * Int128(b.denominator))
+    }
+
+    public static func / (a: Rational, b: Rational) throws(CompositionError) -> Rational {
+        guard b.numerator != 0 else { throw .invalidRational("division of \(a) by zero") }
+        return try reduce(Int128(a.numerator) * Int128(b.denominator), Int128(a.denominator) * Int128(b.numerator))
+    }
+}
+
+extension Rational: Comparable {
+    /// Compares by cross-multiplication in 128 bits: exact, never through `Double`.
+    public static func < (a: Rational, b: Rational) -> Bool {
+        Int128(a.numerator) * Int128(b.denominator) < Int128(b.numerator) * Int128(a.denominator)
+    }
+}
+
+extension Rational: CustomStringConvertible {
+    /// `1/4`, `3`, `-7/2`, `30000/1001`.
+    public var description: String {
+        denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)"
+    }
+
+    /// The exact decimal expansion when the fraction has one of at most `maxDigits` fractional
+    /// digits (`1/4` is `0.25`), otherwise nil (`1/3`).
+    public func exactDecimal(maxDigits: Int = 12) -> String? {
+        var d = denominator
+        var twos = 0, fives = 0
+        while d % 2 == 0 { d /= 2; twos += 1 }
+        while d % 5 == 0 { d /= 5; fives += 1 }
+        guard d == 1 else { return nil }
+        let digits = max(twos, fives)
+        guard digits <= maxDigits else { return nil }
+        var scale: Int128 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int128(numerator) * scale / Int128(denominator)
+        let negative = scaled < 0
+        let magnitude = negative ? -scaled : scaled
+        let whole = magnitude / scale
+        let fraction = magnitude % scale
+        var text = "\(whole)"
+        if digits > 0 {
+            var fractionText = "\(fraction)"
+            fractionText = String(repeating: "0", count: digits - fractionText.count) + fractionText
+            while fractionText.hasSuffix("0") { fractionText.removeLast() }
+            if !fractionText.isEmpty { text += "." + fractionText }
+        }
+        return negative ? "-" + text : text
+    }
+
+    /// How people read it: the exact decimal when there is a short one (`0.25`), otherwise the
+    /// fraction (`1/3`).
+    public var readable: String { exactDecimal(maxDigits: 6) ?? description }
+}
+
+extension Rational: Codable {
+    /// Encoded as a string, `"1/4"` or `"0.25"`, so that no JSON reader turns it into a double.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            self = try Rational(parsing: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(exactDecimal() ?? description)
+    }
+}
+
+extension Rational {
+    /// Parses `0.25`, `.5`, `4`, `1/3`, `30000/1001`, `-2.5` exactly. A decimal is read as the
+    /// fraction it spells (`3.2` is `16/5`), never through `Double`.
+    public init(parsing text: String) throws(CompositionError) {
+        let trimmed = text.trimmingWhitespace()
+        if let slash = trimmed.firstIndex(of: "/") {
+            let top = try Rational(parsing: String(trimmed[..<slash]))
+            let bottom = try Rational(parsing: String(trimmed[trimmed.index(after: slash)...]))
+            guard !bottom.isZero else { throw .invalidRational("\"\(text)\" divides by zero") }
+            self = try top / bottom
+            return
+        }
+        var body = Substring(trimmed)
+        var negative = false
+        if body.first == "-" || body.first == "+" {
+            negative = body.first == "-"
+            body = body.dropFirst()
+        }
+        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let wholeText = parts[0]
+        let fractionText = parts.count > 1 ? parts[1] : ""
+        guard !(wholeText.isEmpty && fractionText.isEmpty),
+              wholeText.allSatisfy(\.isASCIIDigit), fractionText.allSatisfy(\.isASCIIDigit),
+              (parts.count == 1 || !fractionText.isEmpty || !wholeText.isEmpty)
+        else { throw .invalidRational("\"\(text)\" is not a number; write 0.25, 1/4 or 30000/1001") }
+        guard fractionText.count <= 18, wholeText.count <= 18 else {
+            throw .overflow("\"\(text)\" has too many digits")
+        }
+        var numerator = Int128(wholeText.isEmpty ? "0" : String(wholeText))!
+        var denominator: Int128 = 1
+        for digit in fractionText {
+            numerator = numerator * 10 + Int128(digit.wholeNumberValue!)
+            denominator *= 10
+        }
+        self = try Rational.reduce(negative ? -numerator : numerator, denominator)
+    }
+}
+
+func gcd(_ a: Int128, _ b: Int128) -> Int128 {
+    var a = a < 0 ? -a : a
+    var b = b < 0 ? -b : b
+    while b != 0 { (a, b) = (b, a % b) }
+    return a
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

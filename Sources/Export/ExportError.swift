@@ -1,0 +1,55 @@
+internal import CFFmpeg
+
+/// A failed libav call: its return code and what slowpoke was doing. The message comes from
+/// `av_strerror`.
+public struct AVFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let operation: String
+
+    public init(code: Int32, operation: String) {
+        self.code = code
+        self.operation = operation
+    }
+
+    /// libav's own wording for `code`, such as "Invalid data found when processing input".
+    public var message: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return buffer.withUnsafeMutableBufferPointer { pointer in
+            String(cString: sp_av_err2str(code, pointer.baseAddress, pointer.count))
+        }
+    }
+
+    public var description: String { "\(operation) failed: \(message)" }
+
+    /// Whether libav said the input is not data it understands.
+    var isInvalidData: Bool { code == sp_averror_invaliddata() }
+}
+
+/// Errors from probing, reading and exporting media.
+public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file does not exist or cannot be opened.
+    case cannotOpen(path: String, reason: String)
+    /// libav cannot read the file as media.
+    case notMedia(path: String, reason: String)
+    /// Any other libav failure.
+    case av(path: String, AVFailure)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
+        case .notMedia(let path, let reason): "\(path) is not a movie or audio file that slowpoke can read (\(reason))"
+        case .av(let path, let failure): "\(path): \(failure.description)"
+        }
+    }
+}
+
+extension ExportError: CustomDebugStringConvertible {
+    public var debugDescription: String { description }
+}
+
+/// Throws an ``AVFailure`` for a negative libav return code.
+@discardableResult
+func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(AVFailure) -> Int32 {
+    if code < 0 { throw AVFailure(code: code, operation: operation()) }
+    return code
+}

@@ -1,0 +1,70 @@
+internal import CFFmpeg
+
+/// An opened input file: owns an `AVFormatContext` from `avformat_open_input` until deinit.
+final class InputFormatContext {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+    let path: String
+
+    /// Opens `path` and reads its stream information.
+    init(path: String) throws(ExportError) {
+        self.path = path
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let opened = avformat_open_input(&context, path, nil, nil)
+        guard opened >= 0, let context else {
+            let failure = AVFailure(code: opened, operation: "opening")
+            if failure.isInvalidData { throw .notMedia(path: path, reason: failure.message) }
+            throw .cannotOpen(path: path, reason: failure.message)
+        }
+        pointer = context
+        let found = avformat_find_stream_info(context, nil)
+        guard found >= 0 else {
+            // deinit closes the context.
+            throw .notMedia(path: path, reason: AVFailure(code: found, operation: "reading stream information").message)
+        }
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&context)
+    }
+
+    var streamCount: Int { Int(pointer.pointee.nb_streams) }
+
+    /// A borrowed view of stream `index`; it keeps this context alive.
+    func stream(_ index: Int) -> StreamView { StreamView(owner: self, index: index) }
+
+    /// Reads the next packet into `packet`; false at the end of the file.
+    func read(into packet: Packet) throws(ExportError) -> Bool {
+        av_packet_unref(packet.pointer)
+        let result = av_read_frame(pointer, packet.pointer)
+        if result == sp_averror_eof() { return false }
+        if result < 0 { throw .av(path: path, AVFailure(code: result, operation: "reading a packet")) }
+        return true
+    }
+}
+
+/// A stream of an ``InputFormatContext``, borrowed: it holds its owner so it cannot dangle.
+struct StreamView {
+    let owner: InputFormatContext
+    let index: Int
+
+    var pointer: UnsafeMutablePointer<AVStream> { owner.pointer.pointee.streams[index]! }
+    var parameters: UnsafeMutablePointer<AVCodecParameters> { pointer.pointee.codecpar }
+}
+
+/// An owned `AVPacket`.
+final class Packet {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init() throws(ExportError) {
+        guard let packet = av_packet_alloc() else {
+            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
+        }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+public import Composition
+internal import CFFmpeg
+
+/// Reads a movie's facts through libavformat: the container, and for every stream its codec,
+/// geometry, rates, colour, rotation, frame count and exact length.
+///
+/// The frame count, the exact length and whether the frame rate is constant come from scanning
+/// the packets (no decoding), so they are measured, not taken from headers that may be wrong.
+public enum Prober {
+    /// Probes the file at `url`.
+    public static func probe(_ url: URL) throws(ExportError) -> MediaInfo {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .cannotOpen(path: path, reason: "no such file")
+        }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        guard size > 0 else { throw .notMedia(path: path, reason: "the file is empty") }
+        let input = try InputFormatContext(path: path)
+        var streams = (0..<input.streamCount).map { describe(input.stream($0)) }
+        try scanPackets(input, into: &streams)
+
+        let context = input.pointer.pointee
+        let format = context.iformat.pointee
+        let duration = context.duration == sp_av_nopts_value() || context.duration <= 0
+            ? nil : Time(value: context.duration, timescale: Int32(sp_av_time_base()))
+        return MediaInfo(
+            container: String(cString: format.name),
+            containerLongName: format.long_name.map { String(cString: $0) },
+            duration: duration,
+            bitRate: context.bit_rate > 0 ? context.bit_rate : nil,
+            fileSize: size,
+            streams: streams)
+    }
+
+    private static func describe(_ stream: StreamView) -> StreamInfo {
+        let st = stream.pointer.pointee
+        let par = stream.parameters.pointee
+        let kind: StreamInfo.Kind = switch par.codec_type {
+        case AVMEDIA_TYPE_VIDEO: .video
+        case AVMEDIA_TYPE_AUDIO: .audio
+        case AVMEDIA_TYPE_SUBTITLE: .subtitle
+        case AVMEDIA_TYPE_DATA: .data
+        case AVMEDIA_TYPE_ATTACHMENT: .attachment
+        default: .unknown
+        }
+        var info = StreamInfo(
+            index: stream.index, kind: kind,
+            codec: String(cString: avcodec_get_name(par.codec_id)),
+            timeBase: rational(st.time_base) ?? .one)
+        info.codecLongName = avcodec_descriptor_get(par.codec_id).map { String(cString: $0.pointee.long_name) }
+        info.profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
+        if st.start_time != sp_av_nopts_value() { info.startTime = time(st.start_time, st.time_base) }
+        if st.duration != sp_av_nopts_value() && st.duration > 0 { info.duration = time(st.duration, st.time_base) }
+        info.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
+        info.language = metadata(st.metadata, "language")
+        info.handlerName = metadata(st.metadata, "handler_name")
+        switch kind {
+        case .video:
+            info.width = Int(par.width)
+            info.height = Int(par.height)
+            info.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(par.format)).map { String(cString: $0) }
+            info.sampleAspectRatio = rational(par.sample_aspect_ratio)
+            info.averageFrameRate = rational(st.avg_frame_rate)
+            info.realFrameRate = rational(st.r_frame_rate)
+            info.isAttachedPicture = st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+            info.rotation = rotation(stream.pointer)
+            info.colorPrimaries = name(av_color_primaries_name(par.color_primaries))
+            info.colorTransfer = name(av_color_transfer_name(par.color_trc))
+            info.colorSpace = name(av_color_space_name(par.color_space))
+            info.colorRange = name(av_color_range_name(par.color_range))
+        case .audio:
+            info.sampleRate = Int(par.sample_rate)
+            info.channels = Int(par.ch_layout.nb_channels)
+            var layout = par.ch_layout
+            var buffer = [CChar](repeating: 0, count: 128)
+            if av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 {
+                info.channelLayout = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            }
+            info.sampleFormat = av_get_sample_fmt_name(AVSampleFormat(par.format)).map { String(cString: $0) }
+        default:
+            break
+        }
+        return info
+    }
+
+    /// Counts frames and measures exact lengths from packet timestamps.
+    private static func scanPackets(_ input: InputFormatContext, into streams: inout [StreamInfo]) throws(ExportError) {
+        struct Tally {
+            var count = 0
+            var first: Int64?
+            var end: Int64?
+            var presentationTimes: [Int64] = []
+        }
+        var tallies = [Tally](repeating: Tally(), count: streams.count)
+        let packet = try Packet()
+        while true {
+            let more: Bool
+            do { more = try input.read(into: packet) } catch {
+                // A damaged tail ends the scan; what was read so far is still true.
+                break
+            }
+            guard more else { break }
+            let p = packet.pointer.pointee
+            let index = Int(p.stream_index)
+            guard index < tallies.count, p.pts != sp_av_nopts_value() else { continue }
+            tallies[index].count += 1
+            tallies[index].first = min(tallies[index].first ?? p.pts, p.pts)
+            tallies[index].end = max(tallies[index].end ?? Int64.min, p.pts + max(p.duration, 0))
+            if streams[index].kind == .video { tallies[index].presentationTimes.append(p.pts) }
+        }
+        for index in streams.indices {
+            let tally = tallies[index]
+            let timeBase = input.stream(index).pointer.pointee.time_base
+            guard let first = tally.first, let end = tally.end else { continue }
+            switch streams[index].kind {
+            case .video:
+                streams[index].frameCount = tally.count
+                let times = tally.presentationTimes.sorted()
+                let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+                if let shortest = steps.min(), let longest = steps.max() {
+                    streams[index].frameRateMode = longest - shortest <= 1 ? .constant : .variable
+                }
+                streams[index].presentationDuration = time(end - first, timeBase)
+            case .audio:
+                // The container's stated duration excludes encoder priming that an edit list
+                // hides; fall back to the packet span when there is none.
+                streams[index].frameCount = tally.count
+                streams[index].presentationDuration = streams[index].duration ?? time(end - max(first, 0), timeBase)
+            default:
+                break
+            }
+        }
+    }
+
+    private static func rotation(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
+        var size: Int = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+            return nil
+        }
+        let counterClockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        guard counterClockwise.isFinite else { return nil }
+        var clockwise = -counterClockwise
+        if clockwise < 0 { clockwise += 360 }
+        return clockwise == 360 ? 0 : clockwise
+    }
+
+    private static func rational(_ r: AVRational) -> Rational? {
+        guard r.num != 0, r.den != 0 else { return nil }
+        return try? Rational(Int64(r.num), Int64(r.den))
+    }
+
+    private static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
+        guard base.num > 0, base.den > 0 else { return nil }
+        return try? Time(value: ticks, timescale: 1).multiplied(by: Rational(Int64(base.num), Int64(base.den)))
+    }
+
+    private static func metadata(_ dictionary: OpaquePointer?, _ key: String) -> String? {
+        guard let entry = av_dict_get(dictionary, key, nil, 0) else { return nil }
+        let value = String(cString: entry.pointee.value)
+        return value.isEmpty ? nil : value
+    }
+
+    private static func name(_ c: UnsafePointer<CChar>?) -> String? {
+        guard let c else { return nil }
+        let value = String(cString: c)
+        return value == "unknown" || value == "unspecified" ? nil : value
+    }
+}

@@ -1,0 +1,59 @@
+import Composition
+import Export
+import Foundation
+
+/// Finds the document a command works on, following the rules in `slowpoke --help`.
+enum DocumentLocator {
+    /// The document named by `argument`: a `.slowpoke` file, a movie (whose document is created
+    /// if missing), or, when nil, the only `*.slowpoke` in the current folder.
+    static func locate(_ argument: String?) throws -> URL {
+        guard let argument else { return try onlyDocumentHere() }
+        let url = URL(fileURLWithPath: argument)
+        if url.pathExtension == DocumentStore.fileExtension {
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw CLIError("\(argument) does not exist; create it with `slowpoke open <movie>`")
+            }
+            return url
+        }
+        return try documentForMovie(url, shown: argument).url
+    }
+
+    /// The document beside `movie`: the existing one if it belongs to this movie, or a new one.
+    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false) throws -> (url: URL, created: Bool) {
+        guard FileManager.default.fileExists(atPath: movie.path) else {
+            throw ExportError.cannotOpen(path: shown, reason: "no such file")
+        }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: movie.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw CLIError("\(shown) is a folder, not a movie")
+        }
+        let documentURL = DocumentStore.documentURL(forMovie: movie)
+        if FileManager.default.fileExists(atPath: documentURL.path) && !replace {
+            let existing = try DocumentStore.read(documentURL)
+            let existingMovie = DocumentStore.movieURL(of: existing, at: documentURL)
+            guard existingMovie.resolvingSymlinksInPath().path == movie.standardizedFileURL.resolvingSymlinksInPath().path else {
+                throw CLIError("\(documentURL.lastPathComponent) belongs to \(existing.movie.path), not \(shown); open that movie, or move one of them to another folder")
+            }
+            return (documentURL, false)
+        }
+        let media = try Prober.probe(movie)
+        let document = try ProjectDocument(movieURL: movie, documentURL: documentURL, media: media)
+        try DocumentStore.create(document, at: documentURL, replacing: replace)
+        return (documentURL, true)
+    }
+
+    private static func onlyDocumentHere() throws -> URL {
+        let here = FileManager.default.currentDirectoryPath
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: here)) ?? [])
+            .filter { $0.hasSuffix(".\(DocumentStore.fileExtension)") && !$0.hasPrefix(".") }
+            .sorted()
+        switch names.count {
+        case 0:
+            throw CLIError("there is no slowpoke document in this folder; start one with `slowpoke open <movie>`, or name a document")
+        case 1:
+            return URL(fileURLWithPath: here).appendingPathComponent(names[0])
+        default:
+            throw CLIError("this folder has several slowpoke documents (\(names.joined(separator: ", "))); name the one to use")
+        }
+    }
+}

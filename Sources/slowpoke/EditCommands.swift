@@ -1,0 +1,173 @@
+import ArgumentParser
+import Composition
+import Foundation
+
+/// Applies one edit to the document and reports the new timeline length.
+private func applyEdit(_ options: DocumentOptions, _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
+    let url = try DocumentLocator.locate(options.document)
+    let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+        let edit = try makeEdit(document.timeline)
+        try document.apply(edit)
+        return (edit, document.timeline.duration)
+    }
+    print("\(edit.summary); the timeline is now \(duration)")
+}
+
+struct Scale: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a range of the timeline slower or faster.",
+        discussion: """
+            The range is in timeline time. Scaling a range that is already scaled multiplies the \
+            rates: 0.5x of a 0.5x section plays at 0.25x. Everything after the range moves.
+
+            Examples:
+              slowpoke scale --range 3.2-5.0 --rate 0.25     # quarter speed: 1.8 s becomes 7.2 s
+              slowpoke scale --range 1:00-end --rate 2       # double speed to the end
+              slowpoke scale clip.slowpoke --range 0-2 --duration 5
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(help: ArgumentHelp("The range to scale, START-END: 3.2-5.0, 00:01:00-00:01:30.5, 8-end.", valueName: "range"))
+    var range: RangeArgument
+
+    @Option(help: ArgumentHelp("Playback rate from 1/32 to 32: 0.25 or 1/4 is quarter speed, 2 is double.", valueName: "rate"))
+    var rate: RateArgument?
+
+    @Option(help: ArgumentHelp("The new length of the range instead of a rate: 7.2, 1/3, 00:00:07.2.", valueName: "duration"))
+    var duration: TimeArgument?
+
+    func validate() throws {
+        if (rate == nil) == (duration == nil) {
+            throw ValidationError("give exactly one of --rate and --duration")
+        }
+        if case .end? = duration?.value {
+            throw ValidationError("--duration takes a length such as 7.2, not `end`")
+        }
+    }
+
+    func run() throws {
+        try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
+            let range = try self.range.value.resolved(timelineEnd: timeline.duration)
+            if let rate { return try .scale(range: range, rate: rate.value) }
+            let length = duration!.value.resolved(timelineEnd: timeline.duration)
+            guard length > .zero else { throw .invalidRange("--duration must be positive, not \(length)") }
+            return .scale(range: range, toDuration: length)
+        }
+    }
+}
+
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cut a range out of the timeline; what follows moves earlier.",
+        discussion: """
+            Examples:
+              slowpoke remove --range 0-1.5          # trim the first 1.5 s
+              slowpoke remove --range 9-end          # trim the tail
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(help: ArgumentHelp("The range to remove, START-END.", valueName: "range"))
+    var range: RangeArgument
+
+    func run() throws {
+        try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
+            let range = try self.range.value.resolved(timelineEnd: timeline.duration)
+            guard range != timeline.timeRange else {
+                throw .invalidRange("range \(self.range.value) is the whole timeline; removing it would leave nothing")
+            }
+            return .remove(range: range)
+        }
+    }
+}
+
+struct InsertGap: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "insert-gap",
+        abstract: "Insert an empty stretch (black and silence); what follows moves later.",
+        discussion: """
+            Examples:
+              slowpoke insert-gap --at 5 --duration 2
+              slowpoke insert-gap --at end --duration 1.5
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(help: ArgumentHelp("Where the gap starts: 5, 00:00:05, or end.", valueName: "time"))
+    var at: TimeArgument
+
+    @Option(help: ArgumentHelp("How long the gap lasts: 2, 1/3, 00:00:02.", valueName: "duration"))
+    var duration: TimeArgument
+
+    func validate() throws {
+        if case .end = duration.value { throw ValidationError("--duration takes a length such as 2, not `end`") }
+    }
+
+    func run() throws {
+        try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
+            let start = at.value.resolved(timelineEnd: timeline.duration)
+            let length = duration.value.resolved(timelineEnd: timeline.duration)
+            guard length > .zero else { throw .invalidRange("a gap needs a positive --duration, not \(length)") }
+            guard start <= timeline.duration else {
+                throw .beyondTimeline("--at \(at.value) is after the end of the timeline at \(timeline.duration)")
+            }
+            return .insertGap(range: try TimeRange(start: start, duration: length))
+        }
+    }
+}
+
+struct Undo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Undo the last edit.",
+        discussion: "Example:\n  slowpoke undo")
+
+    @OptionGroup var options: DocumentOptions
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+            let edit = try document.undo()
+            return (edit, document.timeline.duration)
+        }
+        print("undid: \(edit.summary); the timeline is now \(duration)")
+    }
+}
+
+struct Redo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Redo the last undone edit.",
+        discussion: "Example:\n  slowpoke redo")
+
+    @OptionGroup var options: DocumentOptions
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+            let edit = try document.redo()
+            return (edit, document.timeline.duration)
+        }
+        print("redid: \(edit.summary); the timeline is now \(duration)")
+    }
+}
+
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the edits, marking which are applied and which are undone.",
+        discussion: "Example:\n  slowpoke history\n  slowpoke history --json")
+
+    @OptionGroup var options: DocumentOptions
+
+    @Flag(help: "Print the history as JSON.")
+    var json = false
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let document = try DocumentStore.read(url)
+        if json {
+            try Terminal.printJSON(document.history)
+            return
+        }
+        print(Report.history(document.history), terminator: "")
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Composition
+import Foundation
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the movie's facts and the timeline, segment by segment.",
+        discussion: """
+            Each row of the timeline is a segment: where it sits on the timeline, which part of \
+            the movie it plays, and at what rate. With --json the same facts are printed as a \
+            JSON object whose "schemaVersion" says its layout.
+
+            Examples:
+              slowpoke info
+              slowpoke info clip.mp4 --json
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Flag(help: "Print JSON for scripts instead of text.")
+    var json = false
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let document = try DocumentStore.read(url)
+        if json {
+            try Terminal.printJSON(InfoJSON(documentURL: url, document: document))
+        } else {
+            print(Report.info(document, documentName: url.lastPathComponent), terminator: "")
+        }
+    }
+}
+
+/// The `info --json` layout. Times and rates are exact strings ("3.2", "1/3").
+struct InfoJSON: Encodable {
+    static let currentSchemaVersion = 1
+
+    struct Track: Encodable {
+        let id: Int32
+        let mediaType: MediaType
+        let duration: Time
+        let segments: [CompositionTrackSegment]
+    }
+
+    let schemaVersion = currentSchemaVersion
+    let document: String
+    let movie: String
+    let media: MediaInfo
+    let duration: Time
+    let tracks: [Track]
+    let editsApplied: Int
+    let editsUndone: Int
+
+    init(documentURL: URL, document: ProjectDocument) {
+        self.document = documentURL.path
+        self.movie = DocumentStore.movieURL(of: document, at: documentURL).path
+        self.media = document.media
+        self.duration = document.timeline.duration
+        self.tracks = document.timeline.tracks.map {
+            Track(id: $0.trackID, mediaType: $0.mediaType, duration: $0.duration, segments: $0.segments)
+        }
+        self.editsApplied = document.history.applied
+        self.editsUndone = document.history.entries.count - document.history.applied
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Composition
+import Foundation
+
+struct Open: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start a project for a movie: creates <movie-stem>.slowpoke beside it.",
+        discussion: """
+            Reads the movie's facts (streams, codecs, frame rates, exact length) and writes a \
+            document whose timeline plays the whole movie at 1x. If the document already exists \
+            and belongs to this movie, it is kept as it is; --force starts over.
+
+            Examples:
+              slowpoke open clip.mp4
+              slowpoke open ~/Movies/dog.mov --force
+            """)
+
+    @Argument(help: "The movie to edit (mp4, mov, mkv, webm, or an audio file).", completion: .file())
+    var movie: String
+
+    @Flag(help: "Replace an existing document, discarding its edits and history.")
+    var force = false
+
+    func run() throws {
+        let url = URL(fileURLWithPath: movie)
+        let (documentURL, created) = try DocumentLocator.documentForMovie(url, shown: movie, replace: force)
+        let document = try DocumentStore.read(documentURL)
+        let name = documentURL.lastPathComponent
+        if created {
+            print("created \(name) for \(document.movie.path): \(Report.summary(of: document.media))")
+        } else {
+            Terminal.note("\(name) already exists with \(document.history.applied) edit(s); keeping it (use --force to start over)")
+            print("using \(name) for \(document.movie.path): \(Report.summary(of: document.media))")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Composition
+import Foundation
+
+/// Text layouts for people.
+enum Report {
+    /// One line: `10 s, video 1280x720 60 fps h264, audio 48000 Hz stereo aac`.
+    static func summary(of media: MediaInfo) -> String {
+        var parts: [String] = []
+        if let length = (media.primaryVideo ?? media.primaryAudio)?.presentationDuration { parts.append("\(length)") }
+        if let v = media.primaryVideo {
+            parts.append("video \(v.width ?? 0)x\(v.height ?? 0) \(rate(v.averageFrameRate ?? v.realFrameRate)) \(v.codec)")
+        }
+        if let a = media.primaryAudio {
+            parts.append("audio \(a.sampleRate ?? 0) Hz \(a.channelLayout ?? "\(a.channels ?? 0) ch") \(a.codec)")
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    static func info(_ document: ProjectDocument, documentName: String) -> String {
+        var out = ""
+        let media = document.media
+        var head = "\(document.movie.path): \(media.containerLongName ?? media.container)"
+        if let length = (media.primaryVideo ?? media.primaryAudio)?.presentationDuration { head += ", \(length)" }
+        head += ", \(bytes(media.fileSize))"
+        if let bitRate = media.bitRate { head += ", \(bitsPerSecond(bitRate))" }
+        out += head + "\n"
+        for stream in media.streams { out += "  " + describe(stream) + "\n" }
+        out += "\n"
+
+        let tracks = document.timeline.tracks
+        let shared = tracks.count > 1 && tracks.dropFirst().allSatisfy { $0.segments == tracks[0].segments }
+        if shared || tracks.count == 1 {
+            let names = tracks.map(\.mediaType.rawValue).joined(separator: " and ")
+            out += "Timeline of \(documentName) (\(names), \(plural(tracks[0].segments.count, "segment"))):\n"
+            out += table(tracks[0])
+        } else {
+            for track in tracks {
+                out += "Timeline of \(documentName), \(track.mediaType.rawValue) track \(track.trackID) (\(plural(track.segments.count, "segment"))):\n"
+                out += table(track)
+            }
+        }
+        out += "Total duration: \(document.timeline.duration)\n"
+        return out
+    }
+
+    /// The segment table: composition range, source range, rate.
+    static func table(_ track: CompositionTrack) -> String {
+        var rows = [["#", "composition", "source", "rate"]]
+        for (index, segment) in track.segments.enumerated() {
+            rows.append([
+                "\(index + 1)",
+                "\(segment.target.start.secondsText) - \(segment.target.end.secondsText)",
+                segment.source.map { "\($0.start.secondsText) - \($0.end.secondsText)" } ?? "(gap)",
+                segment.rate.map { "\($0.readable)x" } ?? "",
+            ])
+        }
+        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            "  " + row.enumerated().map { column, cell in
+                cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "   ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func history(_ history: EditHistory) -> String {
+        guard !history.entries.isEmpty else { return "no edits yet\n" }
+        let formatter = ISO8601DateFormatter()
+        var out = ""
+        for (index, entry) in history.entries.enumerated() {
+            let state = index < history.applied ? "  " : "  (undone) "
+            out += "\(index + 1).\(state)\(entry.edit.summary)   [\(formatter.string(from: entry.date))]\n"
+        }
+        return out
+    }
+
+    static func describe(_ s: StreamInfo) -> String {
+        var parts = ["stream \(s.index): \(s.kind.rawValue)", s.profile.map { "\(s.codec) (\($0))" } ?? s.codec]
+        switch s.kind {
+        case .video:
+            if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
+            if let pf = s.pixelFormat { parts.append(pf) }
+            let colour = [s.colorPrimaries, s.colorTransfer, s.colorSpace].compactMap { $0 }
+            if !colour.isEmpty { parts.append("colour " + colour.joined(separator: "/")) }
+            if let rot = s.rotation, rot != 0 { parts.append("rotated \(Int(rot))° clockwise") }
+            if let sar = s.sampleAspectRatio, sar != .one { parts.append("SAR \(sar)") }
+            var rates = rate(s.averageFrameRate)
+            if let r = s.realFrameRate, r != s.averageFrameRate { rates += " (r \(r))" }
+            parts.append(rates)
+            if let mode = s.frameRateMode { parts.append(mode.rawValue == "constant" ? "constant rate" : "variable rate") }
+            if let n = s.frameCount { parts.append("\(n) frames") }
+        case .audio:
+            if let r = s.sampleRate { parts.append("\(r) Hz") }
+            if let l = s.channelLayout { parts.append(l) }
+            if let f = s.sampleFormat { parts.append(f) }
+        default:
+            break
+        }
+        if let b = s.bitRate { parts.append(bitsPerSecond(b)) }
+        if let d = s.presentationDuration ?? s.duration { parts.append("\(d)") }
+        if let l = s.language, l != "und" { parts.append("language \(l)") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func rate(_ r: Rational?) -> String {
+        guard let r else { return "? fps" }
+        if r.denominator == 1001 { return "\(r) (\(String(format: "%.3f", r.doubleValue))) fps" }
+        return "\(r.readable) fps"
+    }
+
+    static func bytes(_ n: Int64) -> String {
+        if n < 10_000 { return "\(n) bytes" }
+        if n < 10_000_000 { return String(format: "%.1f kB", Double(n) / 1e3) }
+        return String(format: "%.1f MB", Double(n) / 1e6)
+    }
+
+    static func bitsPerSecond(_ n: Int64) -> String {
+        n < 1_000_000 ? "\(n / 1000) kb/s" : String(format: "%.2f Mb/s", Double(n) / 1e6)
+    }
+
+    static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Composition
+import Export
+import Foundation
+
+/// The root command. Subcommands live one per file; each turns its flags into library calls.
+struct Slowpoke: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "slowpoke",
+        abstract: "Retime movies: slow a section to quarter speed, speed up another, and export the result.",
+        discussion: """
+            slowpoke keeps your edits in a project document, <movie>.slowpoke, beside the movie. \
+            The movie itself is never changed.
+
+            A first session:
+              slowpoke open clip.mp4                      # creates clip.slowpoke
+              slowpoke scale --range 3.2-5.0 --rate 0.25  # 3.2 s to 5.0 s at quarter speed
+              slowpoke info                               # the timeline, segment by segment
+              slowpoke undo                               # changed your mind
+
+            Times are seconds (3.2), fractions (1/3), timecodes (00:01:03.200) or `end`. \
+            Rates are decimals (0.25) or fractions (1/4), from 1/32 to 32.
+            When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
+            """,
+        version: "0.1.0",
+        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self]
+    )
+}
+
+/// Entry point: runs the command and turns errors into `slowpoke: error: …` and an exit code.
+///
+/// | exit code | meaning |
+/// |---|---|
+/// | 0 | success |
+/// | 1 | the command could not be done (bad input, a broken document, a media error) |
+/// | 64 | the command line itself is wrong (an unknown flag, a malformed value) |
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try Slowpoke.parseAsRoot()
+            try command.run()
+        } catch let error as CompositionError {
+            fail(error.description)
+        } catch let error as ExportError {
+            fail(error.description)
+        } catch let error as CLIError {
+            fail(error.description)
+        } catch {
+            let code = Slowpoke.exitCode(for: error)
+            if code == .success || error is CleanExit {
+                Slowpoke.exit(withError: error)
+            }
+            let message = Slowpoke.fullMessage(for: error)
+            fail(message.replacingOccurrences(of: "Error: ", with: ""), code: 64)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32 = 1) -> Never {
+        Terminal.error(message)
+        exit(code)
+    }
+}
+
+/// Errors of the command line itself: which document to use, how flags combine.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Where output goes: results to stdout, messages to stderr.
+enum Terminal {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("slowpoke: error: \(message)\n".utf8))
+    }
+
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("slowpoke: \(message)\n".utf8))
+    }
+
+    static func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}
