@@ -21,7 +21,8 @@ public struct Fingerprint: Sendable, Hashable, Codable {
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-            let modified = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+            // Whole seconds: the document stores ISO 8601 times, which have no fractions.
+            let modified = Date(timeIntervalSince1970: ((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).rounded(.down))
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
             var hash = SHA256()

@@ -109,9 +109,9 @@ extension Rational: CustomStringConvertible {
         return negative ? "-" + text : text
     }
 
-    /// How people read it: the exact decimal when there is a short one (`0.25`), otherwise the
-    /// fraction (`1/3`).
-    public var readable: String { exactDecimal(maxDigits: 6) ?? description }
+    /// How people read a rate: the exact decimal when it is short (`0.25`, `1.5`), otherwise
+    /// the fraction (`1/3`, `1/32`).
+    public var readable: String { exactDecimal(maxDigits: 4) ?? description }
 }
 
 extension Rational: Codable {

@@ -1,0 +1,220 @@
+import Composition
+import PropertyBased
+import Testing
+
+/// SplitMix64: a small, seedable generator so that a failing random case can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Rates a user might pick, including awkward ones.
+let rates: [Rational] = ["1/32", "1/4", "1/3", "1/2", "2/3", "3/4", "1", "5/4", "3/2", "2", "3", "4", "7", "32", "1001/1000"].map(r)
+/// Timescales of real media: the composition default, mp4 video, NTSC, audio.
+let grids: [Int64] = [600, 15360, 30000, 48000, 1000]
+
+/// A random time in `[0, limit]` on one of the media grids.
+func randomTime(upTo limit: Time, _ g: inout SplitMix64) -> Time {
+    let grid = grids.randomElement(using: &g)!
+    let ticks = Int64((limit.seconds * Double(grid)).rounded(.down))
+    guard ticks > 0 else { return .zero }
+    let pick = Int64.random(in: 0...ticks, using: &g)
+    let t = Time(value: pick, timescale: Int32(grid))
+    return t > limit ? limit : t
+}
+
+/// A random non-empty range inside `[0, limit)`.
+func randomRange(within limit: Time, _ g: inout SplitMix64) -> TimeRange? {
+    let a = randomTime(upTo: limit, &g), b = randomTime(upTo: limit, &g)
+    guard a != b else { return nil }
+    return try? TimeRange(start: min(a, b), end: max(a, b))
+}
+
+/// Applies `count` random scale / remove / gap edits (no re-inserted media, so every source
+/// time plays at most once). Edits that throw are skipped.
+func randomComposition(seed: UInt64, edits count: Int) -> Composition {
+    var g = SplitMix64(state: seed)
+    var c = try! Composition(asset: movie())
+    for _ in 0..<count { try? randomEdit(&c, &g, allowInsert: false) }
+    return c
+}
+
+/// One random edit; returns the expected change in duration.
+@discardableResult
+func randomEdit(_ c: inout Composition, _ g: inout SplitMix64, allowInsert: Bool) throws -> Time {
+    let choice = Int.random(in: 0..<(allowInsert ? 4 : 3), using: &g)
+    let bigEnough = c.duration > .seconds(1), tooBig = c.duration > .seconds(120)
+    switch (choice, bigEnough, tooBig) {
+    case (_, _, true), (1, true, _):
+        guard let r = randomRange(within: c.duration, &g), r.duration < c.duration else { return .zero }
+        try c.removeTimeRange(r)
+        return try -r.duration
+    case (2, _, _):
+        let at = randomTime(upTo: c.duration, &g)
+        let gap = try TimeRange(start: at, duration: randomTime(upTo: .seconds(2), &g))
+        try c.insertEmptyTimeRange(gap)
+        return gap.duration
+    case (3, _, _):
+        guard let source = randomRange(within: .seconds(10), &g) else { return .zero }
+        try c.insertTimeRange(source, of: movie(), at: randomTime(upTo: c.duration, &g))
+        return source.duration
+    default:
+        guard let r = randomRange(within: c.duration, &g) else { return .zero }
+        let d = try r.duration.multiplied(by: rates.randomElement(using: &g)!.reciprocal)
+        try c.scaleTimeRange(r, toDuration: d)
+        return try d - r.duration
+    }
+}
+
+/// The invariants every composition keeps, checked exactly.
+func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for track in c.tracks {
+        var end = Time.zero
+        for segment in track.segments {
+            #expect(segment.target.start == end, "segments tile the timeline", sourceLocation: sourceLocation)
+            #expect(segment.target.duration > .zero, sourceLocation: sourceLocation)
+            if let source = segment.source, let rate = segment.rate {
+                #expect(try segment.target.duration.multiplied(by: rate) == source.duration, sourceLocation: sourceLocation)
+                #expect(source.start >= .zero && source.end <= .seconds(10), sourceLocation: sourceLocation)
+            }
+            end = segment.target.end
+        }
+        #expect(end == track.duration, sourceLocation: sourceLocation)
+        for (a, b) in zip(track.segments, track.segments.dropFirst()) {
+            // Neighbours that continue each other are always merged.
+            let continues = (a.isEmpty && b.isEmpty) || (a.source?.end == b.source?.start && a.rate == b.rate && a.source != nil && b.source != nil)
+            #expect(!continues, "unmerged neighbours \(a.target) and \(b.target)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+@Suite struct CompositionPropertyTests {
+    @Test func scalingThenScalingBackIsTheIdentity() async {
+        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
+            var g = SplitMix64(state: seed)
+            let original = randomComposition(seed: seed &+ 1, edits: prior)
+            guard let r = randomRange(within: original.duration, &g) else { return }
+            let rate = rates.randomElement(using: &g)!
+            var c = original
+            do {
+                let d = try r.duration.multiplied(by: rate.reciprocal)
+                try c.scaleTimeRange(r, toDuration: d)
+                try c.scaleTimeRange(TimeRange(start: r.start, duration: d), toDuration: r.duration)
+            } catch CompositionError.overflow {
+                return  // not representable in 64/32 bits: refused, which is the other allowed outcome
+            } catch {
+                Issue.record(error)
+            }
+            #expect(c == original)
+        }
+    }
+
+    @Test func durationsAddUp() async {
+        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
+            var g = SplitMix64(state: seed)
+            var c = randomComposition(seed: seed &+ 1, edits: prior)
+            let before = c.duration
+            guard let delta = try? randomEdit(&c, &g, allowInsert: true) else { return }
+            #expect(c.duration == (try! before + delta))
+            try! checkInvariants(c)
+        }
+    }
+
+    @Test func theMappingIsMonotonic() async {
+        await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
+            let c = randomComposition(seed: seed, edits: prior)
+            let track = c.tracks[0]
+            var previous: Time?
+            for i in 0..<200 {
+                // Sample points whose exact value needs a timescale above 2^31 are skipped.
+                guard let t = try? track.duration.multiplied(by: Rational(Int64(i), 200)),
+                      let p = try? track.presentation(at: t), let source = p.sourceTime else { continue }
+                if let previous { #expect(source > previous, "source time goes forward at \(t)") }
+                previous = source
+                // And the forward map sends it back to exactly where it came from.
+                if let back = try? track.compositionTimes(forSourceTime: source) { #expect(back == [t]) }
+            }
+        }
+    }
+
+    @Test func removingThenReinsertingIsTheIdentity() async {
+        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
+            var g = SplitMix64(state: seed)
+            let original = randomComposition(seed: seed &+ 1, edits: prior)
+            let segments = original.tracks[0].segments
+            guard let segment = segments.randomElement(using: &g),
+                  let cut = randomRange(within: segment.target.duration, &g)
+            else { return }
+            var c = original
+            do {
+                let removed = try TimeRange(start: segment.target.start + cut.start, duration: cut.duration)
+                try c.removeTimeRange(removed)
+                if let source = segment.source, let rate = segment.rate {
+                    // Put the same source back at its natural rate, then give it back its old rate.
+                    let sourceStart = try source.start + cut.start.multiplied(by: rate)
+                    let sourceRange = try TimeRange(start: sourceStart, duration: cut.duration.multiplied(by: rate))
+                    try c.insertTimeRange(sourceRange, of: movie(), at: removed.start)
+                    try c.scaleTimeRange(TimeRange(start: removed.start, duration: sourceRange.duration), toDuration: removed.duration)
+                } else {
+                    try c.insertEmptyTimeRange(removed)
+                }
+            } catch CompositionError.overflow {
+                return  // not representable: refused, which is the other allowed outcome
+            } catch {
+                Issue.record(error)
+            }
+            #expect(c == original)
+        }
+    }
+
+    /// 10,000 random edits, including awkward rates and timescales: every result is checked
+    /// exactly, and an edit that overflows throws and leaves the composition as it was.
+    @Test func tenThousandEditsStayExact() throws {
+        var g = SplitMix64(state: 0x5EED)
+        var c = try Composition(asset: movie())
+        var applied = 0, refused = 0
+        for _ in 0..<10_000 {
+            let before = c
+            do {
+                let delta = try randomEdit(&c, &g, allowInsert: true)
+                #expect(c.duration == (try before.duration + delta))
+                applied += 1
+            } catch let error as CompositionError {
+                #expect(c == before, "a failed edit changed the composition: \(error)")
+                refused += 1
+            }
+            if applied % 50 == 0 { try checkInvariants(c) }
+        }
+        try checkInvariants(c)
+        // Most edits fit; the rest overflowed and were refused without a trace.
+        #expect(applied > 8_000)
+        #expect(applied + refused == 10_000)
+    }
+
+    @Test func anOverflowingEditIsRefusedAndChangesNothing() throws {
+        var c = try Composition(asset: movie())
+        // Rates with large coprime parts push the timescales past 32 bits in a few steps.
+        let awkward = [r("65521/65519"), r("65519/65497"), r("65497/65479"), r("65479/65449")]
+        var sawOverflow = false
+        for step in 0..<40 {
+            let before = c
+            let rate = awkward[step % awkward.count]
+            let range = try TimeRange(start: .zero, duration: c.duration.multiplied(by: r("1/3")))
+            do {
+                try c.scaleTimeRange(range, toDuration: range.duration.multiplied(by: rate.reciprocal))
+            } catch CompositionError.overflow {
+                sawOverflow = true
+                #expect(c == before)
+                break
+            }
+            try checkInvariants(c)
+        }
+        #expect(sawOverflow)
+    }
+}
