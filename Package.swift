@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(
             name: "CompositionTests",
             dependencies: [
@@ -42,8 +43,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition"]),
-        .testTarget(name: "SlowpokeTests", dependencies: ["Composition"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport"]),
+        // Depends on the executable so that `swift test` builds the binary it runs.
+        .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -74,7 +74,8 @@ public enum Prober {
             info.channels = Int(par.ch_layout.nb_channels)
             var layout = par.ch_layout
             var buffer = [CChar](repeating: 0, count: 128)
-            if av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 {
+            // An unspecified order ("2 channels") names no layout; the count says it all.
+            if layout.order != AV_CHANNEL_ORDER_UNSPEC, av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 {
                 info.channelLayout = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             }
             info.sampleFormat = av_get_sample_fmt_name(AVSampleFormat(par.format)).map { String(cString: $0) }

@@ -90,7 +90,7 @@ enum Report {
             if let n = s.frameCount { parts.append("\(n) frames") }
         case .audio:
             if let r = s.sampleRate { parts.append("\(r) Hz") }
-            if let l = s.channelLayout { parts.append(l) }
+            if let l = s.channelLayout ?? s.channels.map({ "\($0) channels" }) { parts.append(l) }
             if let f = s.sampleFormat { parts.append(f) }
         default:
             break
