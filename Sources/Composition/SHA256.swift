@@ -1,3 +1,5 @@
+import Foundation
+
 /// SHA-256 (FIPS 180-4), used only to fingerprint the first and last MiB of a movie. Written
 /// out here because `Composition` may depend on nothing but Foundation.
 struct SHA256 {
@@ -18,27 +20,40 @@ struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        for byte in bytes {
-            buffer.append(byte)
-            length &+= 1
+    mutating func update(_ data: Data) {
+        data.withUnsafeBytes { update($0) }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        length &+= UInt64(bytes.count)
+        var index = 0
+        // Top up a partial block first, then hash whole blocks straight from the input.
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, bytes.count)
+            buffer.append(contentsOf: bytes[0..<take])
+            index = take
             if buffer.count == 64 {
-                compress(buffer)
+                buffer.withUnsafeBytes { compress($0) }
                 buffer.removeAll(keepingCapacity: true)
             }
         }
+        while bytes.count - index >= 64 {
+            compress(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + 64)]))
+            index += 64
+        }
+        buffer.append(contentsOf: bytes[index...])
     }
 
     mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
-        update([0x80])
-        length &-= 1
-        while buffer.count != 56 {
-            update([0])
-            length &-= 1
+        var tail = buffer + [0x80]
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        tail.withUnsafeBytes { bytes in
+            for start in stride(from: 0, to: bytes.count, by: 64) {
+                compress(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 64)]))
+            }
         }
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        compress(buffer)
         buffer.removeAll()
         return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
@@ -48,29 +63,33 @@ struct SHA256 {
         return String(digest.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
     }
 
-    private mutating func compress(_ block: [UInt8]) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
+    private mutating func compress(_ bytes: UnsafeRawBufferPointer) {
+        // Unsafe buffers keep this fast even in debug builds, where the tests run.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for i in 0..<16 {
+                w[i] = UInt32(bytes[4 * i]) << 24 | UInt32(bytes[4 * i + 1]) << 16 | UInt32(bytes[4 * i + 2]) << 8 | UInt32(bytes[4 * i + 3])
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            SHA256.k.withUnsafeBufferPointer { k in
+                var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
+                for i in 0..<64 {
+                    let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+                    let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ majority
+                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                }
+                state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+                state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+            }
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ SHA256.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
     }
 
-    private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+    @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 &- n)) }
 }
