@@ -1,0 +1,171 @@
+import Composition
+import Foundation
+import TestSupport
+import Testing
+import TimePitch
+
+let sampleRate = 48000
+
+func r(_ text: String) -> Rational { try! Rational(parsing: text) }
+
+/// Renders `segments` over `input` (mono) and returns the output.
+func render(_ input: [Float], _ segments: [CompositionTrackSegment], _ settings: TimePitchSettings) throws -> [Float] {
+    let source = MemoryAudioSource(sampleRate: sampleRate, samples: [input])
+    var output: [Float] = []
+    let renderer = TimelineRenderer(format: source.format, settings: settings)
+    let written = try renderer.render(segments, from: source) { block, count in output += block[0][0..<count] }
+    #expect(Int(written) == output.count)
+    return output
+}
+
+/// Plays all of `input` at `rate`.
+func stretch(_ input: [Float], rate: Rational, _ settings: TimePitchSettings) throws -> [Float] {
+    let length = Time(value: Int64(input.count), timescale: Int32(sampleRate))
+    let segment = try CompositionTrackSegment(
+        source: TimeRange(start: .zero, duration: length),
+        target: TimeRange(start: .zero, duration: length.multiplied(by: rate.reciprocal)))
+    return try render(input, [segment], settings)
+}
+
+/// A timeline of segments over a movie of `seconds`, by scaling ranges (start, end, rate).
+func timeline(seconds: Int64, scaling edits: [(String, String, String)]) throws -> [CompositionTrackSegment] {
+    let whole = try TimeRange(start: .zero, duration: .seconds(seconds))
+    var composition = try Composition(asset: Asset(tracks: [.init(trackID: 1, mediaType: .audio, timeRange: whole)]))
+    for (start, end, rate) in edits {
+        let range = try TimeRange(start: Time(parsing: start), end: Time(parsing: end))
+        try composition.scaleTimeRange(range, toDuration: range.duration.multiplied(by: r(rate).reciprocal))
+    }
+    return composition.tracks[0].segments
+}
+
+@Suite struct PitchTests {
+    static let preserving: [TimePitchAlgorithm] = [.spectral, .timeDomain]
+
+    /// Spectral and timeDomain keep a 440 Hz tone at 440 Hz at every rate, within 0.5%.
+    @Test(arguments: preserving, ["1/32", "1/4", "4", "32"])
+    func pitchIsKept(algorithm: TimePitchAlgorithm, rate: String) throws {
+        let rate = r(rate)
+        // Enough input that the output holds at least 0.7 s.
+        let seconds = max(0.5, 0.8 * rate.doubleValue)
+        let output = try stretch(Signals.tone(440, seconds: seconds), rate: rate, TimePitchSettings(algorithm: algorithm))
+        let f = Signals.dominantFrequency(output, from: output.count / 2 - 8192, count: 16384)
+        #expect(abs(f - 440) / 440 < 0.005, "\(algorithm) at \(rate): \(f) Hz")
+    }
+
+    /// Varispeed is tape: half speed is an octave down, double speed an octave up.
+    @Test(arguments: [("1/2", 220.0), ("2", 880.0), ("1/4", 110.0)])
+    func varispeedPitchFollowsTheRate(rate: String, expected: Double) throws {
+        let output = try stretch(Signals.tone(440, seconds: 1.6), rate: r(rate), TimePitchSettings(algorithm: .varispeed))
+        let f = Signals.dominantFrequency(output, from: output.count / 2 - 8192, count: 16384)
+        #expect(abs(f - expected) / expected < 0.005, "varispeed at \(rate): \(f) Hz")
+    }
+
+    @Test(arguments: preserving)
+    func twelveSemitonesUpIsAnOctave(algorithm: TimePitchAlgorithm) throws {
+        let output = try stretch(Signals.tone(440, seconds: 1), rate: .one, TimePitchSettings(algorithm: algorithm, semitones: 12))
+        #expect(output.count == sampleRate)
+        let f = Signals.dominantFrequency(output, from: output.count / 2 - 8192, count: 16384)
+        #expect(abs(f - 880) / 880 < 0.005, "\(algorithm) +12: \(f) Hz")
+        let down = try stretch(Signals.tone(440, seconds: 1), rate: r("1/2"), TimePitchSettings(algorithm: algorithm, semitones: -7))
+        let g = Signals.dominantFrequency(down, from: down.count / 2 - 8192, count: 16384)
+        let expected = 440 * pow(2, -7.0 / 12)
+        #expect(abs(g - expected) / expected < 0.005, "\(algorithm) -7 at half speed: \(g) Hz")
+    }
+
+    @Test func spectralKeepsTheLevel() throws {
+        // R3 keeps a steady tone's level at time ratio 4 (R2 is known to drop it ~10 dB).
+        let input = Signals.tone(440, seconds: 1)
+        let output = try stretch(input, rate: r("1/4"), TimePitchSettings(algorithm: .spectral))
+        let ratio = Signals.rms(output[(output.count / 4)..<(3 * output.count / 4)]) / Signals.rms(input[...])
+        #expect(ratio > 0.7 && ratio < 1.3, "level ratio \(ratio)")
+    }
+}
+
+@Suite struct LengthAndJoinTests {
+    /// Every algorithm makes exactly round(n / rate) frames.
+    @Test(arguments: TimePitchAlgorithm.allCases, ["1/32", "1/3", "1/4", "1", "3/2", "4", "32"])
+    func lengthsAreExact(algorithm: TimePitchAlgorithm, rate: String) throws {
+        let input = Signals.tone(440, seconds: 0.75)
+        let output = try stretch(input, rate: r(rate), TimePitchSettings(algorithm: algorithm))
+        let expected = (Double(input.count) / r(rate).doubleValue).rounded()
+        #expect(output.count == Int(expected))
+    }
+
+    /// 1x, 0.25x, 1x, 4x over one continuous tone: exact length, and no join is sharper than
+    /// twice the tone's own steepest step.
+    @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain, .varispeed])
+    func joinsAreSeamless(algorithm: TimePitchAlgorithm) throws {
+        let input = Signals.tone(440, seconds: 4)
+        let segments = try timeline(seconds: 4, scaling: [("1", "2", "1/4"), ("6", "7", "4")])
+        #expect(segments.map { $0.rate! } == [.one, r("1/4"), .one, r("4")])
+        let output = try render(input, segments, TimePitchSettings(algorithm: algorithm))
+        // 1 + 4 + 1 + 0.25 seconds.
+        #expect(output.count == 6 * sampleRate + sampleRate / 4)
+        let steady = Signals.largestStep(input)
+        for join in [1.0, 5.0, 6.0] {
+            let at = Int(join * Double(sampleRate))
+            let around = Array(output[(at - 2400)..<(at + 2400)])
+            #expect(Signals.largestStep(around) <= 2 * steady * (algorithm == .varispeed ? 4 : 1),
+                    "\(algorithm): join at \(join) s steps \(Signals.largestStep(around)) vs steady \(steady)")
+            // No gap: the level never collapses at the join.
+            let quietest = stride(from: at - 2400, to: at + 2400 - 480, by: 240).map { Signals.rms(output[$0..<($0 + 480)]) }.min()!
+            #expect(quietest > 0.1, "\(algorithm): level dips to \(quietest) at the join at \(join) s")
+        }
+    }
+
+    @Test func rateOneSegmentsAreCopiedBitForBit() throws {
+        let input = Signals.tone(440, seconds: 4)
+        let segments = try timeline(seconds: 4, scaling: [("2", "3", "1/2")])
+        let output = try render(input, segments, TimePitchSettings(algorithm: .spectral))
+        // Away from the joins' 5 ms fades, the 1x parts are the source itself.
+        #expect(Array(output[0..<(2 * sampleRate - 240)]) == Array(input[0..<(2 * sampleRate - 240)]))
+        let tailOut = output[(4 * sampleRate + 240)...], tailIn = input[(3 * sampleRate + 240)...]
+        #expect(Array(tailOut) == Array(tailIn))
+    }
+
+    @Test func gapsAreSilentAndPlaced() throws {
+        let input = Signals.tone(440, seconds: 2)
+        var composition = try Composition(asset: Asset(tracks: [.init(trackID: 1, mediaType: .audio, timeRange: TimeRange(start: .zero, duration: .seconds(2)))]))
+        try composition.insertEmptyTimeRange(TimeRange(start: .seconds(1), duration: Time(parsing: "0.5")))
+        let output = try render(input, composition.tracks[0].segments, TimePitchSettings())
+        #expect(output.count == 5 * sampleRate / 2)
+        #expect(Signals.rms(output[(sampleRate + 480)..<(3 * sampleRate / 2 - 480)]) == 0)
+        #expect(Signals.rms(output[(3 * sampleRate / 2 + 480)...]) > 0.3)
+    }
+}
+
+@Suite struct TransientTests {
+    /// A click train keeps its number of clicks, and each click lands where the timeline puts
+    /// it: within 1 ms for varispeed, and within 25 ms for the stretchers, whose analysis
+    /// windows smear a transient's onset early (the rubberband CLI shows the same offsets, to
+    /// the sample, on the same input).
+    @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain, .varispeed], ["1/4", "4"])
+    func clicksSurviveAndStayInPlace(algorithm: TimePitchAlgorithm, rate: String) throws {
+        let rate = r(rate)
+        let interval = rate > .one ? 1.0 : 0.5
+        let input = Signals.clicks(every: interval, seconds: rate > .one ? 12 : 3)
+        let inputOnsets = Signals.onsets(input)
+        let output = try stretch(input, rate: rate, TimePitchSettings(algorithm: algorithm))
+        let peak = output.map(abs).max() ?? 0
+        let outputOnsets = Signals.onsets(output, threshold: peak * 0.3, quiet: Int(Double(sampleRate) * interval / rate.doubleValue / 2))
+        #expect(outputOnsets.count == inputOnsets.count, "\(algorithm) at \(rate): \(outputOnsets.count) clicks, not \(inputOnsets.count)")
+        let tolerance = Double(sampleRate) / 1000 * (algorithm == .varispeed ? 1 : 25)
+        for (a, b) in zip(inputOnsets, outputOnsets) {
+            let expected = Double(a) / rate.doubleValue
+            #expect(abs(Double(b) - expected) <= tolerance, "\(algorithm) at \(rate): click at \(b), expected near \(expected)")
+        }
+    }
+}
+
+@Suite struct SettingsTests {
+    @Test(arguments: [-25.0, 24.5, 100, .nan, .infinity])
+    func semitonesOutsideTheRangeAreRefused(semitones: Double) {
+        #expect(throws: TimePitchError.self) { try TimePitchSettings(algorithm: .spectral, semitones: semitones) }
+    }
+
+    @Test func messagesAreClear() {
+        #expect(TimePitchError.semitonesOutOfRange(30).description == "30 semitones is outside the supported -24 to +24")
+        #expect(throws: TimePitchError.semitonesWithVarispeed) { try TimePitchSettings(algorithm: .varispeed, semitones: 3) }
+        #expect((try? TimePitchSettings(algorithm: .timeDomain, semitones: -24)) != nil)
+    }
+}
