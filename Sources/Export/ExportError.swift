@@ -33,12 +33,22 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     case notMedia(path: String, reason: String)
     /// Any other libav failure.
     case av(path: String, AVFailure)
+    /// slowpoke will not do this, for the user's safety (overwriting the input, say).
+    case refused(String)
+    case cannotWrite(path: String, reason: String)
+    /// The user asked for something the file or format cannot do.
+    case unsupported(String)
+    /// Stopped by SIGINT or SIGTERM.
+    case interrupted
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
         case .notMedia(let path, let reason): "\(path) is not a movie or audio file that slowpoke can read (\(reason))"
-        case .av(let path, let failure): "\(path): \(failure.description)"
+        case .av(let path, let failure): path.isEmpty ? failure.description : "\(path): \(failure.description)"
+        case .refused(let why), .unsupported(let why): why
+        case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        case .interrupted: "interrupted; no output was written"
         }
     }
 }

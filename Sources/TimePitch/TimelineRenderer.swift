@@ -89,7 +89,7 @@ public final class TimelineRenderer {
     /// and returns the number of frames written to `sink`. `progress` receives the fraction done.
     @discardableResult
     public func render(_ segments: [CompositionTrackSegment], from source: AudioSource, sourceOrigin: Int64 = 0,
-                       to sink: AudioSink, progress: ((Double) -> Void)? = nil) throws -> Int64 {
+                       to sink: AudioSink, progress: ((Double) throws -> Void)? = nil) throws -> Int64 {
         guard source.format == format else {
             throw TimePitchError.unsupportedFormat("the source is \(source.format.sampleRate) Hz × \(source.format.channels) but the renderer expects \(format.sampleRate) Hz × \(format.channels)")
         }
@@ -101,7 +101,7 @@ public final class TimelineRenderer {
                 mixer.add(block, count: count, at: position, plan: plan)
                 // Everything before this segment's closing fade is final once written.
                 try mixer.flush(upTo: min(position + Int64(count), plan.outEnd - Int64(plan.fadeOut)), into: sink)
-                progress?(Double(mixer.flushed) / Double(total))
+                try progress?(Double(mixer.flushed) / Double(total))
             }
             switch plan.kind {
             case .gap: break
@@ -112,7 +112,7 @@ public final class TimelineRenderer {
             try mixer.flush(upTo: plan.outEnd - Int64(plan.fadeOut), into: sink)
         }
         try mixer.flush(upTo: total, into: sink)
-        progress?(1)
+        try progress?(1)
         return mixer.flushed
     }
 
@@ -222,11 +222,19 @@ public final class TimelineRenderer {
         let lower = plan.outStart - Int64(plan.fadeIn), upper = plan.outEnd + Int64(plan.fadeOut)
         let from = max(position, lower), to = min(position + Int64(count), upper)
         guard to > from else { return }
-        if from == position && to == position + Int64(count) {
-            try emit(block, count, position)
-        } else {
+        if from > position {
+            // Before the segment's fade-in: only at its start, where the mixer may not have
+            // flushed that far yet, so drop it explicitly.
             let skip = Int(from - position), n = Int(to - from)
             try emit(block.map { Array($0[skip..<(skip + n)]) }, n, from)
+            return
+        }
+        // The mixer ignores frames before what it has flushed; trimming the tail is all that
+        // is left, and that only at a segment's very end.
+        if to == position + Int64(count) {
+            try emit(block, count, position)
+        } else {
+            try emit(block, Int(to - position), position)
         }
     }
 }
@@ -242,7 +250,9 @@ struct Dither {
 
     mutating func add(to buffer: inout [[Float]], count: Int) {
         for c in buffer.indices {
-            for i in 0..<count { buffer[c][i] += 1e-6 * (next() + next()) }
+            buffer[c].withUnsafeMutableBufferPointer { samples in
+                for i in 0..<count { samples[i] += 1e-6 * (next() + next()) }
+            }
         }
     }
 }
@@ -272,6 +282,19 @@ struct Mixer {
         }
         let fadeInStart = plan.outStart - Int64(plan.fadeIn), fadeInEnd = plan.outStart + Int64(plan.fadeIn)
         let fadeOutStart = plan.outEnd - Int64(plan.fadeOut), fadeOutEnd = plan.outEnd + Int64(plan.fadeOut)
+        let first = position + Int64(skip), last = position + Int64(count)
+        if first >= fadeInEnd && last <= fadeOutStart {
+            // Wholly between the fades: a plain sum.
+            for c in 0..<channels {
+                block[c].withUnsafeBufferPointer { input in
+                    pending[c].withUnsafeMutableBufferPointer { output in
+                        let o = output.baseAddress! + start, i = input.baseAddress! + skip
+                        for k in 0..<(count - skip) { o[k] += i[k] }
+                    }
+                }
+            }
+            return
+        }
         for c in 0..<channels {
             block[c].withUnsafeBufferPointer { input in
                 pending[c].withUnsafeMutableBufferPointer { output in

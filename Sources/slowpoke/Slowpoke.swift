@@ -2,6 +2,7 @@ import ArgumentParser
 import Composition
 import Export
 import Foundation
+import TimePitch
 
 /// The root command. Subcommands live one per file; each turns its flags into library calls.
 struct Slowpoke: ParsableCommand {
@@ -23,7 +24,7 @@ struct Slowpoke: ParsableCommand {
             When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
             """,
         version: "0.1.0",
-        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self]
+        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self]
     )
 }
 
@@ -34,18 +35,24 @@ struct Slowpoke: ParsableCommand {
 /// | 0 | success |
 /// | 1 | the command could not be done (bad input, a broken document, a media error) |
 /// | 64 | the command line itself is wrong (an unknown flag, a malformed value) |
+/// | 130 | interrupted (SIGINT or SIGTERM); no output was left behind |
 @main
 enum Main {
     static func main() {
         do {
             var command = try Slowpoke.parseAsRoot()
             try command.run()
+        } catch ExportError.interrupted {
+            fail(ExportError.interrupted.description, code: 130)
         } catch let error as CompositionError {
             fail(error.description)
         } catch let error as ExportError {
             fail(error.description)
         } catch let error as CLIError {
             fail(error.description)
+        } catch let error as TimePitchError {
+            fail(error.description)
+
         } catch {
             let code = Slowpoke.exitCode(for: error)
             if code == .success || error is CleanExit {

@@ -1,0 +1,231 @@
+import Foundation
+public import TimePitch
+internal import CFFmpeg
+
+/// An audio stream of a file, decoded to planar float at its own sample rate and read by frame
+/// position, as an ``AudioSource``.
+///
+/// Frame 0 is presentation time 0 of the stream. Reading is sequential and cheap; reading
+/// behind what is buffered seeks and decodes forward to the exact frame. Frames outside the
+/// stream read as silence. Memory stays bounded: a few seconds of decoded audio at most.
+public final class AudioFileReader: AudioSource {
+    public let format: AudioFormat
+    public let path: String
+    /// The stream's length in frames, when the container states it.
+    public let frameCount: Int64?
+    /// Told about damaged packets that were skipped, with their time.
+    public var onWarning: ((String) -> Void)?
+
+    private let input: InputFormatContext
+    private let streamIndex: Int
+    private let decoder: CodecContext
+    private var converter: SampleConverter?
+    private let packet: Packet
+    private let frame: Frame
+    private let timeBase: AVRational
+
+    /// Decoded frames from position `bufferStart` on.
+    private var buffer: [[Float]]
+    private var bufferStart: Int64 = 0
+    private var bufferEnd: Int64 { bufferStart + Int64(buffer[0].count) }
+    private var endOfStream = false
+    /// Frames kept behind the read position so that small steps back need no seek.
+    private let history = 1 << 18
+
+    /// Opens the best audio stream of `url`, or stream number `requested`.
+    public init(url: URL, stream requested: Int? = nil) throws(ExportError) {
+        path = url.path
+        guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        guard size > 0 else { throw .notMedia(path: path, reason: "the file is empty") }
+        input = try InputFormatContext(path: path)
+        let index: Int
+        if let requested {
+            index = requested
+        } else {
+            let best = av_find_best_stream(input.pointer, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+            guard best >= 0 else { throw .notMedia(path: path, reason: "it has no audio stream") }
+            index = Int(best)
+        }
+        guard index < input.streamCount, input.stream(index).parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else {
+            throw .notMedia(path: path, reason: "stream \(index) is not audio")
+        }
+        // Only this stream's packets are needed.
+        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        streamIndex = index
+        let stream = input.stream(index)
+        decoder = try CodecContext.decoder(for: stream)
+        let parameters = stream.parameters.pointee
+        guard parameters.sample_rate > 0, parameters.ch_layout.nb_channels > 0 else {
+            throw .notMedia(path: path, reason: "its audio stream has no sample rate or channels")
+        }
+        format = AudioFormat(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
+        timeBase = stream.pointer.pointee.time_base
+        let duration = stream.pointer.pointee.duration
+        frameCount = duration > 0 && duration != sp_av_nopts_value()
+            ? av_rescale_q(duration, timeBase, AVRational(num: 1, den: parameters.sample_rate)) : nil
+        packet = try Packet()
+        frame = try Frame()
+        buffer = [[Float]](repeating: [], count: format.channels)
+    }
+
+    /// The stream's original sample format, such as `s16` or `fltp`.
+    public var sampleFormatName: String {
+        av_get_sample_fmt_name(AVSampleFormat(input.stream(streamIndex).parameters.pointee.format)).map { String(cString: $0) } ?? "?"
+    }
+
+    public func read(at frameIndex: Int64, count: Int, into target: inout [[Float]]) throws {
+        if frameIndex < bufferStart || frameIndex > bufferEnd + Int64(format.sampleRate) {
+            try seek(to: frameIndex)
+        }
+        while bufferEnd < frameIndex + Int64(count) && !endOfStream { try decodeMore() }
+        // The part of the request that is buffered is copied; the rest is silence.
+        let from = max(frameIndex, bufferStart), to = min(frameIndex + Int64(count), bufferEnd)
+        for c in 0..<format.channels {
+            target[c].withUnsafeMutableBufferPointer { out in
+                guard to > from else {
+                    out.baseAddress!.update(repeating: 0, count: count)
+                    return
+                }
+                let lead = Int(from - frameIndex), span = Int(to - from)
+                out.baseAddress!.update(repeating: 0, count: lead)
+                buffer[c].withUnsafeBufferPointer { source in
+                    (out.baseAddress! + lead).update(from: source.baseAddress! + Int(from - bufferStart), count: span)
+                }
+                (out.baseAddress! + lead + span).update(repeating: 0, count: count - lead - span)
+            }
+        }
+        // Forget what lies well behind the read position, in large steps so that the shift is
+        // rare (amortised, not once per read).
+        let drop = Int(frameIndex - bufferStart) - history
+        if drop > history {
+            for c in 0..<format.channels { buffer[c].removeFirst(drop) }
+            bufferStart += Int64(drop)
+        }
+    }
+
+    /// Whether the container states the stream's length rather than guessing it from the bit
+    /// rate (as it must for raw ADTS AAC, say).
+    var lengthIsStated: Bool {
+        input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE
+    }
+
+    /// The stream's exact length in frames: the container's stated length (an mp4's edit list
+    /// hides the AAC encoder's priming and padding), otherwise found by decoding to the end.
+    public func exactLength() throws -> Int64 {
+        if lengthIsStated, let frameCount { return frameCount }
+        try seek(to: 0)
+        while !endOfStream {
+            try decodeMore()
+            let drop = buffer[0].count - 1
+            if drop > 0 {
+                for c in 0..<format.channels { buffer[c].removeFirst(drop) }
+                bufferStart += Int64(drop)
+            }
+        }
+        return bufferEnd
+    }
+
+    /// Repositions so that `frameIndex` is decoded next (or is already buffered).
+    private func seek(to frameIndex: Int64) throws {
+        // Land a little early: seeking goes to a packet at or before the target, then decoding
+        // forward finds the exact frame.
+        let margin = Int64(format.sampleRate / 2)
+        let target = av_rescale_q(max(0, frameIndex - margin), AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
+        let result = av_seek_frame(input.pointer, Int32(streamIndex), target, AVSEEK_FLAG_BACKWARD)
+        if result < 0 {
+            // Some formats cannot seek; start again from the top instead.
+            _ = avio_seek(input.pointer.pointee.pb, 0, SEEK_SET)
+            _ = avformat_seek_file(input.pointer, Int32(streamIndex), Int64.min, 0, 0, 0)
+        }
+        avcodec_flush_buffers(decoder.pointer)
+        for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
+        bufferStart = Int64.min
+        endOfStream = false
+        // Decode until there is a position, and go further back if we landed after the target.
+        while bufferStart == Int64.min && !endOfStream { try decodeMore() }
+        if bufferStart == Int64.min { bufferStart = frameIndex }
+        if bufferStart > frameIndex && frameIndex >= 0 && target > 0 {
+            av_seek_frame(input.pointer, Int32(streamIndex), 0, AVSEEK_FLAG_BACKWARD)
+            avcodec_flush_buffers(decoder.pointer)
+            for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
+            bufferStart = Int64.min
+            while bufferStart == Int64.min && !endOfStream { try decodeMore() }
+            if bufferStart == Int64.min { bufferStart = frameIndex }
+        }
+    }
+
+    /// Decodes at least one more frame into the buffer, or marks the end of the stream.
+    private func decodeMore() throws {
+        while true {
+            switch try receiveFrame() {
+            case .ok: return
+            case .endOfStream:
+                endOfStream = true
+                if bufferStart == Int64.min { bufferStart = 0 }
+                return
+            case .needsInput:
+                var fed = false
+                while !fed {
+                    if try !input.read(into: packet) {
+                        _ = decoder.send(nil)
+                        fed = true
+                        break
+                    }
+                    guard Int(packet.pointer.pointee.stream_index) == streamIndex else { continue }
+                    let sent = decoder.send(packet)
+                    if sent < 0 && sent != sp_averror_eagain() && sent != sp_averror_eof() {
+                        let at = Double(packet.pointer.pointee.pts) * Double(timeBase.num) / Double(timeBase.den)
+                        onWarning?("skipped a damaged audio packet at \(String(format: "%.3f", at)) s of \(path) (\(AVFailure(code: sent, operation: "decoding").message))")
+                        continue
+                    }
+                    fed = true
+                }
+            }
+        }
+    }
+
+    private func receiveFrame() throws -> CodecContext.Step {
+        let step: CodecContext.Step
+        do { step = try decoder.receive(frame) } catch {
+            onWarning?("skipped damaged audio in \(path) (\(error.message))")
+            return .ok
+        }
+        guard step == .ok else { return step }
+        defer { av_frame_unref(frame.pointer) }
+        let f = frame.pointer.pointee
+        let count = Int(f.nb_samples)
+        guard count > 0 else { return .ok }
+        if converter == nil {
+            converter = try SampleConverter(inLayout: f.ch_layout, inFormat: AVSampleFormat(f.format), inRate: f.sample_rate,
+                                            outChannels: Int32(format.channels), outFormat: AV_SAMPLE_FMT_FLTP,
+                                            outRate: Int32(format.sampleRate))
+        }
+        // Where this frame belongs, from its timestamp; continuous audio just follows on.
+        var position = bufferStart == Int64.min ? 0 : bufferEnd
+        let pts = f.best_effort_timestamp
+        if pts != sp_av_nopts_value() {
+            let stamped = av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate)))
+            if bufferStart == Int64.min || abs(stamped - position) > 1 { position = stamped }
+        }
+        let capacity = converter!.outputCapacity(for: count) + 32
+        let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: format.channels)
+        let storage = (0..<format.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
+        defer { storage.forEach { $0.deallocate() }; planes.deallocate() }
+        for c in 0..<format.channels { planes[c] = UnsafeMutableRawPointer(storage[c]).assumingMemoryBound(to: UInt8.self) }
+        let converted = try f.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: format.channels) { data in
+            try converter!.convert(output: planes, capacity: capacity, input: data, count: count)
+        }
+        if bufferStart == Int64.min { bufferStart = position }
+        // A gap in the timestamps is silence; an overlap drops the repeated part.
+        let gap = Int(position - bufferEnd)
+        for c in 0..<format.channels {
+            if gap > 0 { buffer[c].append(contentsOf: repeatElement(0, count: gap)) }
+            let skip = max(0, -gap)
+            if skip < converted {
+                buffer[c].append(contentsOf: UnsafeBufferPointer(start: storage[c] + skip, count: converted - skip))
+            }
+        }
+        return .ok
+    }
+}

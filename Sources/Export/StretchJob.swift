@@ -1,0 +1,65 @@
+import Foundation
+public import Composition
+public import TimePitch
+
+/// `slowpoke stretch`: one audio file played at a rate (and optionally shifted in pitch),
+/// written as WAV or FLAC.
+public struct StretchJob: Sendable {
+    public let input: URL
+    public let output: URL
+    public let rate: Rational
+    public let settings: TimePitchSettings
+    public let force: Bool
+
+    /// What a finished job did.
+    public struct Result: Sendable {
+        public let inputFrames: Int64
+        public let outputFrames: Int64
+        public let format: AudioFormat
+        public let output: URL
+    }
+
+    /// Checks the rate and the output's type before anything is opened or created.
+    public init(input: URL, output: URL, rate: Rational, settings: TimePitchSettings, force: Bool) throws {
+        try PlaybackRate.validate(rate)
+        let ext = output.pathExtension.lowercased()
+        guard AudioFileWriter.extensions.contains(ext) else {
+            throw ExportError.unsupported("slowpoke stretch writes .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
+        }
+        self.input = input
+        self.output = output
+        self.rate = rate
+        self.settings = settings
+        self.force = force
+    }
+
+    /// Runs the job. `progress` gets the fraction done and may throw to stop it (for an
+    /// interrupt); `warning` hears about damaged input. No output file exists unless this
+    /// returns.
+    public func run(started: (_ inputSeconds: Double) -> Void = { _ in },
+                    progress: @escaping (Double) throws -> Void = { _ in },
+                    warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        let destination = try AtomicOutput(destination: output, input: input, force: force)
+        let reader = try AudioFileReader(url: input)
+        reader.onWarning = warning
+        let frames = try reader.exactLength()
+        guard frames > 0 else { throw ExportError.notMedia(path: input.path, reason: "its audio stream is empty") }
+        started(Double(frames) / Double(reader.format.sampleRate))
+        let depth: AudioFileWriter.Depth = switch reader.sampleFormatName {
+        case "u8", "u8p", "s16", "s16p": .int16
+        case "s32", "s32p": .int24
+        default: output.pathExtension.lowercased() == "flac" ? .int24 : .float32
+        }
+        let writer = try AudioFileWriter(output: destination, format: reader.format, depth: depth)
+        let length = Time(value: frames, timescale: Int32(reader.format.sampleRate))
+        let segment = try CompositionTrackSegment(
+            source: TimeRange(start: .zero, duration: length),
+            target: TimeRange(start: .zero, duration: length.multiplied(by: rate.reciprocal)))
+        let renderer = TimelineRenderer(format: reader.format, settings: settings)
+        let written = try renderer.render([segment], from: reader, to: { samples, count in
+            try writer.write(samples, count: count)
+        }, progress: progress)
+        try writer.finish()
+        return Result(inputFrames: frames, outputFrames: written, format: reader.format, output: destination.destination)
+    }
+}

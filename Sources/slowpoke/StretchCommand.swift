@@ -1,0 +1,59 @@
+import ArgumentParser
+import Composition
+import Export
+import Foundation
+import TimePitch
+
+extension TimePitchAlgorithm: ExpressibleByArgument {}
+
+struct Stretch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play an audio file at another rate, keeping or shifting its pitch.",
+        discussion: """
+            Reads any audio file libav can decode (wav, flac, mp3, m4a, ogg, or a movie's audio) \
+            and writes WAV or FLAC. The output is exactly input length ÷ rate.
+
+            Algorithms:
+              spectral    Rubber Band R3: the best quality, pitch kept (default)
+              timeDomain  Rubber Band R2: faster, pitch kept, suits speech
+              varispeed   resampling, like tape: pitch follows the rate
+
+            Examples:
+              slowpoke stretch solo.wav solo-slow.wav --rate 0.5
+              slowpoke stretch bark.m4a growl.wav --rate 1/4 --algorithm varispeed
+              slowpoke stretch song.flac song-up.flac --rate 1 --semitones 2
+            """)
+
+    @Argument(help: "The audio file to read.", completion: .file())
+    var input: String
+
+    @Argument(help: "The file to write: .wav or .flac.", completion: .file(extensions: ["wav", "flac"]))
+    var output: String
+
+    @Option(help: ArgumentHelp("Playback rate from 1/32 to 32: 0.5 is half speed (twice as long).", valueName: "rate"))
+    var rate: RateArgument
+
+    @Option(help: ArgumentHelp("spectral, timeDomain or varispeed.", valueName: "algorithm"))
+    var algorithm: TimePitchAlgorithm = .spectral
+
+    @Option(help: ArgumentHelp("Pitch shift in semitones, -24 to +24 (spectral and timeDomain only).", valueName: "n"))
+    var semitones: Double = 0
+
+    @Option(help: ArgumentHelp("Progress on stderr: auto (a bar on a terminal), bar, json or none.", valueName: "style"))
+    var progress: ProgressStyle = .auto
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    func run() throws {
+        Interrupt.install()
+        let settings = try TimePitchSettings(algorithm: algorithm, semitones: semitones)
+        let job = try StretchJob(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: output),
+                                 rate: rate.value, settings: settings, force: force)
+        let reporter = ProgressReporter(style: progress, label: "stretch", mediaSeconds: 0)
+        let result = try job.run(started: { reporter.mediaSeconds = $0 }, progress: { try reporter.update($0) },
+                                 warning: { Terminal.note("warning: \($0)") })
+        let seconds = Double(result.outputFrames) / Double(result.format.sampleRate)
+        print("wrote \(output): \(result.outputFrames) frames (\(String(format: "%.3f", seconds)) s) at \(result.format.sampleRate) Hz, \(rate.value.readable)x \(algorithm.rawValue)")
+    }
+}
