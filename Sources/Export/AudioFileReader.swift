@@ -29,6 +29,9 @@ public final class AudioFileReader: AudioSource {
     private var bufferStart: Int64 = 0
     private var bufferEnd: Int64 { bufferStart + Int64(buffer[0].count) }
     private var endOfStream = false
+    /// After a seek past the start, the first decoded frame lacks its predecessor's overlap
+    /// (MDCT codecs such as AAC need one frame of pre-roll), so it is thrown away.
+    private var discardNextFrame = false
     /// Frames kept behind the read position so that small steps back need no seek.
     private let history = 1 << 18
 
@@ -78,9 +81,11 @@ public final class AudioFileReader: AudioSource {
         if frameIndex < bufferStart || frameIndex > bufferEnd + Int64(format.sampleRate) {
             try seek(to: frameIndex)
         }
-        while bufferEnd < frameIndex + Int64(count) && !endOfStream { try decodeMore() }
-        // The part of the request that is buffered is copied; the rest is silence.
-        let from = max(frameIndex, bufferStart), to = min(frameIndex + Int64(count), bufferEnd)
+        while bufferEnd < min(frameIndex + Int64(count), statedEnd) && !endOfStream { try decodeMore() }
+        // The part of the request that is buffered is copied; the rest is silence, as is
+        // anything past the stream's stated end (AAC's padding, which an edit list hides).
+        let end = lengthIsStated ? min(bufferEnd, frameCount ?? bufferEnd) : bufferEnd
+        let from = max(frameIndex, bufferStart), to = min(frameIndex + Int64(count), end)
         for c in 0..<format.channels {
             target[c].withUnsafeMutableBufferPointer { out in
                 guard to > from else {
@@ -103,6 +108,9 @@ public final class AudioFileReader: AudioSource {
             bufferStart += Int64(drop)
         }
     }
+
+    /// Where reading stops decoding: the stated end, or never.
+    private var statedEnd: Int64 { lengthIsStated ? (frameCount ?? Int64.max) : Int64.max }
 
     /// Whether the container states the stream's length rather than guessing it from the bit
     /// rate (as it must for raw ADTS AAC, say).
@@ -131,23 +139,30 @@ public final class AudioFileReader: AudioSource {
         // Land a little early: seeking goes to a packet at or before the target, then decoding
         // forward finds the exact frame.
         let margin = Int64(format.sampleRate / 2)
-        let target = av_rescale_q(max(0, frameIndex - margin), AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
-        let result = av_seek_frame(input.pointer, Int32(streamIndex), target, AVSEEK_FLAG_BACKWARD)
+        var target = av_rescale_q(frameIndex - margin, AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
+        if target <= 0 {
+            // Near the start, rewind to the very first packet: the one before pts 0 carries the
+            // encoder's priming, which the decoder needs and then drops itself.
+            target = -(Int64(1) << 40)
+        }
+        var result = av_seek_frame(input.pointer, Int32(streamIndex), target, AVSEEK_FLAG_BACKWARD)
         if result < 0 {
-            // Some formats cannot seek; start again from the top instead.
-            _ = avio_seek(input.pointer.pointee.pb, 0, SEEK_SET)
-            _ = avformat_seek_file(input.pointer, Int32(streamIndex), Int64.min, 0, 0, 0)
+            // Some formats cannot seek by time; start again from the top instead.
+            target = -(Int64(1) << 40)
+            result = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
         }
         avcodec_flush_buffers(decoder.pointer)
         for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
         bufferStart = Int64.min
         endOfStream = false
+        discardNextFrame = target > 0
         // Decode until there is a position, and go further back if we landed after the target.
         while bufferStart == Int64.min && !endOfStream { try decodeMore() }
         if bufferStart == Int64.min { bufferStart = frameIndex }
         if bufferStart > frameIndex && frameIndex >= 0 && target > 0 {
-            av_seek_frame(input.pointer, Int32(streamIndex), 0, AVSEEK_FLAG_BACKWARD)
+            av_seek_frame(input.pointer, Int32(streamIndex), -(Int64(1) << 40), AVSEEK_FLAG_BACKWARD)
             avcodec_flush_buffers(decoder.pointer)
+            discardNextFrame = false
             for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
             bufferStart = Int64.min
             while bufferStart == Int64.min && !endOfStream { try decodeMore() }
@@ -215,6 +230,10 @@ public final class AudioFileReader: AudioSource {
         for c in 0..<format.channels { planes[c] = UnsafeMutableRawPointer(storage[c]).assumingMemoryBound(to: UInt8.self) }
         let converted = try f.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: format.channels) { data in
             try converter!.convert(output: planes, capacity: capacity, input: data, count: count)
+        }
+        if discardNextFrame {
+            discardNextFrame = false
+            return .ok
         }
         if bufferStart == Int64.min { bufferStart = position }
         // A gap in the timestamps is silence; an overlap drops the repeated part.

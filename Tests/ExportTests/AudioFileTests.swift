@@ -1,0 +1,115 @@
+import Composition
+import Export
+import Foundation
+import TestSupport
+import Testing
+import TimePitch
+
+@Suite struct AudioFileReaderTests {
+    /// Reads every frame in order, in blocks.
+    func sequential(_ reader: AudioFileReader, frames: Int) throws -> [[Float]] {
+        var out = [[Float]](repeating: [], count: reader.format.channels)
+        var block = [[Float]](repeating: [Float](repeating: 0, count: 4096), count: reader.format.channels)
+        var position = 0
+        while position < frames {
+            let n = min(4096, frames - position)
+            try reader.read(at: Int64(position), count: n, into: &block)
+            for c in out.indices { out[c] += block[c][0..<n] }
+            position += n
+        }
+        return out
+    }
+
+    /// Random reads, forwards and backwards, give exactly the samples of a sequential pass:
+    /// for PCM, and for AAC, where a seek lands on a packet boundary, drops the first frame (it
+    /// lacks its MDCT overlap) and decodes forward. The AAC is encoded here without perceptual
+    /// noise substitution, whose random noise depends on where decoding started; with it
+    /// (ffmpeg's default, as in clip60.mp4) the difference stays at the noise's level.
+    @Test(arguments: [("music.wav", Float(0)), ("music-nopns.m4a", 0), ("clip60.mp4", 0.03)])
+    func randomAccessMatchesSequentialDecoding(clip: String, tolerance: Float) throws {
+        let folder = try TemporaryFolder("reader")
+        var url = TestSupport.media(clip)
+        if clip == "music-nopns.m4a" {
+            url = folder.file(clip)
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", TestSupport.media("music.wav").path,
+                                                        "-c:a", "aac", "-aac_pns", "0", "-b:a", "128k", url.path])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let frames = Int(try AudioFileReader(url: url).exactLength())
+        let reference = try sequential(try AudioFileReader(url: url), frames: frames)
+        let reader = try AudioFileReader(url: url)
+        var g = SystemRandomNumberGenerator()
+        var block = [[Float]](repeating: [Float](repeating: 0, count: 3000), count: reader.format.channels)
+        for _ in 0..<150 {
+            let at = Int.random(in: -1000..<(frames - 1000), using: &g)
+            try reader.read(at: Int64(at), count: 3000, into: &block)
+            var worst: Float = 0
+            for c in 0..<reader.format.channels {
+                for i in 0..<3000 {
+                    let expected: Float = at + i >= 0 && at + i < frames ? reference[c][at + i] : 0
+                    worst = max(worst, abs(block[c][i] - expected))
+                }
+            }
+            #expect(worst <= tolerance, "\(clip): reading 3000 frames at \(at) differs by \(worst)")
+            if worst > tolerance { return }
+        }
+    }
+
+    @Test func lengthsComeFromTheContainerWhenStated() throws {
+        #expect(try AudioFileReader(url: TestSupport.media("music.wav")).exactLength() == 192_000)
+        // The mp4's edit list hides AAC priming and padding: exactly 10 s, not 10.0053.
+        #expect(try AudioFileReader(url: TestSupport.media("clip60.mp4")).exactLength() == 480_000)
+    }
+
+    @Test func theBeepsAreWhereTheClipSaysTheyAre() throws {
+        // An independent check that decoding places audio at its presentation time.
+        let reader = try AudioFileReader(url: TestSupport.media("clip60.mp4"))
+        let mono = try sequential(reader, frames: 480_000)[0]
+        let onsets = Signals.onsets(mono, threshold: 0.05, quiet: 4800)
+        #expect(onsets.count == 10)
+        for (second, onset) in onsets.enumerated() {
+            #expect(abs(onset - second * 48000) <= 3, "beep \(second) at frame \(onset)")
+        }
+    }
+
+    @Test func aFileWithoutAudioIsRefused() {
+        #expect(throws: ExportError.notMedia(path: TestSupport.media("noaudio.mp4").path, reason: "it has no audio stream")) {
+            try AudioFileReader(url: TestSupport.media("noaudio.mp4"))
+        }
+    }
+}
+
+@Suite struct AudioFileWriterTests {
+    @Test(arguments: [("wav", AudioFileWriter.Depth.int16, "pcm_s16le"), ("wav", .float32, "pcm_f32le"),
+                      ("wav", .int24, "pcm_s24le"), ("flac", .int16, "flac"), ("flac", .int24, "flac")])
+    func writesWhatFFprobeReads(ext: String, depth: AudioFileWriter.Depth, codec: String) throws {
+        let folder = try TemporaryFolder("writer")
+        let url = folder.file("out.\(ext)")
+        let output = try AtomicOutput(destination: url, force: false)
+        let writer = try AudioFileWriter(output: output, format: AudioFormat(sampleRate: 44100, channels: 2), depth: depth)
+        let tone = Signals.tone(1000, seconds: 1.5, sampleRate: 44100)
+        for start in stride(from: 0, to: tone.count, by: 10000) {
+            let n = min(10000, tone.count - start)
+            try writer.write([Array(tone[start..<(start + n)]), Array(tone[start..<(start + n)])], count: n)
+        }
+        #expect(try folder.listing().count == 1 && !FileManager.default.fileExists(atPath: url.path), "only the temporary file exists until finish")
+        try writer.finish()
+        #expect(try folder.listing() == ["out.\(ext)"])
+        let probe = try TestSupport.ffprobe(url, ["-count_packets", "-show_streams"])
+        let stream = try #require((probe["streams"] as? [[String: Any]])?.first)
+        #expect(stream["codec_name"] as? String == codec)
+        #expect(stream["sample_rate"] as? String == "44100")
+        #expect(stream["channels"] as? Int == 2)
+        #expect(stream["duration_ts"] as? Int == tone.count)
+    }
+
+    @Test func anAbandonedWriterLeavesNothing() throws {
+        let folder = try TemporaryFolder("writer")
+        do {
+            let output = try AtomicOutput(destination: folder.file("gone.wav"), force: false)
+            let writer = try AudioFileWriter(output: output, format: AudioFormat(sampleRate: 48000, channels: 1), depth: .int16)
+            try writer.write([[Float](repeating: 0.1, count: 1000)], count: 1000)
+        }
+        #expect(try folder.listing() == [])
+    }
+}
