@@ -91,3 +91,25 @@ public final class TemporaryFolder: Sendable {
         try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
     }
 }
+
+extension TestSupport {
+    /// Decodes a file's first audio stream with the ffmpeg CLI (the independent oracle) to mono
+    /// 32-bit float samples at `sampleRate`.
+    public static func decodeAudio(_ file: URL, sampleRate: Int = 48000, channel: Int? = nil) throws -> [Float] {
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("slowpoke-decode-\(UUID().uuidString).f32")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let mix = channel.map { ["-af", "pan=mono|c0=c\($0)"] } ?? ["-ac", "1"]
+        let result = try tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:a:0"] + mix
+                              + ["-ar", "\(sampleRate)", "-f", "f32le", "-y", raw.path])
+        guard result.status == 0 else { throw ProbeFailure(message: result.stderr) }
+        let data = try Data(contentsOf: raw)
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// Makes a WAV test signal with ffmpeg's lavfi sources, for example `sine=frequency=440`.
+    public static func makeAudio(_ lavfi: String, seconds: Double, to file: URL, channels: Int = 2) throws {
+        let result = try tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "\(lavfi):sample_rate=48000:duration=\(seconds)",
+                                         "-ac", "\(channels)", "-c:a", "pcm_s16le", "-y", file.path])
+        guard result.status == 0 else { throw ProbeFailure(message: result.stderr) }
+    }
+}
