@@ -23,9 +23,9 @@ public final class TimelineRenderer {
     public var blockSize = 4096
     /// Half the length of a join's crossfade, in frames (5 ms, so joins fade over 10 ms).
     public var crossfadeHalfWidth: Int
-    /// Extra output rendered before and after a stretched segment, beyond the crossfade, so the
-    /// stretcher has settled by the time its audio is heard.
-    public var contextFrames = 8192
+    /// Extra input read before and after a stretched segment, beyond the crossfade, so the
+    /// stretcher has settled by the time its audio is heard (see `context`).
+    public var contextFrames = 2048
 
     public init(format: AudioFormat, settings: TimePitchSettings) {
         self.format = format
@@ -131,11 +131,13 @@ public final class TimelineRenderer {
     }
 
     /// The source frames a stretched or resampled segment reads, with context on both sides,
-    /// and the output position of the first frame it produces.
+    /// and the output position of the first frame it produces. The context covers the fade
+    /// plus the engine's warm-up: at least ``contextFrames`` of input, and of output up to 8
+    /// times that when slowing down (R2 needs about 4096 output frames to settle at 4x slow).
     private func context(_ plan: Plan, ratio: Double) -> (first: Int64, count: Int, outputOrigin: Int64) {
-        let beforeOut = plan.fadeIn + contextFrames, afterOut = plan.fadeOut + contextFrames
-        let before = Int64((Double(beforeOut) / ratio).rounded(.up))
-        let after = Int64((Double(afterOut) / ratio).rounded(.up))
+        let warmUp = Double(contextFrames) * min(1, 4 / ratio)
+        let before = Int64((Double(plan.fadeIn) / ratio + warmUp).rounded(.up))
+        let after = Int64((Double(plan.fadeOut) / ratio + warmUp).rounded(.up))
         let first = plan.sourceStart - before
         let origin = plan.outStart - Int64((Double(before) * ratio).rounded())
         return (first, Int(plan.sourceCount + before + after), origin)
@@ -239,21 +241,33 @@ public final class TimelineRenderer {
     }
 }
 
-/// Triangular dither at about -120 dBFS from a fixed-seed generator, so it is repeatable.
+/// Triangular dither at about -120 dBFS, cycled from a fixed table, so it is repeatable and
+/// costs one add per sample.
 struct Dither {
-    private var state: UInt64 = 0x2545_F491_4F6C_DD1D
-
-    private mutating func next() -> Float {
-        state ^= state << 13; state ^= state >> 7; state ^= state << 17
-        return Float(state >> 40) / Float(1 << 24) - 0.5
-    }
+    private static let table: [Float] = {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Float {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Float(state >> 40) / Float(1 << 24) - 0.5
+        }
+        return (0..<8191).map { _ in 1e-6 * (next() + next()) }
+    }()
+    private var index = 0
 
     mutating func add(to buffer: inout [[Float]], count: Int) {
-        for c in buffer.indices {
-            buffer[c].withUnsafeMutableBufferPointer { samples in
-                for i in 0..<count { samples[i] += 1e-6 * (next() + next()) }
+        Dither.table.withUnsafeBufferPointer { noise in
+            for c in buffer.indices {
+                var k = index
+                buffer[c].withUnsafeMutableBufferPointer { samples in
+                    for i in 0..<count {
+                        samples[i] += noise[k]
+                        k += 1
+                        if k == noise.count { k = 0 }
+                    }
+                }
             }
         }
+        index = (index + count) % Dither.table.count
     }
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""slowpoke's benchmark: slowpoke against the rubberband and ffmpeg CLIs on the same input,
+in one run, interleaved so that machine noise hits both sides alike. Prints a Markdown table
+of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
+process, from wait4).
+
+Usage: bench/bench.py [--runs N] [--quick] [--out FILE]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, "bench", "out")
+SLOWPOKE = os.path.join(ROOT, ".build", "release", "slowpoke")
+
+
+def run(cmd):
+    """Runs cmd; returns (wall seconds, peak RSS in MB). Fails loudly if cmd fails."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench: command failed: {' '.join(cmd)}\n{err}")
+    return wall, usage.ru_maxrss / 1024.0
+
+
+def make_music(path, seconds):
+    """A deterministic, music-like stereo 48 kHz 16-bit WAV: a chord with moving levels, and
+    noise, made by ffmpeg's aevalsrc."""
+    if os.path.exists(path):
+        return
+    def chord(detune, seed):
+        notes = "+".join(f"0.08*sin(2*PI*{f * detune:.3f}*t)*(0.6+0.4*sin(2*PI*{0.3 + i * 0.1:.1f}*t))"
+                         for i, f in enumerate([220, 277.18, 329.63, 440, 554.37]))
+        return f"{notes}+0.01*(random({seed})-0.5)"
+    expr = f"{chord(1.0, 0)}|{chord(1.01, 1)}"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    f"aevalsrc={expr}:s=48000:d={seconds}", "-c:a", "pcm_s16le", path], check=True)
+
+
+def pairs(label, ours, theirs, runs):
+    """Runs both commands `runs` times, alternating; returns a result row."""
+    mine, other, ratios, mem_mine, mem_other = [], [], [], [], []
+    for i in range(runs):
+        order = [(ours, mine, mem_mine), (theirs, other, mem_other)]
+        if i % 2:
+            order.reverse()
+        for cmd, times, mems in order:
+            wall, rss = run(cmd)
+            times.append(wall)
+            mems.append(rss)
+        ratios.append(mine[-1] / other[-1])
+        print(f"  {label}: run {i + 1}/{runs}: slowpoke {mine[-1]:.2f} s, reference {other[-1]:.2f} s", file=sys.stderr)
+    return {
+        "label": label,
+        "ours": statistics.median(mine),
+        "theirs": statistics.median(other),
+        "ratio": statistics.median(ratios),
+        "mem_ours": max(mem_mine),
+        "mem_theirs": max(mem_other),
+    }
+
+
+def stretch_rows(runs, quick):
+    seconds = 20 if quick else 60
+    src = os.path.join(WORK, f"music-{seconds}s.wav")
+    make_music(src, seconds)
+    out_sp, out_rb = os.path.join(WORK, "sp.wav"), os.path.join(WORK, "rb.wav")
+    rows = []
+    for rate, ratio in [("0.25", "4"), ("4", "0.25")]:
+        for algorithm, flags in [("spectral", ["--fine"]), ("timeDomain", [])]:
+            ours = [SLOWPOKE, "stretch", src, out_sp, "--rate", rate, "--algorithm", algorithm, "--force", "--progress", "none"]
+            theirs = ["rubberband", "-q"] + flags + ["-t", ratio, src, out_rb]
+            engine = "rubberband --fine" if flags else "rubberband"
+            rows.append(pairs(f"stretch {algorithm} x{rate} vs `{engine} -t {ratio}`", ours, theirs, runs))
+    return rows
+
+
+def long_row(quick):
+    seconds = 60 if quick else 600
+    src = os.path.join(WORK, f"music-{seconds}s.wav")
+    make_music(src, seconds)
+    ours = [SLOWPOKE, "stretch", src, os.path.join(WORK, "sp600.wav"), "--rate", "0.25", "--force", "--progress", "none"]
+    theirs = ["rubberband", "-q", "--fine", "-t", "4", src, os.path.join(WORK, "rb600.wav")]
+    row = pairs("stretch spectral x0.25, 10-minute file", ours, theirs, 1)
+    if quick:
+        row["label"] = "stretch spectral x0.25, 1-minute file (--quick)"
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
+    args = parser.parse_args()
+    for tool in ["ffmpeg", "rubberband"]:
+        if not shutil.which(tool):
+            sys.exit(f"bench: {tool} is not installed; run `make bench`, which installs it")
+    if not os.path.exists(SLOWPOKE):
+        sys.exit("bench: build slowpoke first: swift build -c release")
+    os.makedirs(WORK, exist_ok=True)
+    rows = stretch_rows(args.runs, args.quick) + [long_row(args.quick)]
+    lines = [
+        f"Machine: {os.cpu_count()} cores; {args.runs} interleaved runs per row; times are medians, ratio is the median of per-pair ratios (slowpoke / reference, lower is better); memory is the peak RSS of one process.",
+        "",
+        "| benchmark | slowpoke | reference | ratio | slowpoke peak | reference peak |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(f"| {r['label']} | {r['ours']:.2f} s | {r['theirs']:.2f} s | {r['ratio']:.3f} | {r['mem_ours']:.0f} MB | {r['mem_theirs']:.0f} MB |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(args.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
