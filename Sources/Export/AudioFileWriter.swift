@@ -8,8 +8,10 @@ internal import CFFmpeg
 /// ``finish()`` succeeds.
 public final class AudioFileWriter {
     /// Sample encodings on disk.
-    public enum Depth: String, Sendable {
+    public enum Depth: Sendable, Equatable {
         case int16, int24, float32
+        /// AAC at this many bits per second (for .m4a, and movies' audio).
+        case aac(bitRate: Int)
     }
 
     public let format: AudioFormat
@@ -31,6 +33,7 @@ public final class AudioFileWriter {
     /// Opens `output`'s temporary file for `format` audio at `depth`. The container comes from
     /// the destination's extension: `.wav` or `.flac`.
     public init(output: AtomicOutput, format: AudioFormat, depth: Depth) throws(ExportError) {
+        LibAV.configure()
         self.output = output
         self.format = format
         let ext = output.destination.pathExtension.lowercased()
@@ -41,6 +44,7 @@ public final class AudioFileWriter {
         case ("wav", .float32): (muxer, codecID, sampleFormat) = ("wav", AV_CODEC_ID_PCM_F32LE, AV_SAMPLE_FMT_FLT)
         case ("flac", .int16): (muxer, codecID, sampleFormat) = ("flac", AV_CODEC_ID_FLAC, AV_SAMPLE_FMT_S16)
         case ("flac", _): (muxer, codecID, sampleFormat) = ("flac", AV_CODEC_ID_FLAC, AV_SAMPLE_FMT_S32)
+        case ("m4a", .aac), ("mp4", .aac): (muxer, codecID, sampleFormat) = ("mp4", AV_CODEC_ID_AAC, AV_SAMPLE_FMT_FLTP)
         default:
             throw .unsupported("slowpoke writes audio as .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
         }
@@ -57,6 +61,7 @@ public final class AudioFileWriter {
         av_channel_layout_default(&e.pointee.ch_layout, Int32(format.channels))
         e.pointee.time_base = AVRational(num: 1, den: Int32(format.sampleRate))
         if depth == .int24 { e.pointee.bits_per_raw_sample = 24 }
+        if case .aac(let bitRate) = depth { e.pointee.bit_rate = Int64(bitRate) }
         if made.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         let opened = avcodec_open2(e, codec, nil)
         guard opened >= 0 else { throw .av(path: output.destination.path, AVFailure(code: opened, operation: "opening the encoder")) }
@@ -99,8 +104,9 @@ public final class AudioFileWriter {
         if offset > 0 { for c in 0..<format.channels { pending[c].removeFirst(offset) } }
     }
 
-    /// Writes what is left, the trailer, and moves the file into place.
-    public func finish() throws {
+    /// Writes what is left, the trailer, and moves the file into place; with `commit: false`
+    /// the finished file stays at `output.temporary` (a scratch file that the output removes).
+    public func finish(commit: Bool = true) throws {
         if !pending[0].isEmpty { try encode(from: 0, count: pending[0].count) }
         pending = pending.map { _ in [] }
         try drain(flushing: true)
@@ -108,7 +114,7 @@ public final class AudioFileWriter {
         let trailer = av_write_trailer(context)
         guard trailer >= 0 else { throw ExportError.av(path: output.destination.path, AVFailure(code: trailer, operation: "finishing the file")) }
         avio_closep(&context.pointee.pb)
-        try output.commit()
+        if commit { try output.commit() }
     }
 
     private func encode(from offset: Int, count: Int) throws {

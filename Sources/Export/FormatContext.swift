@@ -8,6 +8,7 @@ final class InputFormatContext {
     /// Opens `path` and reads its stream information.
     init(path: String) throws(ExportError) {
         self.path = path
+        LibAV.configure()
         var context: UnsafeMutablePointer<AVFormatContext>?
         let opened = avformat_open_input(&context, path, nil, nil)
         guard opened >= 0, let context else {

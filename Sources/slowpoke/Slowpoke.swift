@@ -17,6 +17,7 @@ struct Slowpoke: ParsableCommand {
               slowpoke open clip.mp4                      # creates clip.slowpoke
               slowpoke scale --range 3.2-5.0 --rate 0.25  # 3.2 s to 5.0 s at quarter speed
               slowpoke info                               # the timeline, segment by segment
+              slowpoke export                             # clip-slowpoke.mp4, every frame kept
               slowpoke undo                               # changed your mind
 
             Times are seconds (3.2), fractions (1/3), timecodes (00:01:03.200) or `end`. \
@@ -24,7 +25,7 @@ struct Slowpoke: ParsableCommand {
             When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
             """,
         version: "0.1.0",
-        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self]
+        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self, ExportMovie.self]
     )
 }
 

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Composition
+import Export
+import Foundation
+import TimePitch
+
+struct ExportMovie: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the retimed movie.",
+        discussion: """
+            Without --fps this is passthrough: every source frame is kept and only its timestamps \
+            change, so nothing is re-encoded and nothing is lost. A 240 fps clip with a 0.25x \
+            section keeps all its frames, spaced four times wider inside the section. Cuts \
+            happen at keyframes; the export says where. Audio follows the same timeline through \
+            the chosen time-pitch algorithm and is encoded as AAC (copied when nothing changed).
+
+            The output goes to <movie-stem>-slowpoke.<ext> beside the document unless -o says \
+            otherwise. It appears only when complete: an error or Ctrl-C leaves nothing behind.
+
+            Examples:
+              slowpoke export
+              slowpoke export -o dog-slow.mov --algorithm timeDomain
+              slowpoke export clip.slowpoke -o chipmunk.mp4 --algorithm varispeed --force
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov or .mkv.", valueName: "out"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Audio algorithm: spectral (best, default), timeDomain or varispeed (pitch follows speed).", valueName: "algorithm"))
+    var algorithm: TimePitchAlgorithm = .spectral
+
+    @Option(help: ArgumentHelp("Shift the audio's pitch by -24 to +24 semitones (spectral and timeDomain).", valueName: "n"))
+    var semitones: Double = 0
+
+    @Option(help: ArgumentHelp("Progress on stderr: auto (a bar on a terminal), bar, json or none.", valueName: "style"))
+    var progress: ProgressStyle = .auto
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    func run() throws {
+        Interrupt.install()
+        let settings = try TimePitchSettings(algorithm: algorithm, semitones: semitones)
+        let url = try DocumentLocator.locate(options.document)
+        let document = try DocumentStore.read(url)
+        let destination = output.map { URL(fileURLWithPath: $0) } ?? PassthroughExporter.defaultOutput(for: document, at: url)
+        let exporter = try PassthroughExporter(document: document, documentURL: url, output: destination, settings: settings, force: force)
+        let reporter = ProgressReporter(style: progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
+        let shown = output ?? destination.lastPathComponent
+        let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
+        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration) (\(timing)), audio \(result.audio.rawValue)")
+    }
+}
