@@ -96,6 +96,45 @@ def long_row(quick):
     return row
 
 
+def make_movie(path, seconds):
+    """A 1080p60 H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg."""
+    if os.path.exists(path):
+        return
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=60:duration={seconds}",
+                    "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "120", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-b:a", "128k", "-ac", "2", path], check=True)
+
+
+def passthrough_rows(runs, quick):
+    """Passthrough export with 20-25 s at 0.25x, against ffmpeg: the video stream copied and
+    retimed by the setts bitstream filter, the audio cut, stretched by its rubberband filter,
+    joined and encoded as AAC."""
+    seconds = 20 if quick else 60
+    src = os.path.join(WORK, f"movie-{seconds}s.mp4")
+    make_movie(src, seconds)
+    folder = os.path.join(WORK, "project")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    movie = os.path.join(folder, "movie.mp4")
+    shutil.copy(src, movie)
+    subprocess.run([SLOWPOKE, "open", movie], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([SLOWPOKE, "scale", movie, "--range", "10-15", "--rate", "0.25"], check=True, stdout=subprocess.DEVNULL)
+    a, b = 10, 15
+    ts = lambda v: f"if(lt({v}*TB\\,{a})\\,{v}\\,if(lt({v}*TB\\,{b})\\,{a}/TB+({v}-{a}/TB)*4\\,{v}+{(b - a) * 3}/TB))"
+    graph = (f"[0:a]atrim=0:{a},asetpts=PTS-STARTPTS[a0];[0:a]atrim={a}:{b},asetpts=PTS-STARTPTS,rubberband=tempo=0.25[a1];"
+             f"[0:a]atrim={b},asetpts=PTS-STARTPTS[a2];[a0][a1][a2]concat=n=3:v=0:a=1[a]")
+    ffmpeg = ["ffmpeg", "-v", "error", "-y", "-i", movie, "-filter_complex", graph, "-map", "0:v", "-map", "[a]",
+              "-c:v", "copy", "-bsf:v", f"setts=pts={ts('PTS')}:dts={ts('DTS')}", "-c:a", "aac", "-b:a", "192k",
+              os.path.join(WORK, "ffmpeg-export.mp4")]
+    rows = []
+    for algorithm in ["timeDomain", "spectral"]:
+        ours = [SLOWPOKE, "export", movie, "-o", os.path.join(WORK, "slowpoke-export.mp4"), "--algorithm", algorithm,
+                "--force", "--progress", "none"]
+        rows.append(pairs(f"passthrough export {seconds} s 1080p60, 5 s at 0.25x, {algorithm} audio vs ffmpeg copy+setts+rubberband", ours, ffmpeg, runs))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -108,7 +147,7 @@ def main():
     if not os.path.exists(SLOWPOKE):
         sys.exit("bench: build slowpoke first: swift build -c release")
     os.makedirs(WORK, exist_ok=True)
-    rows = stretch_rows(args.runs, args.quick) + [long_row(args.quick)]
+    rows = stretch_rows(args.runs, args.quick) + [long_row(args.quick)] + passthrough_rows(args.runs, args.quick)
     lines = [
         f"Machine: {os.cpu_count()} cores; {args.runs} interleaved runs per row; times are medians, ratio is the median of per-pair ratios (slowpoke / reference, lower is better); memory is the peak RSS of one process.",
         "",
