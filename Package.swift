@@ -16,9 +16,9 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
-                              "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
+                              "libswresample-dev", "libswscale-dev"])]
         ),
         .systemLibrary(
             name: "CRubberBand",

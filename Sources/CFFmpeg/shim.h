@@ -15,9 +15,6 @@
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
-#include <libavfilter/avfilter.h>
-#include <libavfilter/buffersink.h>
-#include <libavfilter/buffersrc.h>
 
 /* Swift cannot import function-like macros; these wrap the ones slowpoke needs. */
 static inline int sp_averror(int e) { return AVERROR(e); }

@@ -1,7 +1,12 @@
+import Foundation
 internal import CFFmpeg
 
 /// An opened input file: owns an `AVFormatContext` from `avformat_open_input` until deinit.
 final class InputFormatContext {
+    /// Demuxers for common extensions.
+    static let demuxers = ["wav": "wav", "flac": "flac", "mp3": "mp3", "mp4": "mov", "m4a": "mov", "m4v": "mov",
+                           "mov": "mov", "mkv": "matroska", "webm": "matroska", "ogg": "ogg", "opus": "ogg"]
+
     let pointer: UnsafeMutablePointer<AVFormatContext>
     let path: String
 
@@ -10,7 +15,13 @@ final class InputFormatContext {
         self.path = path
         LibAV.configure()
         var context: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&context, path, nil, nil)
+        // Try the demuxer the extension names first: probing every format costs more than
+        // reading a short WAV. A wrong extension just falls back to probing.
+        var opened: Int32 = -1
+        if let hint = Self.demuxers[(path as NSString).pathExtension.lowercased()], let format = av_find_input_format(hint) {
+            opened = avformat_open_input(&context, path, format, nil)
+        }
+        if opened < 0 { opened = avformat_open_input(&context, path, nil, nil) }
         guard opened >= 0, let context else {
             let failure = AVFailure(code: opened, operation: "opening")
             if failure.isInvalidData { throw .notMedia(path: path, reason: failure.message) }

@@ -275,6 +275,13 @@ public struct PassthroughExporter {
                         return
                     }
                 }
+                // Matroska cannot hold the AAC priming packet's negative time and would delay
+                // every stream to make room, moving the video half a frame; the packet decodes
+                // only to priming, which the decoder discards anyway, so it is left out.
+                if muxer == "matroska", p.pointee.pts != sp_av_nopts_value(), p.pointee.pts - audioShift + p.pointee.duration <= 0 {
+                    haveAudio = false
+                    continue
+                }
                 let adts = p.pointee.dts != sp_av_nopts_value() ? p.pointee.dts : p.pointee.pts
                 if av_compare_ts(adts - audioShift, audioTimeBase, dts, base) > 0 { return }
                 if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts -= audioShift }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import TimePitch
 
 /// A rate on the command line: `0.25`, `1/4`, `4`, `30000/1001`. Parsed exactly; whether it is
 /// in range is checked by the library so every command says the same thing.
@@ -41,4 +42,24 @@ struct DocumentOptions: ParsableArguments {
         discussion: "Left out, the only *.slowpoke in the current folder is used. A movie's document is created if it does not exist yet.",
         valueName: "doc|movie"))
     var document: String?
+}
+
+/// The audio and output flags shared by `export` and `stretch`.
+struct AudioOutputOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Audio algorithm: spectral (best, default), timeDomain (faster, speech) or varispeed (pitch follows speed).", valueName: "algorithm"))
+    var algorithm: TimePitchAlgorithm = .spectral
+
+    @Option(help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
+    var semitones: Double = 0
+
+    @Option(help: ArgumentHelp("Progress on stderr: auto (a bar on a terminal, plain lines otherwise), bar, json or none.", valueName: "style"))
+    var progress: ProgressStyle = .auto
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    /// The time-pitch settings, checked.
+    func settings() throws -> TimePitchSettings {
+        try TimePitchSettings(algorithm: algorithm, semitones: semitones)
+    }
 }

@@ -29,26 +29,16 @@ struct ExportMovie: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov or .mkv.", valueName: "out"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Audio algorithm: spectral (best, default), timeDomain or varispeed (pitch follows speed).", valueName: "algorithm"))
-    var algorithm: TimePitchAlgorithm = .spectral
-
-    @Option(help: ArgumentHelp("Shift the audio's pitch by -24 to +24 semitones (spectral and timeDomain).", valueName: "n"))
-    var semitones: Double = 0
-
-    @Option(help: ArgumentHelp("Progress on stderr: auto (a bar on a terminal), bar, json or none.", valueName: "style"))
-    var progress: ProgressStyle = .auto
-
-    @Flag(help: "Replace the output if it exists.")
-    var force = false
+    @OptionGroup var audio: AudioOutputOptions
 
     func run() throws {
         Interrupt.install()
-        let settings = try TimePitchSettings(algorithm: algorithm, semitones: semitones)
+        let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
         let destination = output.map { URL(fileURLWithPath: $0) } ?? PassthroughExporter.defaultOutput(for: document, at: url)
-        let exporter = try PassthroughExporter(document: document, documentURL: url, output: destination, settings: settings, force: force)
-        let reporter = ProgressReporter(style: progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let exporter = try PassthroughExporter(document: document, documentURL: url, output: destination, settings: settings, force: audio.force)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
         let shown = output ?? destination.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"

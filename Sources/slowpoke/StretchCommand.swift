@@ -33,27 +33,17 @@ struct Stretch: ParsableCommand {
     @Option(help: ArgumentHelp("Playback rate from 1/32 to 32: 0.5 is half speed (twice as long).", valueName: "rate"))
     var rate: RateArgument
 
-    @Option(help: ArgumentHelp("spectral, timeDomain or varispeed.", valueName: "algorithm"))
-    var algorithm: TimePitchAlgorithm = .spectral
-
-    @Option(help: ArgumentHelp("Pitch shift in semitones, -24 to +24 (spectral and timeDomain only).", valueName: "n"))
-    var semitones: Double = 0
-
-    @Option(help: ArgumentHelp("Progress on stderr: auto (a bar on a terminal), bar, json or none.", valueName: "style"))
-    var progress: ProgressStyle = .auto
-
-    @Flag(help: "Replace the output if it exists.")
-    var force = false
+    @OptionGroup var audio: AudioOutputOptions
 
     func run() throws {
         Interrupt.install()
-        let settings = try TimePitchSettings(algorithm: algorithm, semitones: semitones)
+        let settings = try audio.settings()
         let job = try StretchJob(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: output),
-                                 rate: rate.value, settings: settings, force: force)
-        let reporter = ProgressReporter(style: progress, label: "stretch", mediaSeconds: 0)
+                                 rate: rate.value, settings: settings, force: audio.force)
+        let reporter = ProgressReporter(style: audio.progress, label: "stretch", mediaSeconds: 0)
         let result = try job.run(started: { reporter.mediaSeconds = $0 }, progress: { try reporter.update($0) },
                                  warning: { Terminal.note("warning: \($0)") })
         let seconds = Double(result.outputFrames) / Double(result.format.sampleRate)
-        print("wrote \(output): \(result.outputFrames) frames (\(String(format: "%.3f", seconds)) s) at \(result.format.sampleRate) Hz, \(rate.value.readable)x \(algorithm.rawValue)")
+        print("wrote \(output): \(result.outputFrames) frames (\(String(format: "%.3f", seconds)) s) at \(result.format.sampleRate) Hz, \(rate.value.readable)x \(audio.algorithm.rawValue)")
     }
 }
