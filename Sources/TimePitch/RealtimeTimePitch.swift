@@ -131,8 +131,6 @@ protocol Engine: AnyObject {
     var framesWanted: Int { get }
     /// Output frames by which the engine trails its input.
     var latencyFrames: Int { get }
-    /// Source frames consumed but not yet heard.
-    var inputLatencyFrames: Double { get }
     func setRate(_ rate: Double)
     func setPitchScale(_ scale: Double)
     func process(_ input: [[Float]], count: Int) -> [[Float]]
@@ -144,7 +142,6 @@ final class RubberBandEngine: Engine {
     private let stretcher: Stretcher
     private let channels: Int
     private var toDiscard: Int
-    private var rate: Double
     private var scratch: [[Float]]
     /// R2 needs the same sub-audible dither live as offline (see `TimelineRenderer`).
     private var dither: Dither?
@@ -154,7 +151,6 @@ final class RubberBandEngine: Engine {
         stretcher = try Stretcher(sampleRate: format.sampleRate, channels: format.channels, algorithm: algorithm,
                                   mode: .realTime, timeRatio: 1 / rate, pitchScale: pitchScale)
         channels = format.channels
-        self.rate = rate
         scratch = [[Float]](repeating: [Float](repeating: 0, count: 4096), count: channels)
         stretcher.setMaxProcessSize(4096)
         let pad = stretcher.preferredStartPad
@@ -164,12 +160,8 @@ final class RubberBandEngine: Engine {
 
     var framesWanted: Int { min(4096, max(64, stretcher.samplesRequired)) }
     var latencyFrames: Int { stretcher.startDelay }
-    var inputLatencyFrames: Double { Double(stretcher.startDelay) * rate }
 
-    func setRate(_ rate: Double) {
-        self.rate = rate
-        stretcher.timeRatio = 1 / rate
-    }
+    func setRate(_ rate: Double) { stretcher.timeRatio = 1 / rate }
 
     func setPitchScale(_ scale: Double) { stretcher.pitchScale = scale }
 
@@ -220,7 +212,6 @@ final class SincVarispeed: Engine {
     var framesWanted: Int { 1024 }
     private var reach: Double { Double(Self.halfWidth) * max(1, rate) }
     var latencyFrames: Int { Int((reach / rate).rounded(.up)) }
-    var inputLatencyFrames: Double { reach }
 
     func setRate(_ rate: Double) { self.rate = rate }
     func setPitchScale(_ scale: Double) {}

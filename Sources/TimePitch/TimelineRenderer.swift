@@ -158,16 +158,23 @@ public final class TimelineRenderer {
         // same seed on both passes keeps study and process input identical.
         let dithered = settings.algorithm == .timeDomain
         var dither = Dither()
-        // Study, then process the same frames again.
-        var offset = 0
-        while offset < count {
-            let n = min(blockSize, count - offset)
-            try source.read(at: first + Int64(offset), count: n, into: &input)
-            if dithered { dither.add(to: &input, count: n) }
-            stretcher.study(input, count: n, final: offset + n == count)
-            offset += n
+        // R2 computes its stretch profile from a study pass over the same input. R3 does not use
+        // one: its output is bit-identical without it, so the input is read only once.
+        if settings.algorithm == .timeDomain {
+            var offset = 0
+            while offset < count {
+                let n = min(blockSize, count - offset)
+                try source.read(at: first + Int64(offset), count: n, into: &input)
+                if dithered { dither.add(to: &input, count: n) }
+                stretcher.study(input, count: n, final: offset + n == count)
+                offset += n
+            }
+            dither = Dither()
         }
-        dither = Dither()
+        // Rubber Band drops output that overflows its buffer within one process call (4096
+        // frames in at time ratio 32 lost half the output), so each call gets only as much input
+        // as makes about one block of output, and the output is drained after every call.
+        let chunk = max(16, min(blockSize, Int(Double(blockSize) / max(1, ratio))))
         let wantedEnd = plan.outEnd + Int64(plan.fadeOut)
         var produced: Int64 = 0
         func drain() throws -> Bool {
@@ -180,9 +187,9 @@ public final class TimelineRenderer {
                 produced += Int64(got)
             }
         }
-        offset = 0
+        var offset = 0
         while offset < count {
-            let n = min(blockSize, count - offset)
+            let n = min(chunk, count - offset)
             try source.read(at: first + Int64(offset), count: n, into: &input)
             if dithered { dither.add(to: &input, count: n) }
             stretcher.process(input, count: n, final: offset + n == count)

@@ -82,13 +82,23 @@ func timeline(seconds: Int64, scaling edits: [(String, String, String)]) throws 
 }
 
 @Suite struct LengthAndJoinTests {
-    /// Every algorithm makes exactly round(n / rate) frames.
+    /// Every algorithm makes exactly round(n / rate) frames, all of them sound: the tone goes
+    /// on to the very end (no silent padding where an engine stopped early).
     @Test(arguments: TimePitchAlgorithm.allCases, ["1/32", "1/3", "1/4", "1", "3/2", "4", "32"])
     func lengthsAreExact(algorithm: TimePitchAlgorithm, rate: String) throws {
-        let input = Signals.tone(440, seconds: 0.75)
+        // At least a quarter second of output, so its tenths are long enough to measure.
+        let input = Signals.tone(440, seconds: max(0.75, 0.25 * r(rate).doubleValue))
         let output = try stretch(input, rate: r(rate), TimePitchSettings(algorithm: algorithm))
         let expected = (Double(input.count) / r(rate).doubleValue).rounded()
         #expect(output.count == Int(expected))
+        // Every tenth of the output, up to its last 10 ms, carries the tone (R2 at ratio 4
+        // loses about 10 dB on a pure tone, so the bar is "clearly not silence").
+        let tenth = output.count / 10
+        for k in 0..<10 {
+            let end = k == 9 ? output.count - 480 : (k + 1) * tenth
+            let level = Signals.rms(output[(k * tenth)..<end])
+            #expect(level > 0.05, "\(algorithm) at \(rate): tenth \(k) has level \(level)")
+        }
     }
 
     /// 1x, 0.25x, 1x, 4x over one continuous tone: exact length, and no join is sharper than
