@@ -56,6 +56,7 @@ public struct StretchJob: Sendable {
             source: TimeRange(start: .zero, duration: length),
             target: TimeRange(start: .zero, duration: length.multiplied(by: rate.reciprocal)))
         let renderer = TimelineRenderer(format: reader.format, settings: settings)
+        renderer.ditherTimeDomainInput = !reader.hasCoarseQuantisation
         let written = try renderer.render([segment], from: reader, to: { samples, count in
             try writer.write(samples, count: count)
         }, progress: progress)

@@ -23,6 +23,9 @@ public final class TimelineRenderer {
     public var blockSize = 4096
     /// Half the length of a join's crossfade, in frames (5 ms, so joins fade over 10 ms).
     public var crossfadeHalfWidth: Int
+    /// Whether R2's input gets -120 dBFS dither (see `stretch`). Sources of 16 bits or fewer
+    /// already carry far more quantisation noise than that, so callers turn it off for them.
+    public var ditherTimeDomainInput = true
     /// Extra input read before and after a stretched segment, beyond the crossfade, so the
     /// stretcher has settled by the time its audio is heard (see `context`).
     public var contextFrames = 2048
@@ -156,7 +159,7 @@ public final class TimelineRenderer {
         // (synthesised tones, digital silence) for hard peaks and drifts the pitch by ~2%.
         // Dither at -120 dBFS, far below any real recording's noise floor, prevents that. The
         // same seed on both passes keeps study and process input identical.
-        let dithered = settings.algorithm == .timeDomain
+        let dithered = settings.algorithm == .timeDomain && ditherTimeDomainInput
         var dither = Dither()
         // R2 computes its stretch profile from a study pass over the same input. R3 does not use
         // one: its output is bit-identical without it, so the input is read only once.
