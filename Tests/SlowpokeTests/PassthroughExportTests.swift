@@ -192,23 +192,13 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
 
     @Test func anInterruptedExportLeavesNothing() throws {
         let folder = try project("clip60.mp4", edits: [["scale", "--range", "0-10", "--rate", "1/32"]])
-        let process = Process()
-        process.executableURL = TestSupport.slowpoke
-        process.arguments = ["export", "--progress", "json"]
-        process.currentDirectoryURL = folder.url
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // Wait until the work is under way (its temporary files exist), then stop it.
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, (try folder.listing()).count < 4 { usleep(5_000) }
-        #expect(process.isRunning)
-        process.terminate()  // SIGTERM
-        process.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 130)
-        #expect(stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"))
+        // Stop it with SIGTERM once its temporary files exist.
+        let run = try TestSupport.interrupt(["export", "--progress", "json"], in: folder.url, signal: SIGTERM) {
+            try folder.listing().count >= 4
+        }
+        #expect(run.wasRunning)
+        #expect(run.status == 130)
+        #expect(run.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"))
         #expect(try folder.listing() == ["clip.mp4", "clip.slowpoke"])
     }
 

@@ -116,24 +116,12 @@ import Testing
 
     @Test func anInterruptLeavesNothingBehind() throws {
         let folder = try toneFolder(seconds: 30)
-        let process = Process()
-        process.executableURL = TestSupport.slowpoke
-        process.arguments = ["stretch", "tone.wav", "slow.wav", "--rate", "1/8", "--progress", "json"]
-        process.currentDirectoryURL = folder.url
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // Wait until it is under way (a temporary file exists), then interrupt it.
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, (try folder.listing()).count < 2 { usleep(20_000) }
-        usleep(200_000)
-        #expect(process.isRunning, "the stretch finished before it could be interrupted")
-        process.interrupt()
-        process.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 130)
-        #expect(stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"))
+        // Interrupt once the work is under way (its temporary file exists).
+        let run = try TestSupport.interrupt(["stretch", "tone.wav", "slow.wav", "--rate", "1/8", "--progress", "json"],
+                                            in: folder.url, signal: SIGINT) { try folder.listing().count >= 2 }
+        #expect(run.wasRunning, "the stretch finished before it could be interrupted")
+        #expect(run.status == 130)
+        #expect(run.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"))
         #expect(try folder.listing() == ["tone.wav"])
     }
 

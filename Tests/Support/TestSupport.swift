@@ -113,3 +113,27 @@ extension TestSupport {
         guard result.status == 0 else { throw ProbeFailure(message: result.stderr) }
     }
 }
+
+extension TestSupport {
+    /// Starts `slowpoke arguments` in `folder`, waits until `ready` says the work is under way
+    /// (at most 20 s), sends `signal`, and returns the exit status and stderr, plus whether it
+    /// was still running when signalled.
+    public static func interrupt(_ arguments: [String], in folder: URL, signal: Int32,
+                                 when ready: () throws -> Bool) throws -> (status: Int32, stderr: String, wasRunning: Bool) {
+        let process = Process()
+        process.executableURL = slowpoke
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !(try ready()) { usleep(5_000) }
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, stderr, wasRunning)
+    }
+}
