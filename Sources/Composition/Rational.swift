@@ -170,6 +170,16 @@ extension Rational {
     }
 }
 
+extension Rational {
+    /// The least common multiple of two positive integers, or nil when it exceeds `limit`
+    /// (used to find a timescale in which several times are all exact).
+    public static func leastCommonMultiple(_ a: Int64, _ b: Int64, limit: Int64 = .max) -> Int64? {
+        guard a > 0, b > 0 else { return nil }
+        let result = Int128(a) / gcd(Int128(a), Int128(b)) * Int128(b)
+        return result <= Int128(limit) ? Int64(result) : nil
+    }
+}
+
 func gcd(_ a: Int128, _ b: Int128) -> Int128 {
     var a = a < 0 ? -a : a
     var b = b < 0 ? -b : b

@@ -34,6 +34,10 @@ public final class AudioFileReader: AudioSource {
     private var discardNextFrame = false
     /// Frames kept behind the read position so that small steps back need no seek.
     private let history = 1 << 18
+    /// Conversion output, reused from frame to frame: one plane per channel and their table.
+    private var scratch: [UnsafeMutablePointer<Float>] = []
+    private var scratchCapacity = 0
+    private lazy var planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: format.channels)
 
     /// Opens the best audio stream of `url`, or stream number `requested`.
     public init(url: URL, stream requested: Int? = nil) throws(ExportError) {
@@ -70,6 +74,11 @@ public final class AudioFileReader: AudioSource {
         packet = try Packet()
         frame = try Frame()
         buffer = [[Float]](repeating: [], count: format.channels)
+    }
+
+    deinit {
+        scratch.forEach { $0.deallocate() }
+        planes.deallocate()
     }
 
     /// Whether the stream stores 16-bit (or coarser) integer samples, whose quantisation noise
@@ -230,10 +239,13 @@ public final class AudioFileReader: AudioSource {
             if bufferStart == Int64.min || abs(stamped - position) > 1 { position = stamped }
         }
         let capacity = converter!.outputCapacity(for: count) + 32
-        let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: format.channels)
-        let storage = (0..<format.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
-        defer { storage.forEach { $0.deallocate() }; planes.deallocate() }
-        for c in 0..<format.channels { planes[c] = UnsafeMutableRawPointer(storage[c]).assumingMemoryBound(to: UInt8.self) }
+        if capacity > scratchCapacity {
+            scratch.forEach { $0.deallocate() }
+            scratch = (0..<format.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
+            scratchCapacity = capacity
+            for c in 0..<format.channels { planes[c] = UnsafeMutableRawPointer(scratch[c]).assumingMemoryBound(to: UInt8.self) }
+        }
+        let storage = scratch
         let converted = try f.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: format.channels) { data in
             try converter!.convert(output: planes, capacity: capacity, input: data, count: count)
         }

@@ -1,3 +1,4 @@
+import Foundation
 internal import CFFmpeg
 
 /// A failed libav call: its return code and what slowpoke was doing. The message comes from
@@ -62,4 +63,16 @@ extension ExportError: CustomDebugStringConvertible {
 func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(AVFailure) -> Int32 {
     if code < 0 { throw AVFailure(code: code, operation: operation()) }
     return code
+}
+
+extension ExportError {
+    /// Throws ``unsupported(_:)`` unless `url` ends in one of `allowed`, saying, for example,
+    /// "slowpoke stretch writes .wav or .flac, not .mp3".
+    static func requireExtension(of url: URL, in allowed: [String], _ verb: String) throws(ExportError) {
+        let ext = url.pathExtension.lowercased()
+        guard !allowed.contains(ext) else { return }
+        let names = allowed.map { "." + $0 }
+        let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+        throw .unsupported("\(verb) \(list), not .\(ext.isEmpty ? "(no extension)" : ext)")
+    }
 }

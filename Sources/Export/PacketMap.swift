@@ -28,7 +28,6 @@ struct PacketMap {
         let pts: Time
         let dts: Time
         let duration: Time
-        let isKey: Bool
     }
 
     /// The largest timescale slowpoke asks a container for.
@@ -75,8 +74,7 @@ struct PacketMap {
             for m in mapped {
                 for t in [m.pts, m.dts, m.end] {
                     guard let d = t.exactSeconds?.denominator else { continue }
-                    let next = lcm / Self.gcd(lcm, d) * d
-                    if next > Self.maximumTimescale || next <= 0 { exact = false; break }
+                    guard let next = Rational.leastCommonMultiple(lcm, d, limit: Self.maximumTimescale) else { exact = false; break }
                     lcm = next
                 }
                 if !exact { break }
@@ -112,11 +110,5 @@ struct PacketMap {
         guard let start = try track.compositionTimes(forSourceTime: pts).first,
               let index = track.segmentIndex(at: start), let rate = track.segments[index].rate else { return pts }
         return min(try start + duration.multiplied(by: rate.reciprocal), track.segments[index].target.end)
-    }
-
-    static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
-        var (a, b) = (abs(a), abs(b))
-        while b != 0 { (a, b) = (b, a % b) }
-        return a
     }
 }

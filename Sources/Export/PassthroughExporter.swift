@@ -34,12 +34,15 @@ public struct PassthroughExporter {
 
     /// The containers passthrough writes, by extension, with libavformat's muxer names.
     static let muxers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
+    /// The extensions users are told about, in order.
+    static let extensions = ["mp4", "mov", "mkv"]
 
-    public init(document: ProjectDocument, documentURL: URL, output: URL, settings: TimePitchSettings, force: Bool) throws {
-        let ext = output.pathExtension.lowercased()
-        guard Self.muxers[ext] != nil else {
-            throw ExportError.unsupported("slowpoke exports .mp4, .mov or .mkv, not .\(ext.isEmpty ? "(no extension)" : ext)")
-        }
+    /// Reads the document at `documentURL` (checking that its movie is unchanged) and
+    /// prepares to export it to `output`, by default ``defaultOutput(for:at:)``.
+    public init(documentURL: URL, output: URL? = nil, settings: TimePitchSettings, force: Bool) throws {
+        let document = try DocumentStore.read(documentURL)
+        let output = output ?? Self.defaultOutput(for: document, at: documentURL)
+        try ExportError.requireExtension(of: output, in: Self.extensions, "slowpoke exports")
         self.document = document
         self.documentURL = documentURL
         self.output = output
@@ -58,8 +61,8 @@ public struct PassthroughExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        // The movie was checked against its fingerprint when the document was read.
         let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        try DocumentStore.verifyMovie(of: document, at: documentURL)
         let destination = try AtomicOutput(destination: output, input: movie, force: force)
         guard let videoStream = document.media.primaryVideo else {
             throw ExportError.unsupported("\(document.movie.path) has no video; use `slowpoke stretch` for audio files")
@@ -178,7 +181,7 @@ public struct PassthroughExporter {
                 duration = next.map { $0 - r.pts } ?? (i > 0 ? raw[i - 1].duration : 1)
             }
             scan.packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
-                                                       duration: try seconds(firstPts + duration), isKey: r.key))
+                                                       duration: try seconds(firstPts + duration)))
             if r.key { scan.keyframes.append(try seconds(r.pts)) }
         }
         scan.keyframes.sort()

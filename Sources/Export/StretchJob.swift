@@ -22,10 +22,7 @@ public struct StretchJob: Sendable {
     /// Checks the rate and the output's type before anything is opened or created.
     public init(input: URL, output: URL, rate: Rational, settings: TimePitchSettings, force: Bool) throws {
         try PlaybackRate.validate(rate)
-        let ext = output.pathExtension.lowercased()
-        guard AudioFileWriter.extensions.contains(ext) else {
-            throw ExportError.unsupported("slowpoke stretch writes .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
-        }
+        try ExportError.requireExtension(of: output, in: AudioFileWriter.extensions, "slowpoke stretch writes")
         self.input = input
         self.output = output
         self.rate = rate

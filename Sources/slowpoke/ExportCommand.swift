@@ -35,12 +35,11 @@ struct ExportMovie: ParsableCommand {
         Interrupt.install()
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
-        let document = try DocumentStore.read(url)
-        let destination = output.map { URL(fileURLWithPath: $0) } ?? PassthroughExporter.defaultOutput(for: document, at: url)
-        let exporter = try PassthroughExporter(document: document, documentURL: url, output: destination, settings: settings, force: audio.force)
-        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let exporter = try PassthroughExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
+                                               settings: settings, force: audio.force)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
-        let shown = output ?? destination.lastPathComponent
+        let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration) (\(timing)), audio \(result.audio.rawValue)")
     }
