@@ -16,9 +16,9 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
-                              "libswresample-dev", "libswscale-dev"])]
+                              "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
         .systemLibrary(
             name: "CRubberBand",

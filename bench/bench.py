@@ -4,7 +4,7 @@ in one run, interleaved so that machine noise hits both sides alike. Prints a Ma
 of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
 process, from wait4).
 
-Usage: bench/bench.py [--runs N] [--quick] [--out FILE]
+Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|cfr] [--out FILE]
 """
 import argparse
 import os
@@ -96,11 +96,11 @@ def long_row(quick):
     return row
 
 
-def make_movie(path, seconds):
-    """A 1080p60 H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg."""
+def make_movie(path, seconds, size="1920x1080"):
+    """A 60 fps H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg."""
     if os.path.exists(path):
         return
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate=60:duration={seconds}",
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=60:duration={seconds}",
                     "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
                     "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "120", "-pix_fmt", "yuv420p",
                     "-c:a", "aac", "-b:a", "128k", "-ac", "2", path], check=True)
@@ -135,11 +135,63 @@ def passthrough_rows(runs, quick):
     return rows
 
 
+def project(src, name, a, b):
+    """A folder holding a copy of src, opened, with a-b s scaled to 0.25x; returns the movie."""
+    folder = os.path.join(WORK, name)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    movie = os.path.join(folder, "movie.mp4")
+    shutil.copy(src, movie)
+    subprocess.run([SLOWPOKE, "open", movie], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([SLOWPOKE, "scale", movie, "--range", f"{a}-{b}", "--rate", "0.25"], check=True, stdout=subprocess.DEVNULL)
+    return movie
+
+
+# Both sides encode with the same libx264 preset and CRF; veryfast keeps the bench short.
+PRESET, CRF = "veryfast", "20"
+
+
+def cfr_rows(runs, quick):
+    """Constant-rate export at 30 fps of the 1080p60 movie with 10-15 s at 0.25x, against the
+    equivalent ffmpeg filtergraph: trim/setpts/concat/fps=30 into libx264 (same preset and CRF),
+    with the atrim/rubberband/concat audio graph. Then memory: the same export of a 10-minute and
+    a 1-minute 360p movie, whose peaks should match."""
+    seconds = 20 if quick else 60
+    src = os.path.join(WORK, f"movie-{seconds}s.mp4")
+    make_movie(src, seconds)
+    movie = project(src, "cfr", 10, 15)
+    a, b = 10, 15
+    graph = (f"[0:v]trim=0:{a},setpts=PTS-STARTPTS[v0];[0:v]trim={a}:{b},setpts=(PTS-STARTPTS)*4[v1];"
+             f"[0:v]trim={b},setpts=PTS-STARTPTS[v2];[v0][v1][v2]concat=n=3:v=1:a=0,fps=30[v];"
+             f"[0:a]atrim=0:{a},asetpts=PTS-STARTPTS[a0];[0:a]atrim={a}:{b},asetpts=PTS-STARTPTS,rubberband=tempo=0.25[a1];"
+             f"[0:a]atrim={b},asetpts=PTS-STARTPTS[a2];[a0][a1][a2]concat=n=3:v=0:a=1[a]")
+    ffmpeg = ["ffmpeg", "-v", "error", "-y", "-i", movie, "-filter_complex", graph, "-map", "[v]", "-map", "[a]",
+              "-c:v", "libx264", "-preset", PRESET, "-crf", CRF, "-c:a", "aac", "-b:a", "192k",
+              os.path.join(WORK, "ffmpeg-cfr.mp4")]
+    ours = [SLOWPOKE, "export", movie, "--fps", "30", "--preset", PRESET, "--crf", CRF, "--algorithm", "timeDomain",
+            "-o", os.path.join(WORK, "slowpoke-cfr.mp4"), "--force", "--progress", "none"]
+    rows = [pairs(f"CFR export --fps 30, {seconds} s 1080p60, 5 s at 0.25x, x264 {PRESET} crf {CRF}, timeDomain audio vs ffmpeg trim/setpts/concat/fps+rubberband",
+                  ours, ffmpeg, runs)]
+    long_seconds = 120 if quick else 600
+    short, long = os.path.join(WORK, "movie360-60s.mp4"), os.path.join(WORK, f"movie360-{long_seconds}s.mp4")
+    make_movie(short, 60, "640x360")
+    make_movie(long, long_seconds, "640x360")
+    commands = []
+    for name, path in [("long", long), ("short", short)]:
+        m = project(path, f"cfr-{name}", 10, 15)
+        commands.append([SLOWPOKE, "export", m, "--fps", "30", "--preset", PRESET, "--crf", CRF,
+                         "-o", os.path.join(WORK, f"slowpoke-cfr-{name}.mp4"), "--force", "--progress", "none"])
+    row = pairs(f"CFR export memory: {long_seconds // 60}-minute vs 1-minute 360p60 movie (slowpoke vs itself)", commands[0], commands[1], 1)
+    rows.append(row)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
+    parser.add_argument("--only", choices=["stretch", "passthrough", "cfr"], help="run one group of rows")
     args = parser.parse_args()
     for tool in ["ffmpeg", "rubberband"]:
         if not shutil.which(tool):
@@ -147,7 +199,13 @@ def main():
     if not os.path.exists(SLOWPOKE):
         sys.exit("bench: build slowpoke first: swift build -c release")
     os.makedirs(WORK, exist_ok=True)
-    rows = stretch_rows(args.runs, args.quick) + [long_row(args.quick)] + passthrough_rows(args.runs, args.quick)
+    groups = {
+        "stretch": lambda: stretch_rows(args.runs, args.quick) + [long_row(args.quick)],
+        "passthrough": lambda: passthrough_rows(args.runs, args.quick),
+        # Re-encoding rows take minutes each: at most 3 runs.
+        "cfr": lambda: cfr_rows(max(1, min(args.runs, 3)), args.quick),
+    }
+    rows = [row for name, make in groups.items() if args.only in (None, name) for row in make()]
     lines = [
         f"Machine: {os.cpu_count()} cores; {args.runs} interleaved runs per row; times are medians, ratio is the median of per-pair ratios (slowpoke / reference, lower is better); memory is the peak RSS of one process.",
         "",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Export
 import TimePitch
 
 /// A rate on the command line: `0.25`, `1/4`, `4`, `30000/1001`. Parsed exactly; whether it is
@@ -63,3 +64,6 @@ struct AudioOutputOptions: ParsableArguments {
         try TimePitchSettings(algorithm: algorithm, semitones: semitones)
     }
 }
+
+extension VideoCodec: ExpressibleByArgument {}
+extension FrameSelection: ExpressibleByArgument {}

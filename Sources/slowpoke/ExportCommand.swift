@@ -9,6 +9,15 @@ struct ExportMovie: ParsableCommand {
         commandName: "export",
         abstract: "Write the retimed movie.",
         discussion: """
+            With --fps N the composition is flattened to N frames per second and re-encoded as \
+            H.264 (or HEVC with --codec hevc), which plays everywhere. Output frame k sits at \
+            k/N s and shows the source frame on screen at that moment (--frames nearest), a mix \
+            of its two neighbours (blend), or a motion-interpolated in-between frame where a \
+            section is slowed (interpolate). N may be 24, 25, 30, 60, 29.97, 23.976 (the exact \
+            NTSC rates) or a fraction such as 30000/1001. Cuts are exact and gaps are black. \
+            Profile, level and GOP length follow the picture size and rate; --crf and --preset \
+            override quality and speed.
+
             Without --fps this is passthrough: every source frame is kept and only its timestamps \
             change, so nothing is re-encoded and nothing is lost. A 240 fps clip with a 0.25x \
             section keeps all its frames, spaced four times wider inside the section. Cuts \
@@ -20,6 +29,9 @@ struct ExportMovie: ParsableCommand {
 
             Examples:
               slowpoke export
+              slowpoke export --fps 30
+              slowpoke export --fps 29.97 --frames blend -o smooth.mp4
+              slowpoke export --fps 60 --codec hevc --crf 26 --preset fast
               slowpoke export -o dog-slow.mov --algorithm timeDomain
               slowpoke export clip.slowpoke -o chipmunk.mp4 --algorithm varispeed --force
             """)
@@ -29,12 +41,39 @@ struct ExportMovie: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov or .mkv.", valueName: "out"))
     var output: String?
 
+    @Option(help: ArgumentHelp("Re-encode at this constant frame rate (30, 29.97, 30000/1001 …). Without it: passthrough.", valueName: "N"))
+    var fps: String?
+
+    @Option(help: ArgumentHelp("With --fps: the video codec, h264 or hevc.", valueName: "codec"))
+    var codec: VideoCodec = .h264
+
+    @Option(help: ArgumentHelp("With --fps: constant rate factor, 0-51, lower is better (default: 20 for h264, 23 for hevc).", valueName: "Q"))
+    var crf: Double?
+
+    @Option(help: ArgumentHelp("With --fps: encoder speed preset, ultrafast … veryslow (default: medium).", valueName: "P"))
+    var preset: String?
+
+    @Option(help: ArgumentHelp("With --fps: how frames between source frames are made: nearest, blend or interpolate.", valueName: "mode"))
+    var frames: FrameSelection = .nearest
+
     @OptionGroup var audio: AudioOutputOptions
+
+    func validate() throws {
+        if fps == nil {
+            if crf != nil || preset != nil || codec != .h264 || frames != .nearest {
+                throw ValidationError("--codec, --crf, --preset and --frames apply to re-encoding; add --fps N")
+            }
+        }
+    }
 
     func run() throws {
         Interrupt.install()
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
+        if let fps {
+            try exportConstantRate(fps: try FrameRateParser.parse(fps), document: url, settings: settings)
+            return
+        }
         let exporter = try PassthroughExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
                                                settings: settings, force: audio.force)
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
@@ -42,5 +81,16 @@ struct ExportMovie: ParsableCommand {
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration) (\(timing)), audio \(result.audio.rawValue)")
+    }
+
+    private func exportConstantRate(fps: Rational, document url: URL, settings: TimePitchSettings) throws {
+        let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames)
+        let exporter = try ConstantRateExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
+                                                options: options, settings: settings, force: audio.force)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
+        let shown = output ?? exporter.output.lastPathComponent
+        let e = result.encoder
+        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset), audio \(result.audio.rawValue)")
     }
 }

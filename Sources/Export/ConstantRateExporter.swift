@@ -1,0 +1,158 @@
+import Foundation
+public import Composition
+public import TimePitch
+internal import CFFmpeg
+
+/// `slowpoke export --fps N`: AVVideoComposition's `frameDuration` export. The composition is
+/// flattened to N frames per second and re-encoded (H.264 or HEVC); output frame k sits at
+/// composition time k/N and shows the source frame on screen at the source time mapped back
+/// from it (or a blend, or a motion-interpolated frame). Cuts are exact, gaps are black, and the
+/// audio follows the same timeline through TimePitch.
+public struct ConstantRateExporter {
+    public struct Options: Sendable {
+        public var fps: Rational
+        public var codec: VideoCodec = .h264
+        /// Overrides for the encoder settings assistant.
+        public var crf: Double?
+        public var preset: String?
+        public var frames: FrameSelection = .nearest
+
+        public init(fps: Rational, codec: VideoCodec = .h264, crf: Double? = nil, preset: String? = nil,
+                    frames: FrameSelection = .nearest) {
+            self.fps = fps
+            self.codec = codec
+            self.crf = crf
+            self.preset = preset
+            self.frames = frames
+        }
+    }
+
+    public struct Result: Sendable {
+        public let output: URL
+        public let frames: Int
+        public let fps: Rational
+        public let duration: Time
+        public let audio: PassthroughExporter.AudioHandling
+        public let encoder: EncoderSettings
+        /// Source frames the decoder produced, out of all the movie has.
+        public let decodedFrames: Int
+        public let sourceFrames: Int
+    }
+
+    public let document: ProjectDocument
+    public let documentURL: URL
+    public let output: URL
+    public let options: Options
+    public let settings: TimePitchSettings
+    public let force: Bool
+    public var audioBitRate = 192_000
+
+    public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
+        let document = try DocumentStore.read(documentURL)
+        let output = output ?? PassthroughExporter.defaultOutput(for: document, at: documentURL)
+        try ExportError.requireExtension(of: output, in: PassthroughExporter.extensions, "slowpoke exports")
+        self.document = document
+        self.documentURL = documentURL
+        self.output = output
+        self.options = options
+        self.settings = settings
+        self.force = force
+    }
+
+    public func run(progress: @escaping (Double) throws -> Void = { _ in },
+                    warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        let movie = DocumentStore.movieURL(of: document, at: documentURL)
+        let name = document.movie.path
+        let destination = try AtomicOutput(destination: output, input: movie, force: force)
+        guard let videoStream = document.media.primaryVideo else {
+            throw ExportError.unsupported("\(name) has no video; use `slowpoke stretch` for audio files")
+        }
+        guard let track = document.timeline.track(withID: Int32(videoStream.index)) else {
+            throw ExportError.unsupported("the timeline has no video track")
+        }
+
+        let scan = try VideoScan(movie: movie, stream: videoStream.index, name: name, warning: warning)
+        let plan = try FramePlan(track: track, scan: scan, fps: options.fps, selection: options.frames)
+        guard plan.count > 0 else { throw ExportError.unsupported("the timeline is shorter than one frame at \(options.fps.readable) fps") }
+
+        let muxer = PassthroughExporter.muxers[output.pathExtension.lowercased()]!
+        let segments = track.segments
+        let untouched = segments.count == 1 && segments[0].rate == .one && segments[0].source?.start == .zero
+        let withAudio = document.media.primaryAudio != nil
+        let audio = try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
+                                         untouched: untouched, settings: settings, bitRate: audioBitRate,
+                                         origin: scan.origin, end: track.duration, muxer: muxer,
+                                         beside: destination.destination,
+                                         progress: { try progress(0.2 * $0) }, warning: warning)
+        let videoShare = withAudio && audio.handling == .rendered ? 0.8 : 1.0
+
+        let decoder = try FrameDecoder(movie: movie, stream: videoStream.index, scan: scan, needed: plan.needed,
+                                       name: name, warning: warning)
+        let source = decoder.decoderStream
+        let parameters = source.parameters
+        let depth = av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.pointee.format))?.pointee.comp.0.depth ?? 8
+        var encoderSettings = EncoderSettings.recommended(codec: options.codec, width: Int(parameters.pointee.width),
+                                                          height: Int(parameters.pointee.height), fps: options.fps,
+                                                          tenBitSource: depth > 8)
+        if let crf = options.crf { encoderSettings.crf = crf }
+        if let preset = options.preset { encoderSettings.preset = preset }
+        encoderSettings = try encoderSettings.validated()
+
+        let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
+        let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
+                                       sampleAspectRatio: source.pointer.pointee.sample_aspect_ratio, fps: options.fps,
+                                       globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
+                                       display: destination.destination.path)
+        let videoOut = try writer.addStream(encoder: encoder.context, source: source, keepHDR: encoderSettings.tenBit)
+        try audio.addStream(to: writer)
+        av_dict_copy(&writer.context.pointee.metadata, source.owner.pointer.pointee.metadata, 0)
+        try writer.writeHeader(videoTimescale: nil)
+
+        let encoderTimeBase = encoder.context.pointer.pointee.time_base
+        func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+            try audio.pump(upTo: packet.pointee.dts, in: encoderTimeBase, writer: writer)
+            packet.pointee.stream_index = videoOut.pointee.index
+            av_packet_rescale_ts(packet, encoderTimeBase, videoOut.pointee.time_base)
+            try writer.write(packet)
+        }
+
+        let interpolator = options.frames == .interpolate
+            ? try MotionInterpolator(track: track, scan: scan, fps: options.fps, decoder: decoder, encoder: encoder)
+            : nil
+        var held: (index: Int, frame: Frame)?
+        var black: Frame?
+        for k in 0..<plan.count {
+            let picture: Frame
+            switch plan.sources[k] {
+            case .gap:
+                if black == nil { black = try encoder.black() }
+                picture = black!
+            case .frame(let i):
+                if let held, held.index == i { picture = held.frame } else {
+                    picture = try encoder.converted(decoder.frame(i))
+                    held = (i, picture)
+                    decoder.release(before: i)
+                }
+            case .blend(let i, let j, let weight):
+                let a = try encoder.converted(decoder.frame(i))
+                let b = try encoder.converted(decoder.frame(j))
+                picture = try encoder.blend(a, b, weight: weight)
+                decoder.release(before: i)
+            case .interpolate(let segment, let nearest):
+                if let made = try interpolator?.frame(k, segment: segment) { picture = made } else {
+                    picture = try encoder.converted(decoder.frame(nearest))
+                }
+            }
+            try encoder.encode(picture, index: Int64(k), deliver: deliver)
+            if k % 8 == 0 { try progress((1 - videoShare) + videoShare * Double(k) / Double(plan.count)) }
+        }
+        try encoder.encode(nil, index: 0, deliver: deliver)
+        try audio.finish(writer: writer)
+        try writer.finish()
+        try destination.commit()
+        try progress(1)
+        return Result(output: destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
+                      audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
+                      sourceFrames: scan.frameCount)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+internal import CFFmpeg
+
+/// Decodes the frames of one video stream by their presentation index, in any order, for the
+/// constant-rate export. Forward requests decode onwards; a request behind the decoder, or past
+/// the next keyframe, seeks. Frames nobody needs are skipped inside the decoder where that is
+/// safe (non-reference frames), and never converted.
+final class FrameDecoder {
+    private let input: InputFormatContext
+    private let stream: Int
+    private let scan: VideoScan
+    private let needed: [Bool]
+    let decoder: CodecContext
+    private let packet: Packet
+    private let warning: (String) -> Void
+    private let name: String
+    /// Decoded frames kept for reuse, by index; the newest few.
+    private var cache: [Int: Frame] = [:]
+    /// The index of the last frame the decoder produced since the start or the last seek.
+    private var position = -1
+    private var draining = false
+    private var finished = false
+    /// How many frames were decoded, and how many the decoder skipped.
+    private(set) var decodedCount = 0
+
+    init(movie: URL, stream: Int, scan: VideoScan, needed: [Bool], name: String, warning: @escaping (String) -> Void) throws {
+        input = try InputFormatContext(path: movie.path)
+        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        self.stream = stream
+        self.scan = scan
+        self.needed = needed
+        self.name = name
+        self.warning = warning
+        decoder = try CodecContext.decoder(for: input.stream(stream), threads: 0)
+        packet = try Packet()
+    }
+
+    /// Source frame `i`, decoded. When it cannot be decoded (damage), the nearest earlier frame
+    /// that could, with a warning.
+    func frame(_ i: Int) throws -> Frame {
+        if let hit = cache[i] { return hit }
+        let key = scan.keyframe(before: i)
+        if i <= position || key > position + 1 || finished {
+            try seek(toFrame: key)
+        }
+        while true {
+            if let hit = cache[i] { return hit }
+            if position >= i || finished {
+                // The frame never came out: use the closest one that did.
+                if let fallback = cache.keys.filter({ $0 <= i }).max() ?? cache.keys.min() {
+                    warning("frame at \(seconds(i)) s of \(name) could not be decoded; showing the one at \(seconds(fallback)) s")
+                    let f = cache[fallback]!
+                    cache[i] = f
+                    return f
+                }
+                throw ExportError.notMedia(path: name, reason: "no video frame near \(seconds(i)) s could be decoded")
+            }
+            try step(wanted: i)
+        }
+    }
+
+    /// The stream being decoded.
+    var decoderStream: StreamView { input.stream(stream) }
+
+    /// Forgets cached frames before `i`: requests only move forward in the common case.
+    func release(before i: Int) {
+        for key in cache.keys where key < i { cache[key] = nil }
+    }
+
+    private func seconds(_ i: Int) -> String { String(format: "%.3f", scan.presentationTimes[i].seconds) }
+
+    private func seek(toFrame key: Int) throws {
+        let ticks = scan.presentationTicks[key]
+        let result = av_seek_frame(input.pointer, Int32(stream), ticks, AVSEEK_FLAG_BACKWARD)
+        if result < 0 { throw ExportError.av(path: name, AVFailure(code: result, operation: "seeking")) }
+        avcodec_flush_buffers(decoder.pointer)
+        position = key - 1
+        draining = false
+        finished = false
+    }
+
+    /// Feeds one packet or takes one frame.
+    private func step(wanted: Int) throws {
+        let frame = try Frame()
+        let got: CodecContext.Step
+        do { got = try decoder.receive(frame) } catch {
+            warning("damaged video near \(seconds(max(0, position))) s of \(name): \(error.message); skipped")
+            return
+        }
+        switch got {
+        case .ok:
+            decodedCount += 1
+            let ticks = frame.pointer.pointee.pts != sp_av_nopts_value() ? frame.pointer.pointee.pts : frame.pointer.pointee.best_effort_timestamp
+            guard let index = scan.frame(ticks: ticks) else { return }
+            if index > position { position = index }
+            if needed[index] || index == wanted { cache[index] = frame }
+        case .endOfStream:
+            finished = true
+        case .needsInput:
+            if draining { finished = true; return }
+            while true {
+                let more: Bool
+                do { more = try input.read(into: packet) } catch {
+                    warning("stopped reading \(name) at a damaged packet: \(error)")
+                    more = false
+                }
+                guard more else {
+                    draining = true
+                    _ = decoder.send(nil)
+                    return
+                }
+                guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
+                // A frame no output needs, and that no other frame refers to, is not decoded.
+                let pts = packet.pointer.pointee.pts
+                let index = pts != sp_av_nopts_value() ? scan.frame(ticks: pts) : nil
+                let skippable = index.map { !needed[$0] && $0 != wanted } ?? false
+                decoder.pointer.pointee.skip_frame = skippable ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+                let sent = decoder.send(packet)
+                if sent < 0 && sent != sp_averror_eagain() {
+                    let at = index.map(seconds) ?? "?"
+                    warning("damaged video packet at \(at) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
+                }
+                return
+            }
+        }
+    }
+}

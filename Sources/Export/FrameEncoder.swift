@@ -1,0 +1,174 @@
+import Foundation
+import Composition
+internal import CFFmpeg
+
+/// An opened libx264 or libx265 encoder for the constant-rate export, with the picture
+/// conversion into its pixel format. Frame k has timestamp k in a time base of 1/N.
+final class FrameEncoder {
+    let context: CodecContext
+    let pixelFormat: AVPixelFormat
+    let width: Int32
+    let height: Int32
+    private var scaler: OpaquePointer?
+    private var scalerSource: (AVPixelFormat, Int32, Int32)?
+    private let packet: Packet
+    private let display: String
+
+    init(settings: EncoderSettings, source: UnsafeMutablePointer<AVCodecParameters>, sampleAspectRatio: AVRational,
+         fps: Rational, globalHeader: Bool, display: String) throws {
+        self.display = display
+        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
+            throw ExportError.unsupported("this libavcodec has no \(settings.codec.encoderName) encoder, so --codec \(settings.codec.rawValue) is unavailable")
+        }
+        context = try CodecContext(codec: codec)
+        let c = context.pointer
+        width = source.pointee.width
+        height = source.pointee.height
+        pixelFormat = settings.tenBit ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+        c.pointee.width = width
+        c.pointee.height = height
+        c.pointee.pix_fmt = pixelFormat
+        c.pointee.time_base = AVRational(num: Int32(fps.denominator), den: Int32(fps.numerator))
+        c.pointee.framerate = AVRational(num: Int32(fps.numerator), den: Int32(fps.denominator))
+        c.pointee.sample_aspect_ratio = sampleAspectRatio.num > 0 ? sampleAspectRatio : source.pointee.sample_aspect_ratio
+        c.pointee.gop_size = Int32(settings.gopLength)
+        c.pointee.color_primaries = source.pointee.color_primaries
+        c.pointee.color_trc = source.pointee.color_trc
+        c.pointee.colorspace = source.pointee.color_space
+        c.pointee.color_range = source.pointee.color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_MPEG : source.pointee.color_range
+        c.pointee.chroma_sample_location = source.pointee.chroma_location
+        c.pointee.rc_max_rate = Int64(settings.maxBitRate) * 1000
+        c.pointee.rc_buffer_size = Int32(settings.bufferSize * 1000)
+        // Frame and slice threads on every core.
+        c.pointee.thread_count = 0
+        if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "preset", settings.preset, 0)
+        av_dict_set(&options, "crf", String(settings.crf), 0)
+        av_dict_set(&options, "profile", settings.profile, 0)
+        if settings.codec == .h264 {
+            av_dict_set(&options, "level", settings.level, 0)
+        } else {
+            av_dict_set(&options, "x265-params", "level-idc=\(settings.level):log-level=error", 0)
+        }
+        let opened = avcodec_open2(c, codec, &options)
+        guard opened >= 0 else {
+            throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening the \(settings.codec.encoderName) encoder"))
+        }
+        packet = try Packet()
+    }
+
+    deinit { sws_freeContext(scaler) }
+
+    /// `frame` in the encoder's pixel format and size: the frame itself when it already is,
+    /// otherwise a converted copy.
+    func converted(_ frame: Frame) throws -> Frame {
+        let f = frame.pointer.pointee
+        let format = AVPixelFormat(rawValue: f.format)
+        if format == pixelFormat && f.width == width && f.height == height { return frame }
+        if scalerSource.map({ $0 != (format, f.width, f.height) }) ?? true {
+            sws_freeContext(scaler)
+            scaler = sws_getContext(f.width, f.height, format, width, height, pixelFormat, SWS_BICUBIC, nil, nil, nil)
+            scalerSource = (format, f.width, f.height)
+            guard scaler != nil else { throw ExportError.unsupported("cannot convert \(String(cString: av_get_pix_fmt_name(format))) video to \(String(cString: av_get_pix_fmt_name(pixelFormat)))") }
+        }
+        let out = try blank()
+        _ = withUnsafePointer(to: frame.pointer.pointee.data) { src in
+            withUnsafePointer(to: frame.pointer.pointee.linesize) { srcStride in
+                withUnsafeMutablePointer(to: &out.pointer.pointee.data) { dst in
+                    withUnsafeMutablePointer(to: &out.pointer.pointee.linesize) { dstStride in
+                        src.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { s in
+                            dst.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { d in
+                                srcStride.withMemoryRebound(to: Int32.self, capacity: 8) { ss in
+                                    dstStride.withMemoryRebound(to: Int32.self, capacity: 8) { ds in
+                                        sws_scale(scaler, s, ss, 0, f.height, d, ds)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A new writable frame in the encoder's format.
+    func blank() throws -> Frame {
+        let out = try Frame()
+        out.pointer.pointee.format = pixelFormat.rawValue
+        out.pointer.pointee.width = width
+        out.pointer.pointee.height = height
+        let made = av_frame_get_buffer(out.pointer, 0)
+        guard made >= 0 else { throw ExportError.av(path: display, AVFailure(code: made, operation: "allocating a picture")) }
+        return out
+    }
+
+    /// A black picture, for gaps.
+    func black() throws -> Frame {
+        let out = try blank()
+        let f = out.pointer.pointee
+        let tenBit = pixelFormat == AV_PIX_FMT_YUV420P10LE
+        let planes = [(f.data.0!, f.linesize.0, height, 16), (f.data.1!, f.linesize.1, (height + 1) / 2, 128),
+                      (f.data.2!, f.linesize.2, (height + 1) / 2, 128)]
+        for (data, stride, rows, value) in planes {
+            let count = Int(stride) * Int(rows)
+            if tenBit {
+                data.withMemoryRebound(to: UInt16.self, capacity: count / 2) { $0.update(repeating: UInt16(value << 2), count: count / 2) }
+            } else {
+                data.update(repeating: UInt8(value), count: count)
+            }
+        }
+        return out
+    }
+
+    /// `a` and `b` (in the encoder's format) mixed, `weight` of `b`.
+    func blend(_ a: Frame, _ b: Frame, weight: Double) throws -> Frame {
+        let out = try blank()
+        let w = Int32((weight * 256).rounded())
+        let tenBit = pixelFormat == AV_PIX_FMT_YUV420P10LE
+        let fa = a.pointer.pointee, fb = b.pointer.pointee, fo = out.pointer.pointee
+        let chromaWidth = Int((width + 1) / 2), chromaHeight = Int((height + 1) / 2)
+        let planes = [(fa.data.0!, fa.linesize.0, fb.data.0!, fb.linesize.0, fo.data.0!, fo.linesize.0, Int(width), Int(height)),
+                      (fa.data.1!, fa.linesize.1, fb.data.1!, fb.linesize.1, fo.data.1!, fo.linesize.1, chromaWidth, chromaHeight),
+                      (fa.data.2!, fa.linesize.2, fb.data.2!, fb.linesize.2, fo.data.2!, fo.linesize.2, chromaWidth, chromaHeight)]
+        for (pa, sa, pb, sb, po, so, columns, rows) in planes {
+            for y in 0..<rows {
+                let ra = pa + y * Int(sa), rb = pb + y * Int(sb), ro = po + y * Int(so)
+                if tenBit {
+                    let a16 = UnsafeRawPointer(ra).assumingMemoryBound(to: UInt16.self)
+                    let b16 = UnsafeRawPointer(rb).assumingMemoryBound(to: UInt16.self)
+                    let o16 = UnsafeMutableRawPointer(ro).assumingMemoryBound(to: UInt16.self)
+                    for x in 0..<columns {
+                        o16[x] = UInt16((Int32(a16[x]) * (256 - w) + Int32(b16[x]) * w + 128) >> 8)
+                    }
+                } else {
+                    for x in 0..<columns {
+                        ro[x] = UInt8((Int32(ra[x]) * (256 - w) + Int32(rb[x]) * w + 128) >> 8)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Encodes `frame` as output frame `index` (nil drains the encoder) and hands each packet
+    /// that comes out, timed in the encoder's time base, to `deliver`.
+    func encode(_ frame: Frame?, index: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        if let frame {
+            frame.pointer.pointee.pts = index
+            frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        }
+        let sent = avcodec_send_frame(context.pointer, frame?.pointer)
+        guard sent >= 0 else { throw ExportError.av(path: display, AVFailure(code: sent, operation: "encoding video")) }
+        while true {
+            let got = avcodec_receive_packet(context.pointer, packet.pointer)
+            if got == sp_averror_eagain() || got == sp_averror_eof() { return }
+            guard got >= 0 else { throw ExportError.av(path: display, AVFailure(code: got, operation: "encoding video")) }
+            packet.pointer.pointee.duration = 1
+            try deliver(packet.pointer)
+            av_packet_unref(packet.pointer)
+        }
+    }
+}

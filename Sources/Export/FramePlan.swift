@@ -1,0 +1,78 @@
+import Composition
+
+/// Which source frames make each output frame of a constant-rate export. Output frame k sits
+/// at composition time k/N and shows the source frame whose presentation interval holds the
+/// source time mapped back from k/N: sample and hold, decided in exact rational time.
+struct FramePlan {
+    enum Source: Equatable {
+        /// Black: the composition has a gap here.
+        case gap
+        case frame(Int)
+        /// Frames `a` and `b` mixed, `weight` of `b`.
+        case blend(Int, Int, weight: Double)
+        /// An in-between frame synthesised by motion interpolation inside `segment`; `nearest`
+        /// is the sample-and-hold frame.
+        case interpolate(segment: Int, nearest: Int)
+    }
+
+    let fps: Rational
+    let count: Int
+    let sources: [Source]
+    /// Whether source frame i is needed by any output frame.
+    let needed: [Bool]
+
+    /// The time of output frame k.
+    static func time(of k: Int, fps: Rational) throws(CompositionError) -> Time {
+        try Time(value: Int64(k), timescale: 1).multiplied(by: fps.reciprocal)
+    }
+
+    init(track: CompositionTrack, scan: VideoScan, fps: Rational, selection: FrameSelection) throws {
+        self.fps = fps
+        // round(duration × N), halves up: the last frame starts before the end.
+        let frames = try track.duration.multiplied(by: fps)
+        count = Int(try frames.rescaled(to: 2, rounding: .down).value + 1) / 2
+        var sources: [Source] = []
+        sources.reserveCapacity(count)
+        var needed = [Bool](repeating: false, count: scan.frameCount)
+        var interpolated = Set<Int>()
+        let times = scan.presentationTimes
+        for k in 0..<count {
+            let t = try Self.time(of: k, fps: fps)
+            guard let p = try track.presentation(at: t), let s = p.sourceTime, let range = p.segment.source,
+                  let rate = p.rate else {
+                sources.append(.gap)
+                continue
+            }
+            let i = scan.frame(at: s)
+            let j = i + 1
+            // Mixing reaches only frames that play next: inside this segment's source range, or
+            // at the start of a following segment that continues the same source. Never removed ones.
+            let continues = p.segmentIndex + 1 < track.segments.count
+                && track.segments[p.segmentIndex + 1].source?.start == range.end
+            let between = j < times.count && times[i] < s && (times[j] < range.end || continues)
+            switch selection {
+            case .blend where between:
+                let weight = try (s - times[i]).seconds / (times[j] - times[i]).seconds
+                sources.append(.blend(i, j, weight: weight))
+                needed[i] = true
+                needed[j] = true
+            case .interpolate where between && rate < .one:
+                sources.append(.interpolate(segment: p.segmentIndex, nearest: i))
+                interpolated.insert(p.segmentIndex)
+            default:
+                sources.append(.frame(i))
+                needed[i] = true
+            }
+        }
+        // Interpolated segments feed every frame of their source range (and the next two, so
+        // that the filter has frames on both sides of the last in-between frame).
+        for segment in interpolated {
+            guard let range = track.segments[segment].source else { continue }
+            let first = scan.frame(at: range.start)
+            let last = min(scan.frameCount - 1, scan.frame(at: range.end) + 2)
+            for f in first...last { needed[f] = true }
+        }
+        self.sources = sources
+        self.needed = needed
+    }
+}

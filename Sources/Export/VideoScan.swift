@@ -1,0 +1,114 @@
+import Foundation
+public import Composition
+internal import CFFmpeg
+
+/// Every video packet's timing and the keyframes, from one demux-only pass over the movie
+/// (no decoding). Passthrough maps these packets; the constant-rate export plans which frames
+/// to decode from them.
+struct VideoScan {
+    /// In decode order; times are source times (the first presented frame is 0).
+    var packets: [PacketMap.SourcePacket] = []
+    /// Presentation times of keyframes, sorted.
+    var keyframes: [Time] = []
+    /// The first presented frame's timestamp: source time 0.
+    var origin: Time = .zero
+    var timescale: Int32 = 1
+    /// The stream's time base and the first presented frame's timestamp in it.
+    var timeBase = AVRational(num: 1, den: 1)
+    var firstTicks: Int64 = 0
+    /// Every frame's presentation timestamp in stream ticks, sorted: frame i of the movie.
+    var presentationTicks: [Int64] = []
+    /// Frame i's source time, parallel to `presentationTicks`, and the end of the last frame.
+    var presentationTimes: [Time] = []
+    var end: Time = .zero
+    /// Whether frame i (in presentation order) is a keyframe.
+    var isKey: [Bool] = []
+
+    init(movie: URL, stream index: Int, name: String, warning: (String) -> Void) throws {
+        let input = try InputFormatContext(path: movie.path)
+        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        let tb = input.stream(index).pointer.pointee.time_base
+        let packet = try Packet()
+        var raw: [(pts: Int64, dts: Int64, duration: Int64, key: Bool)] = []
+        var lastDts = Int64.min
+        while true {
+            let more: Bool
+            do { more = try input.read(into: packet) } catch {
+                warning("stopped reading \(name) at a damaged packet after \(raw.count) frames: \(error)")
+                break
+            }
+            guard more else { break }
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == index else { continue }
+            if p.flags & AV_PKT_FLAG_CORRUPT != 0 {
+                warning("video packet \(raw.count) of \(name) is marked corrupt; it is used as it is")
+            }
+            let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            var dts = p.dts != sp_av_nopts_value() ? p.dts : pts
+            if dts <= lastDts { dts = lastDts + 1 }
+            lastDts = dts
+            raw.append((pts, dts, max(p.duration, 0), p.flags & AV_PKT_FLAG_KEY != 0))
+        }
+        let declared = input.stream(index).pointer.pointee.nb_frames
+        if declared > raw.count {
+            warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
+        }
+        let order = raw.indices.sorted { raw[$0].pts < raw[$1].pts }
+        guard let first = order.first else {
+            throw ExportError.notMedia(path: movie.path, reason: "its video stream has no frames")
+        }
+        let firstPts = raw[first].pts
+        let base = try Rational(Int64(tb.num), Int64(tb.den))
+        func seconds(_ ticks: Int64) throws -> Time { try Time(value: ticks - firstPts, timescale: 1).multiplied(by: base) }
+        origin = try Time(value: firstPts, timescale: 1).multiplied(by: base)
+        timescale = tb.den / max(1, tb.num)
+        timeBase = tb
+        firstTicks = firstPts
+        // A frame without a duration lasts until the next one in presentation order.
+        var durations = raw.map(\.duration)
+        for (rank, i) in order.enumerated() where durations[i] == 0 {
+            if rank + 1 < order.count { durations[i] = raw[order[rank + 1]].pts - raw[i].pts }
+            else { durations[i] = rank > 0 ? durations[order[rank - 1]] : 1 }
+        }
+        for (i, r) in raw.enumerated() {
+            packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
+                                                  duration: try seconds(firstPts + max(durations[i], 1))))
+        }
+        presentationTicks = order.map { raw[$0].pts }
+        presentationTimes = try presentationTicks.map(seconds)
+        isKey = order.map { raw[$0].key }
+        keyframes = zip(presentationTimes, isKey).filter(\.1).map(\.0)
+        let last = order[order.count - 1]
+        end = try seconds(raw[last].pts + max(durations[last], 1))
+    }
+
+    var frameCount: Int { presentationTicks.count }
+
+    /// The frame on screen at source time `s`: the last one presented at or before it (the
+    /// first frame for times before it). Binary search in exact time.
+    func frame(at s: Time) -> Int {
+        var low = 0, high = presentationTimes.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if presentationTimes[mid] <= s { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// The frame presented at exactly `ticks`, if any.
+    func frame(ticks: Int64) -> Int? {
+        var low = 0, high = presentationTicks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if presentationTicks[mid] < ticks { low = mid + 1 } else { high = mid }
+        }
+        return low < presentationTicks.count && presentationTicks[low] == ticks ? low : nil
+    }
+
+    /// The last keyframe at or before frame `i`.
+    func keyframe(before i: Int) -> Int {
+        var k = i
+        while k > 0 && !isKey[k] { k -= 1 }
+        return k
+    }
+}
