@@ -14,6 +14,8 @@ import Foundation
 ///   the source; only the stretched ones cost DSP time.
 /// - **Bounded memory.** Audio moves in blocks; only a crossfade's worth is held between
 ///   segments, whatever the movie's length.
+/// - **Attacks in place.** Slowed stretched segments are split at sharp onsets, so the phase
+///   vocoder cannot smear an attack ahead of its time (``splitAtOnsets(_:source:)``).
 /// - **Aligned.** Rubber Band runs offline, with the segment's exact input length announced and a
 ///   study pass first, so its output starts exactly where its input does (no lost latency).
 public final class TimelineRenderer {
@@ -52,9 +54,22 @@ public final class TimelineRenderer {
         /// Crossfade half-widths at the start and end.
         var fadeIn = 0
         var fadeOut = 0
+        /// A split at an onset inside a stretched segment (see `splitAtOnsets`): the piece before
+        /// it fades out over `fadeOut` frames ending exactly at the onset and reads silence, not
+        /// the onset, past its end; the piece after starts at full level exactly at the onset.
+        var endsAtOnset = false
+        /// The source frame from which this piece reads silence instead of the source: the onset
+        /// that starts the next piece or follows the segment, kept out of its context.
+        var silentFrom: Int64?
 
         var outCount: Int64 { outEnd - outStart }
         var sourceCount: Int64 { sourceEnd - sourceStart }
+        /// Output frames where the opening fade rises from 0 to 1, and the closing one falls.
+        var fadeInStart: Int64 { outStart - Int64(fadeIn) }
+        var fadeInEnd: Int64 { outStart + Int64(fadeIn) }
+        var fadeOutStart: Int64 { outEnd - Int64(fadeOut) }
+        var fadeOutEnd: Int64 { endsAtOnset ? outEnd : outEnd + Int64(fadeOut) }
+        var fadeOutWidth: Int { endsAtOnset ? fadeOut : 2 * fadeOut }
     }
 
     /// Lays the segments out in output frames. `sourceOrigin` is the source frame of source
@@ -96,14 +111,14 @@ public final class TimelineRenderer {
         guard source.format == format else {
             throw TimePitchError.unsupportedFormat("the source is \(source.format.sampleRate) Hz × \(source.format.channels) but the renderer expects \(format.sampleRate) Hz × \(format.channels)")
         }
-        let plans = try plan(segments, sourceOrigin: sourceOrigin)
+        let plans = try splitAtOnsets(plan(segments, sourceOrigin: sourceOrigin), source: source)
         guard let total = plans.last?.outEnd else { return 0 }
         var mixer = Mixer(channels: format.channels)
         for plan in plans {
             let emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void = { block, count, position in
                 mixer.add(block, count: count, at: position, plan: plan)
                 // Everything before this segment's closing fade is final once written.
-                try mixer.flush(upTo: min(position + Int64(count), plan.outEnd - Int64(plan.fadeOut)), into: sink)
+                try mixer.flush(upTo: min(position + Int64(count), plan.fadeOutStart), into: sink)
                 try progress?(Double(mixer.flushed) / Double(total))
             }
             switch plan.kind {
@@ -112,7 +127,7 @@ public final class TimelineRenderer {
             case .stretch: try stretch(plan, from: source, emit: emit)
             case .resample: try resample(plan, from: source, emit: emit)
             }
-            try mixer.flush(upTo: plan.outEnd - Int64(plan.fadeOut), into: sink)
+            try mixer.flush(upTo: plan.fadeOutStart, into: sink)
         }
         try mixer.flush(upTo: total, into: sink)
         try progress?(1)
@@ -140,7 +155,7 @@ public final class TimelineRenderer {
     private func context(_ plan: Plan, ratio: Double) -> (first: Int64, count: Int, outputOrigin: Int64) {
         let warmUp = Double(contextFrames) * min(1, 4 / ratio)
         let before = Int64((Double(plan.fadeIn) / ratio + warmUp).rounded(.up))
-        let after = Int64((Double(plan.fadeOut) / ratio + warmUp).rounded(.up))
+        let after = Int64(((plan.endsAtOnset ? 0 : Double(plan.fadeOut)) / ratio + warmUp).rounded(.up))
         let first = plan.sourceStart - before
         let origin = plan.outStart - Int64((Double(before) * ratio).rounded())
         return (first, Int(plan.sourceCount + before + after), origin)
@@ -167,7 +182,7 @@ public final class TimelineRenderer {
             var offset = 0
             while offset < count {
                 let n = min(blockSize, count - offset)
-                try source.read(at: first + Int64(offset), count: n, into: &input)
+                try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
                 if dithered { dither.add(to: &input, count: n) }
                 stretcher.study(input, count: n, final: offset + n == count)
                 offset += n
@@ -178,7 +193,7 @@ public final class TimelineRenderer {
         // frames in at time ratio 32 lost half the output), so each call gets only as much input
         // as makes about one block of output, and the output is drained after every call.
         let chunk = max(16, min(blockSize, Int(Double(blockSize) / max(1, ratio))))
-        let wantedEnd = plan.outEnd + Int64(plan.fadeOut)
+        let wantedEnd = plan.fadeOutEnd
         var produced: Int64 = 0
         func drain() throws -> Bool {
             while true {
@@ -193,7 +208,7 @@ public final class TimelineRenderer {
         var offset = 0
         while offset < count {
             let n = min(chunk, count - offset)
-            try source.read(at: first + Int64(offset), count: n, into: &input)
+            try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
             if dithered { dither.add(to: &input, count: n) }
             stretcher.process(input, count: n, final: offset + n == count)
             offset += n
@@ -207,6 +222,108 @@ public final class TimelineRenderer {
             if idle > 10_000 { break }
             usleep(100)
         }
+    }
+
+    /// Reads source frames for `plan`; past the end of a piece that ends at an onset, silence,
+    /// so that the onset cannot leak into it.
+    private func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, into buffer: inout [[Float]]) throws {
+        try source.read(at: position, count: count, into: &buffer)
+        guard let silent = plan.silentFrom, position + Int64(count) > silent else { return }
+        let from = Int(max(0, silent - position))
+        for c in buffer.indices { for i in from..<count { buffer[c][i] = 0 } }
+    }
+
+    // MARK: Onsets
+
+    /// Whether stretched segments are split at sharp onsets (see ``splitAtOnsets``).
+    public var splitsAtOnsets = true
+
+    /// Splits slowed-down stretched segments at sharp onsets. A phase vocoder smears an attack
+    /// backwards by up to half its analysis window times the time ratio: Rubber Band R3 starts
+    /// a beep slowed 4x about 28 ms early, so a drum hit or a beep would sound before the frame
+    /// that shows it. Each onset instead starts a new piece, rendered with the audio before it as
+    /// warm-up but heard only from the onset on, while the piece before it reads silence past
+    /// the onset and fades out over the last millisecond. The attack lands on its sample.
+    func splitAtOnsets(_ plans: [Plan], source: AudioSource) throws -> [Plan] {
+        guard splitsAtOnsets else { return plans }
+        var result: [Plan] = []
+        for plan in plans {
+            guard plan.kind == .stretch, plan.outCount > plan.sourceCount, let rate = plan.rate else {
+                result.append(plan)
+                continue
+            }
+            // Onsets inside the segment split it; the first one in the audio read past its end
+            // (the next segment's attack) is kept out of its context.
+            let ratio = Double(plan.outCount) / Double(plan.sourceCount)
+            let context = context(plan, ratio: ratio)
+            let margin = Int64(format.sampleRate / 20), shortest = Int64(format.sampleRate / 100)
+            let onsets = try findOnsets(from: plan.sourceStart + margin, to: context.first + Int64(context.count), source: source)
+            var piece = plan
+            piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
+            for onset in onsets where onset < plan.sourceEnd - shortest {
+                // The onset's exact output position, from the segment's exact rate.
+                let offset = Int128(onset - plan.sourceStart) * Int128(rate.denominator)
+                let out = plan.outStart + Int64((offset + Int128(rate.numerator) / 2) / Int128(rate.numerator))
+                var before = Plan(kind: .stretch, outStart: piece.outStart, outEnd: out, sourceStart: piece.sourceStart,
+                                  sourceEnd: onset, rate: rate)
+                before.fadeIn = piece.fadeIn
+                before.fadeOut = max(1, format.sampleRate / 1000)
+                before.endsAtOnset = true
+                before.silentFrom = onset
+                result.append(before)
+                piece = Plan(kind: .stretch, outStart: out, outEnd: plan.outEnd, sourceStart: onset,
+                             sourceEnd: plan.sourceEnd, rate: rate)
+                piece.fadeOut = plan.fadeOut
+                piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
+            }
+            result.append(piece)
+        }
+        return result
+    }
+
+    /// Source frames in `[from, to)` where the level jumps by 20 dB or more within 5 ms (over
+    /// the 20 ms before) to above -40 dBFS, at least 50 ms apart.
+    func findOnsets(from: Int64, to last: Int64, source: AudioSource) throws -> [Int64] {
+        let hop = max(1, format.sampleRate / 200)
+        let margin = Int64(format.sampleRate / 20)
+        // Rising energy needs 20 ms of history: read from 20 ms before.
+        let history = 4
+        let first = from - Int64(history * hop)
+        var onsets: [Int64] = []
+        var energies: [Float] = []
+        var block = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
+        var position = first
+        var lastOnset: Int64?
+        let floor: Float = 1e-4 // -40 dBFS, as mean square
+        while position + Int64(hop) <= last {
+            let hops = min(blockSize / hop, Int((last - position) / Int64(hop)))
+            guard hops > 0 else { break }
+            try source.read(at: position, count: hops * hop, into: &block)
+            for h in 0..<hops {
+                var energy: Float = 0
+                for c in 0..<format.channels {
+                    for i in (h * hop)..<((h + 1) * hop) { energy += block[c][i] * block[c][i] }
+                }
+                energy /= Float(hop * format.channels)
+                let start = position + Int64(h * hop)
+                if energies.count >= history, energy > floor, lastOnset.map({ start - $0 >= margin }) ?? true,
+                   energy > 100 * max(energies.suffix(history).max()!, 1e-9) {
+                    // The onset is the first sample clearly above the level before it.
+                    let before = energies.suffix(history).max()!
+                    let threshold = max(4 * before.squareRoot(), 0.003)
+                    var at = start
+                    outer: for i in (h * hop)..<((h + 1) * hop) {
+                        for c in 0..<format.channels where abs(block[c][i]) > threshold { at = start + Int64(i - h * hop); break outer }
+                    }
+                    onsets.append(at)
+                    lastOnset = at
+                }
+                energies.append(energy)
+                if energies.count > 64 { energies.removeFirst(energies.count - history) }
+            }
+            position += Int64(hops * hop)
+        }
+        return onsets
     }
 
     private func resample(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
@@ -231,7 +348,7 @@ public final class TimelineRenderer {
     /// Passes on the part of a block of output that falls inside the segment and its fades.
     private func deliver(_ block: [[Float]], count: Int, at position: Int64, plan: Plan,
                          emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
-        let lower = plan.outStart - Int64(plan.fadeIn), upper = plan.outEnd + Int64(plan.fadeOut)
+        let lower = plan.fadeInStart, upper = plan.fadeOutEnd
         let from = max(position, lower), to = min(position + Int64(count), upper)
         guard to > from else { return }
         if from > position {
@@ -304,8 +421,8 @@ struct Mixer {
         if pending[0].count < needed {
             for c in 0..<channels { pending[c].append(contentsOf: repeatElement(0, count: needed - pending[c].count)) }
         }
-        let fadeInStart = plan.outStart - Int64(plan.fadeIn), fadeInEnd = plan.outStart + Int64(plan.fadeIn)
-        let fadeOutStart = plan.outEnd - Int64(plan.fadeOut), fadeOutEnd = plan.outEnd + Int64(plan.fadeOut)
+        let fadeInStart = plan.fadeInStart, fadeInEnd = plan.fadeInEnd
+        let fadeOutStart = plan.fadeOutStart, fadeOutEnd = plan.fadeOutEnd
         let first = position + Int64(skip), last = position + Int64(count)
         if first >= fadeInEnd && last <= fadeOutStart {
             // Wholly between the fades: a plain sum.
@@ -328,7 +445,7 @@ struct Mixer {
                         if p < fadeInEnd {
                             weight = Mixer.ramp(p - fadeInStart, width: 2 * plan.fadeIn)
                         } else if p >= fadeOutStart {
-                            weight = 1 - Mixer.ramp(p - fadeOutStart, width: 2 * plan.fadeOut)
+                            weight = 1 - Mixer.ramp(p - fadeOutStart, width: plan.fadeOutWidth)
                         }
                         if p < fadeInStart || p >= fadeOutEnd { weight = 0 }
                         output[start + i - skip] += input[i] * weight

@@ -73,11 +73,8 @@ func decodeCleanly(_ file: URL) throws {
         try decodeCleanly(out)
     }
 
-    /// Each flash (video) starts with its beep (audio). Outside the slowed range within half an
-    /// output frame. Inside it the spectral stretch (Rubber Band R3) moves the stretched beep's
-    /// onset about 28 ms early (its analysis window smears the attack; the rubberband CLI does
-    /// the same, by 21 ms), so there the half-frame line of the issue is not met and the test
-    /// allows 35 ms.
+    /// Each flash (video) starts with its beep (audio) within half an output frame, inside the
+    /// slowed range too (the renderer splits stretched audio at onsets; see TimelineRenderer).
     @Test func flashesLineUpWithBeeps() throws {
         let folder = try project("clip60.mp4", edits: [["scale", "--range", "3.2-5.0", "--rate", "0.25"]])
         #expect(try slowpoke("export", "--fps", "30", "--progress", "none", in: folder).status == 0)
@@ -92,8 +89,7 @@ func decodeCleanly(_ file: URL) throws {
         let beeps = Signals.onsets(try TestSupport.decodeAudio(out), threshold: 0.05, quiet: 4800).map { Double($0) / 48000 }
         #expect(beeps.count == 10)
         for (flash, beep) in zip(flashes, beeps) {
-            let stretched = flash > 3.2 && flash <= 10.4
-            #expect(abs(flash - beep) <= (stretched ? 0.035 : 0.5 / 30), "flash at \(flash) s, beep at \(beep) s")
+            #expect(abs(flash - beep) <= 0.5 / 30, "flash at \(flash) s, beep at \(beep) s")
         }
     }
 
