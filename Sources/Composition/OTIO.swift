@@ -326,15 +326,18 @@ public enum OTIO {
             throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file")
         }
 
-        var source: TimeRange
+        let rangeObject: [String: Any]
+        let field: String
         if let range = item["source_range"] as? [String: Any] {
-            source = try timeRange(range, label: label, field: "source_range")
+            (rangeObject, field) = (range, "source_range")
         } else if let available = reference["available_range"] as? [String: Any] {
-            source = try timeRange(available, label: label, field: "media reference's available_range")
+            (rangeObject, field) = (available, "media reference's available_range")
         } else {
             throw .malformed("\(label) has neither a source_range nor an available_range")
         }
-        guard !source.isEmpty else { throw .unsupported("\(label) has an empty source_range") }
+        var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
+        var duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
+        guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
 
         // Time effects: LinearTimeWarp scalars multiply; anything else cannot be represented.
         var scalar = 1.0
@@ -363,14 +366,16 @@ public enum OTIO {
         }
         var rate = warps == 0 ? Rational.one : simplestFraction(scalar)
         if let exact,
-           let start = (exact["source_start"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
-           let duration = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+           let exactStart = (exact["source_start"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+           let exactDuration = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
            let written = (exact["rate"] as? String).flatMap({ try? Rational(parsing: $0) }),
-           agrees(start, source.start), agrees(duration, source.duration),
-           abs(written.doubleValue - scalar) <= 1e-9 * max(1, scalar),
-           let range = try? TimeRange(start: start, duration: duration) {
-            source = range
-            rate = written
+           agrees(exactStart, start), agrees(exactDuration, duration),
+           abs(written.doubleValue - scalar) <= 1e-9 * max(1, scalar) {
+            (start, duration, rate) = (exactStart, exactDuration, written)
+        }
+        let source: TimeRange
+        do { source = try TimeRange(start: start, duration: duration) } catch {
+            throw .unsupported("\(label): its \(field) \(error.description)")
         }
         do { try PlaybackRate.validate(rate) } catch {
             throw .unsupported("\(label): \(error.description)")
@@ -455,6 +460,15 @@ public enum OTIO {
     /// the clip, when clips are out of source order, overlap or repeat source (slowpoke plays a
     /// movie in order, each part at most once) or reach beyond the movie.
     public static func edits(toPlay track: OTIOTimeline.Track, movieDuration: Time) throws(OTIOError) -> [Edit] {
+        do { return try forwardEdits(toPlay: track, movieDuration: movieDuration) } catch let error as OTIOError {
+            throw error
+        } catch {
+            throw .unsupported("\(track.label): \(error)")
+        }
+    }
+
+    /// ``edits(toPlay:movieDuration:)``, letting arithmetic errors through as they are.
+    static func forwardEdits(toPlay track: OTIOTimeline.Track, movieDuration: Time) throws -> [Edit] {
         var edits: [Edit] = []
         var t = Time.zero  // where the untouched rest of the movie starts on the timeline
         var s = Time.zero  // the source time it starts with
@@ -486,16 +500,66 @@ public enum OTIO {
                 }
             } catch let error as OTIOError {
                 throw error
+            } catch CompositionError.overflow(let what) {
+                throw CompositionError.overflow(what)
             } catch {
-                throw .unsupported("\(labeled.label): \(error)")
+                throw OTIOError.unsupported("\(labeled.label): \(error)")
             }
         }
         if s < movieDuration {
-            do { edits.append(.remove(range: try range(t, movieDuration - s))) } catch {
+            edits.append(.remove(range: try range(t, movieDuration - s)))
+        }
+        return edits
+    }
+
+    /// The same edits derived from the end of the movie backwards: the part before the
+    /// current clip is still the untouched movie, so every edit is placed at source times.
+    /// Some timelines whose forward edits pass through unrepresentable intermediate times
+    /// (mixes of 1001/30000 s and 1/1000 s grids, say) replay exactly this way.
+    static func editsBackward(toPlay track: OTIOTimeline.Track, movieDuration: Time) throws(CompositionError) -> [Edit] {
+        var edits: [Edit] = []
+        var p = movieDuration  // [0, p) is still the untouched movie
+        for labeled in track.items.reversed() {
+            switch labeled.item {
+            case .gap(let duration):
+                edits.append(.insertGap(range: try TimeRange(start: p, duration: duration)))
+            case .clip(let source, let rate):
+                if source.end < p { edits.append(.remove(range: try TimeRange(start: source.end, end: p))) }
+                if rate != .one {
+                    edits.append(.scale(range: source, toDuration: try source.duration.multiplied(by: rate.reciprocal)))
+                }
+                p = source.start
+            }
+        }
+        if p > .zero { edits.append(.remove(range: try TimeRange(start: .zero, end: p))) }
+        return edits
+    }
+
+    /// The edits that make `original` (the whole movie) play `timeline`, and the result, checked
+    /// against every track. Tries the edits in timeline order first, then from the end; throws
+    /// naming the item when the timeline cannot be represented.
+    public static func replay(_ timeline: OTIOTimeline, on original: Composition) throws(OTIOError) -> (edits: [Edit], composition: Composition) {
+        let track = try primaryTrack(of: timeline)
+        let movieDuration = original.duration
+        var failure: CompositionError?
+        for attempt in 0..<2 {
+            var composition = original
+            do {
+                let list = attempt == 0 ? try forwardEdits(toPlay: track, movieDuration: movieDuration)
+                    : try editsBackward(toPlay: track, movieDuration: movieDuration)
+                for edit in list { try edit.apply(to: &composition) }
+                try check(timeline, against: composition)
+                return (list, composition)
+            } catch let error as OTIOError {
+                throw error
+            } catch let error as CompositionError {
+                guard case .overflow = error else { throw .unsupported("\(track.label) cannot be played by slowpoke: \(error.description)") }
+                failure = error
+            } catch {
                 throw .unsupported("\(track.label): \(error)")
             }
         }
-        return edits
+        throw .unsupported("\(track.label) cannot be replayed as slowpoke edits with exact times: \(failure?.description ?? "overflow")")
     }
 
     /// The track an import follows: the first Video track with items, else the first Audio

@@ -130,15 +130,11 @@ struct OTIOImport: ParsableCommand {
         }
         let media = try Prober.probe(movieURL)
         var document = try ProjectDocument(movieURL: movieURL, documentURL: documentURL, media: media)
-        let primary = try OTIO.primaryTrack(of: parsed)
         do {
-            let edits = try OTIO.edits(toPlay: primary, movieDuration: document.originalTimeline().duration)
-            for edit in edits { try document.apply(edit) }
-            try OTIO.check(parsed, against: document.timeline)
+            let replayed = try OTIO.replay(parsed, on: document.originalTimeline())
+            for edit in replayed.edits { try document.apply(edit) }
         } catch let error as OTIOError {
             throw CLIError("\(timeline): \(error.description)")
-        } catch let error as CompositionError {
-            throw CLIError("\(timeline): \(primary.label) cannot be played by slowpoke: \(error.description)")
         }
         try DocumentStore.create(document, at: documentURL, replacing: force)
         let shown = output ?? documentURL.lastPathComponent
