@@ -49,6 +49,11 @@ struct Batch: ParsableCommand {
         let parsed = try BatchRecipe.parse(data, path: shown)
         let planned = BatchPlan.jobs(for: parsed, base: base)
         guard !planned.isEmpty else { throw CLIError("\(shown) lists no movies") }
+        if let folder = parsed.outputDirectory.map({ BatchPlan.resolve($0, base: base) }) {
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+                throw ExportError.cannotWrite(path: folder.path, reason: "cannot create the output folder: \(error.localizedDescription)")
+            }
+        }
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
         let display = BatchDisplay(style: progress, jobs: planned)
         let outcomes = BatchRunner.run(planned, workers: workers, force: force, display: display)
@@ -392,8 +397,11 @@ final class BatchDisplay: Sendable {
         let now = Date()
         guard force || now.timeIntervalSince(s.lastDraw) > 0.1 else { return }
         s.lastDraw = now
+        // Lines are cut to the terminal's width: a wrapped line would throw the cursor-up count off.
+        var size = winsize()
+        let columns = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 10 ? Int(size.ws_col) : 80
         var text = s.drawn > 0 ? "\u{1B}[\(s.drawn)A" : ""
-        for line in s.lines { text += "\r\u{1B}[2K" + line + "\n" }
+        for line in s.lines { text += "\r\u{1B}[2K" + String(line.prefix(columns - 1)) + "\n" }
         s.drawn = s.lines.count
         emit(text)
     }

@@ -151,7 +151,6 @@ private func infoSeconds(_ value: Any?) -> Double {
              "movies": ["clips/*.mp4"\(extra)]}
             """
         try Data(recipe.utf8).write(to: folder.file("recipe.json"))
-        try FileManager.default.createDirectory(at: folder.file("out"), withIntermediateDirectories: true)
         return folder
     }
 
