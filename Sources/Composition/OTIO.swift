@@ -338,6 +338,14 @@ public enum OTIO {
         var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
         var duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
         guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
+        // Media time counts from the reference's available_range start (a camera's start
+        // timecode, say); slowpoke's source time counts from the movie's first frame.
+        if let available = reference["available_range"] as? [String: Any], available["start_time"] != nil {
+            let origin = try time(available["start_time"], label: label, field: "media reference's available_range.start_time")
+            do { start = try start - origin } catch {
+                throw .unsupported("\(label): its \(field) cannot be placed in the movie: \(error.description)")
+            }
+        }
 
         // Time effects: LinearTimeWarp scalars multiply; anything else cannot be represented.
         var scalar = 1.0

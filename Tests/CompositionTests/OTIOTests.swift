@@ -93,6 +93,19 @@ func gap(_ frames: Double) -> String {
         #expect(c.duration == s("6"))
     }
 
+    /// Media time counts from the reference's available_range start (here a one-hour start
+    /// timecode); slowpoke's source time from the first frame.
+    @Test func sourceRangesCountFromTheAvailableRangesStart() throws {
+        let text = handWritten(items: """
+            {"OTIO_SCHEMA": "Clip.2", "name": "tc",
+             "source_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(86448)), "duration": \(rt(24))},
+             "effects": [\(warp(0.5))], "active_media_reference_key": "DEFAULT_MEDIA",
+             "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "clip.mp4",
+               "available_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(86400)), "duration": \(rt(240))}}}}
+            """)
+        #expect(describe(try importOTIO(text).tracks[0]) == ["0-2 <- 2-3 @1/2"])
+    }
+
     @Test func thirdsAndNTSCTimesFromOtherToolsAreReadExactly() throws {
         // Frame 30 at 30000/1001 fps, 60 frames long, at a third of the speed.
         let text = handWritten(items: """
