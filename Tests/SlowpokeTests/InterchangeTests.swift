@@ -238,6 +238,22 @@ private func infoSeconds(_ value: Any?) -> Double {
         #expect(try folder.listing() == [".a-slowpoke.mp4.slowpoke-batch", "a-slowpoke.mp4", "a.mp4", "b.mp4", "recipe.json"])
     }
 
+    @Test func aRecipeOnStdinResolvesPathsAgainstTheCurrentFolder() throws {
+        let folder = try TemporaryFolder("batch")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        let recipe = "{\"output_dir\": \"done\", \"movies\": [{\"path\": \"a.mp4\", \"edits\": [{\"remove\": {\"range\": \"0-50%\"}}]}]}"
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let slowpokePath = TestSupport.slowpoke.path
+        let result = try TestSupport.tool("bash", ["-c", "cd '\(folder.url.path)' && '\(slowpokePath)' batch - --progress none < recipe.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("1 job: 1 done, 0 skipped, 0 failed\n"), "\(result.stdout)")
+        let input = try TestSupport.ffprobe(folder.file("a.mp4"), ["-show_entries", "format=duration"])
+        let output = try TestSupport.ffprobe(folder.file("done/a-slowpoke.mp4"), ["-show_entries", "format=duration"])
+        let before = Double((input["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+        let after = Double((output["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+        #expect(abs(after - before / 2) < 0.05, "half of \(before) s removed: \(after) s")
+    }
+
     @Test func badRecipesAreRefusedWithWhereTheyAreWrong() throws {
         let folder = try TemporaryFolder("batch")
         try folder.copy(media: "noaudio.mp4", as: "a.mp4")
