@@ -254,6 +254,22 @@ private func infoSeconds(_ value: Any?) -> Double {
         #expect(abs(after - before / 2) < 0.05, "half of \(before) s removed: \(after) s")
     }
 
+    @Test func anInterruptStopsEveryJobAndLeavesNoPartialOutput() throws {
+        let folder = try TemporaryFolder("batch")
+        for i in 1...3 { try folder.copy(media: "clip60.mp4", as: "c\(i).mp4") }
+        let recipe = "{\"output_dir\": \"out\", \"edits\": [{\"scale\": {\"range\": \"0-50%\", \"rate\": \"1/4\"}}], \"movies\": [\"*.mp4\"]}"
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let out = folder.file("out")
+        let result = try TestSupport.interrupt(["batch", "recipe.json", "--jobs", "2", "--progress", "none"], in: folder.url, signal: SIGINT) {
+            // Under way once a temporary output exists.
+            ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).contains { $0.contains(".slowpoke-tmp-") }
+        }
+        #expect(result.wasRunning)
+        #expect(result.status == 130)
+        #expect(result.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+    }
+
     @Test func badRecipesAreRefusedWithWhereTheyAreWrong() throws {
         let folder = try TemporaryFolder("batch")
         try folder.copy(media: "noaudio.mp4", as: "a.mp4")
