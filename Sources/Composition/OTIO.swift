@@ -543,18 +543,58 @@ public enum OTIO {
         return edits
     }
 
+    /// The same edits grouped by kind: the unused source removed (from the end, in source
+    /// times), then each clip scaled (from the last, so earlier positions stay put), then the
+    /// gaps inserted at their final times.
+    static func editsByKind(toPlay track: OTIOTimeline.Track, movieDuration: Time) throws(CompositionError) -> [Edit] {
+        let clips: [(source: TimeRange, rate: Rational)] = track.items.compactMap {
+            if case .clip(let source, let rate) = $0.item { (source, rate) } else { nil }
+        }
+        var edits: [Edit] = []
+        var p = movieDuration
+        for clip in clips.reversed() {
+            if clip.source.end < p { edits.append(.remove(range: try TimeRange(start: clip.source.end, end: p))) }
+            p = clip.source.start
+        }
+        if p > .zero { edits.append(.remove(range: try TimeRange(start: .zero, end: p))) }
+        var starts: [Time] = []
+        var position = Time.zero
+        for clip in clips {
+            starts.append(position)
+            position = try position + clip.source.duration
+        }
+        for (clip, start) in zip(clips, starts).reversed() where clip.rate != .one {
+            edits.append(.scale(range: try TimeRange(start: start, duration: clip.source.duration),
+                                toDuration: try clip.source.duration.multiplied(by: clip.rate.reciprocal)))
+        }
+        var t = Time.zero
+        for labeled in track.items {
+            switch labeled.item {
+            case .gap(let duration):
+                edits.append(.insertGap(range: try TimeRange(start: t, duration: duration)))
+                t = try t + duration
+            case .clip(let source, let rate):
+                t = try t + source.duration.multiplied(by: rate.reciprocal)
+            }
+        }
+        return edits
+    }
+
     /// The edits that make `original` (the whole movie) play `timeline`, and the result, checked
-    /// against every track. Tries the edits in timeline order first, then from the end; throws
+    /// against every track. Tries the edits in timeline order, then from the end, then grouped by kind; throws
     /// naming the item when the timeline cannot be represented.
     public static func replay(_ timeline: OTIOTimeline, on original: Composition) throws(OTIOError) -> (edits: [Edit], composition: Composition) {
         let track = try primaryTrack(of: timeline)
         let movieDuration = original.duration
         var failure: CompositionError?
-        for attempt in 0..<2 {
+        for attempt in 0..<3 {
             var composition = original
             do {
-                let list = attempt == 0 ? try forwardEdits(toPlay: track, movieDuration: movieDuration)
-                    : try editsBackward(toPlay: track, movieDuration: movieDuration)
+                let list = switch attempt {
+                case 0: try forwardEdits(toPlay: track, movieDuration: movieDuration)
+                case 1: try editsBackward(toPlay: track, movieDuration: movieDuration)
+                default: try editsByKind(toPlay: track, movieDuration: movieDuration)
+                }
                 for edit in list { try edit.apply(to: &composition) }
                 try check(timeline, against: composition)
                 return (list, composition)
