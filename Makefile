@@ -3,14 +3,26 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-# Everything the build, the tests (ffmpeg/ffprobe are the test oracle) and the demo need.
+# Everything the build, the tests (ffmpeg/ffprobe are the test oracle; man-db and groff-base
+# render the man page) and the demo need.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev ffmpeg
+                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev ffmpeg man-db groff-base
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
 DEMO_DIR := .build/demo
 
-.PHONY: all deps bench-deps install-packages build release test demo bench clean
+.PHONY: all deps bench-deps install-packages build release test demo bench clean man install uninstall
+
+# `make install` puts the binary, its man page and its shell completions under
+# $(DESTDIR)$(PREFIX); `make install PREFIX=$$HOME/.local` needs no root.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+MANUAL := .build/plugins/GenerateManual/outputs/slowpoke/slowpoke.1
 
 all: build
 
@@ -55,6 +67,29 @@ demo: build
 bench: bench-deps
 	$(SWIFT) build -c release --static-swift-stdlib
 	python3 bench/bench.py $(BENCH_FLAGS)
+
+# The man page, generated from the --help text by swift-argument-parser's generate-manual
+# plugin (it builds in release mode, offline) and tidied by tools/manual.awk. `make man`
+# refreshes the committed ./slowpoke.1 (`man ./slowpoke.1` reads it); install regenerates it.
+man: deps
+	$(SWIFT) package plugin generate-manual
+	awk -f tools/manual.awk $(MANUAL) > slowpoke.1
+
+install: release
+	$(SWIFT) package plugin generate-manual
+	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 755 .build/release/slowpoke $(BINDIR)/slowpoke
+	awk -f tools/manual.awk $(MANUAL) > .build/slowpoke.1
+	install -m 644 .build/slowpoke.1 $(MANDIR)/slowpoke.1
+	.build/release/slowpoke --generate-completion-script bash > .build/slowpoke.bash
+	.build/release/slowpoke --generate-completion-script zsh > .build/_slowpoke
+	.build/release/slowpoke --generate-completion-script fish > .build/slowpoke.fish
+	install -m 644 .build/slowpoke.bash $(BASHDIR)/slowpoke
+	install -m 644 .build/_slowpoke $(ZSHDIR)/_slowpoke
+	install -m 644 .build/slowpoke.fish $(FISHDIR)/slowpoke.fish
+
+uninstall:
+	rm -f $(BINDIR)/slowpoke $(MANDIR)/slowpoke.1 $(BASHDIR)/slowpoke $(ZSHDIR)/_slowpoke $(FISHDIR)/slowpoke.fish
 
 clean:
 	rm -rf .build bench/out

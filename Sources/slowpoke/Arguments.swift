@@ -41,7 +41,7 @@ struct DocumentOptions: ParsableArguments {
     @Argument(help: ArgumentHelp(
         "The project document (clip.slowpoke) or its movie (clip.mp4).",
         discussion: "Left out, the only *.slowpoke in the current folder is used. A movie's document is created if it does not exist yet.",
-        valueName: "doc|movie"))
+        valueName: "doc|movie"), completion: .file())
     var document: String?
 }
 

@@ -25,7 +25,7 @@ struct Slowpoke: ParsableCommand {
             When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
             """,
         version: "0.1.0",
-        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self, ExportMovie.self]
+        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self, ExportMovie.self, OTIOCommand.self, Batch.self]
     )
 }
 
@@ -52,6 +52,8 @@ enum Main {
         } catch let error as CLIError {
             fail(error.description)
         } catch let error as TimePitchError {
+            fail(error.description)
+        } catch let error as OTIOError {
             fail(error.description)
 
         } catch {

@@ -1,0 +1,252 @@
+import Foundation
+
+/// A `slowpoke batch` recipe: which movies to retime, the edits for each, and how to export.
+/// See the README's "Batch" section for the format.
+///
+/// ```json
+/// {
+///   "output_dir": "out",
+///   "export": {"algorithm": "spectral", "container": "mp4"},
+///   "edits": [{"scale": {"range": "25%-50%", "rate": "1/4"}}],
+///   "movies": ["clip60.mp4", {"path": "clip240.mp4", "edits": [{"remove": {"range": "90%-end"}}]}]
+/// }
+/// ```
+public struct BatchRecipe: Sendable, Hashable, Decodable {
+    /// Where outputs go, relative to the recipe's folder. Default: the recipe's folder.
+    public var outputDirectory: String?
+    /// Export settings for every movie; a movie's own `export` overrides them field by field.
+    public var export: ExportSpec
+    /// Edits for the movies that list none of their own.
+    public var edits: [EditSpec]
+    public var movies: [MovieSpec]
+
+    public struct ExportSpec: Sendable, Hashable, Codable {
+        /// `spectral`, `timeDomain` or `varispeed`.
+        public var algorithm: String?
+        public var semitones: Double?
+        /// Constant frame rate; not supported by batch yet.
+        public var fps: Rational?
+        /// `mp4`, `mov` or `mkv`. Default: the movie's own when passthrough writes it, else mp4.
+        public var container: String?
+
+        public init(algorithm: String? = nil, semitones: Double? = nil, fps: Rational? = nil, container: String? = nil) {
+            self.algorithm = algorithm
+            self.semitones = semitones
+            self.fps = fps
+            self.container = container
+        }
+
+        /// `self`, with `other`'s fields where it sets them.
+        public func overridden(by other: ExportSpec?) -> ExportSpec {
+            guard let other else { return self }
+            return ExportSpec(algorithm: other.algorithm ?? algorithm, semitones: other.semitones ?? semitones,
+                              fps: other.fps ?? fps, container: other.container ?? container)
+        }
+
+        private enum CodingKeys: String, CodingKey { case algorithm, semitones, fps, container }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            algorithm = try c.decodeIfPresent(String.self, forKey: .algorithm)
+            semitones = try c.decodeIfPresent(Double.self, forKey: .semitones)
+            fps = try c.decodeIfPresent(FlexibleRational.self, forKey: .fps)?.value
+            container = try c.decodeIfPresent(String.self, forKey: .container)
+        }
+    }
+
+    public struct MovieSpec: Sendable, Hashable, Decodable {
+        /// The movie, relative to the recipe's folder; `*` and `?` match several files.
+        public var path: String
+        /// This movie's edits; nil uses the recipe's `edits`.
+        public var edits: [EditSpec]?
+        /// The output's file name (in `output_dir`); default `<stem>-slowpoke.<container>`.
+        public var output: String?
+        public var export: ExportSpec?
+
+        public init(path: String, edits: [EditSpec]? = nil, output: String? = nil, export: ExportSpec? = nil) {
+            self.path = path
+            self.edits = edits
+            self.output = output
+            self.export = export
+        }
+
+        private enum CodingKeys: String, CodingKey { case path, edits, output, export }
+
+        /// A movie is an object, or just its path.
+        public init(from decoder: any Decoder) throws {
+            if let path = try? decoder.singleValueContainer().decode(String.self) {
+                self.init(path: path)
+                return
+            }
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(path: try c.decode(String.self, forKey: .path),
+                      edits: try c.decodeIfPresent([EditSpec].self, forKey: .edits),
+                      output: try c.decodeIfPresent(String.self, forKey: .output),
+                      export: try c.decodeIfPresent(ExportSpec.self, forKey: .export))
+        }
+    }
+
+    /// One edit, as a recipe writes it. Ranges and times are those of the command line
+    /// (`3.2-5.0`, `1:00-end`) or percentages of the timeline's duration when the edit is
+    /// applied (`25%-50%`; before any edit that is the movie's duration).
+    public enum EditSpec: Sendable, Hashable, Codable {
+        case scale(range: String, rate: Rational?, duration: String?)
+        case remove(range: String)
+        case insertGap(at: String, duration: String)
+
+        private enum Kind: String, CodingKey { case scale, remove, insertGap = "insert_gap" }
+        private enum Field: String, CodingKey { case range, rate, duration, at }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Kind.self)
+            guard c.allKeys.count == 1, let kind = c.allKeys.first else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                    debugDescription: "an edit is an object with one key: scale, remove or insert_gap"))
+            }
+            let f = try c.nestedContainer(keyedBy: Field.self, forKey: kind)
+            switch kind {
+            case .scale:
+                let rate = try f.decodeIfPresent(FlexibleRational.self, forKey: .rate)?.value
+                let duration = try f.decodeIfPresent(FlexibleText.self, forKey: .duration)?.text
+                guard (rate == nil) != (duration == nil) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: f.codingPath,
+                        debugDescription: "a scale edit needs exactly one of rate and duration"))
+                }
+                self = .scale(range: try f.decode(String.self, forKey: .range), rate: rate, duration: duration)
+            case .remove:
+                self = .remove(range: try f.decode(String.self, forKey: .range))
+            case .insertGap:
+                self = .insertGap(at: try f.decode(FlexibleText.self, forKey: .at).text,
+                                  duration: try f.decode(FlexibleText.self, forKey: .duration).text)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Kind.self)
+            switch self {
+            case .scale(let range, let rate, let duration):
+                var f = c.nestedContainer(keyedBy: Field.self, forKey: .scale)
+                try f.encode(range, forKey: .range)
+                try f.encodeIfPresent(rate, forKey: .rate)
+                try f.encodeIfPresent(duration, forKey: .duration)
+            case .remove(let range):
+                var f = c.nestedContainer(keyedBy: Field.self, forKey: .remove)
+                try f.encode(range, forKey: .range)
+            case .insertGap(let at, let duration):
+                var f = c.nestedContainer(keyedBy: Field.self, forKey: .insertGap)
+                try f.encode(at, forKey: .at)
+                try f.encode(duration, forKey: .duration)
+            }
+        }
+
+        /// The exact edit on a timeline that is `timelineEnd` long.
+        public func resolved(timelineEnd: Time) throws(CompositionError) -> Edit {
+            switch self {
+            case .scale(let range, let rate, let duration):
+                let r = try BatchRecipe.range(range, timelineEnd: timelineEnd)
+                if let rate { return try Edit.scale(range: r, rate: rate) }
+                let d = try BatchRecipe.time(duration ?? "", timelineEnd: timelineEnd)
+                return .scale(range: r, toDuration: d)
+            case .remove(let range):
+                return .remove(range: try BatchRecipe.range(range, timelineEnd: timelineEnd))
+            case .insertGap(let at, let duration):
+                let start = try BatchRecipe.time(at, timelineEnd: timelineEnd)
+                let length = try BatchRecipe.time(duration, timelineEnd: timelineEnd)
+                guard start <= timelineEnd else {
+                    throw .beyondTimeline("cannot insert a gap at \(start): the timeline ends at \(timelineEnd)")
+                }
+                return .insertGap(range: try TimeRange(start: start, duration: length))
+            }
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case outputDirectory = "output_dir", export, edits, movies }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        outputDirectory = try c.decodeIfPresent(String.self, forKey: .outputDirectory)
+        export = try c.decodeIfPresent(ExportSpec.self, forKey: .export) ?? ExportSpec()
+        edits = try c.decodeIfPresent([EditSpec].self, forKey: .edits) ?? []
+        movies = try c.decode([MovieSpec].self, forKey: .movies)
+    }
+
+    /// Parses a recipe, with a message that says where it is wrong.
+    public static func parse(_ data: Data, path: String) throws(CompositionError) -> BatchRecipe {
+        do {
+            return try JSONDecoder().decode(BatchRecipe.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw .io(path: path, reason: "not a valid recipe: \(where_(context.codingPath))\(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .io(path: path, reason: "not a valid recipe: \(where_(context.codingPath))\"\(key.stringValue)\" is missing")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw .io(path: path, reason: "not a valid recipe: \(where_(context.codingPath))\(context.debugDescription)")
+        } catch {
+            throw .io(path: path, reason: "not a valid recipe: \(error)")
+        }
+    }
+
+    private static func where_(_ path: [any CodingKey]) -> String {
+        guard !path.isEmpty else { return "" }
+        return "at " + path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined() + ": "
+    }
+
+    /// A time as the command line writes it, or a percentage of `timelineEnd` (`25%`).
+    public static func time(_ text: String, timelineEnd: Time) throws(CompositionError) -> Time {
+        let trimmed = text.trimmingWhitespace()
+        if trimmed.hasSuffix("%") {
+            let percent: Rational
+            do { percent = try Rational(parsing: String(trimmed.dropLast())) } catch {
+                throw .invalidTime("\"\(text)\" is not a percentage; write 25% or 12.5%")
+            }
+            guard !percent.isNegative, percent <= (try Rational(100)) else {
+                throw .invalidTime("\(trimmed) is not between 0% and 100% of the timeline")
+            }
+            return try timelineEnd.multiplied(by: percent / Rational(100))
+        }
+        return try TimeExpression(parsing: trimmed).resolved(timelineEnd: timelineEnd)
+    }
+
+    /// `A-B` where A and B are times, `end` or percentages: `3.2-5.0`, `25%-50%`, `90%-end`.
+    public static func range(_ text: String, timelineEnd: Time) throws(CompositionError) -> TimeRange {
+        let parts = text.trimmingWhitespace().split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw .invalidRange("\"\(text)\" is not a range; write START-END, for example 3.2-5.0, 25%-50% or 1:00-end")
+        }
+        let a = try time(String(parts[0]), timelineEnd: timelineEnd)
+        let b = try time(String(parts[1]), timelineEnd: timelineEnd)
+        if b < a { throw .invalidRange("range \(text) ends before it starts") }
+        if b == a { throw .invalidRange("range \(text) is empty; it starts and ends at \(a)") }
+        if b > timelineEnd { throw .beyondTimeline("range \(text) goes beyond the end of the timeline at \(timelineEnd)") }
+        return try TimeRange(start: a, end: b)
+    }
+
+    /// A hex SHA-256 of `data`, for recognising a job that has already been done.
+    public static func digest(_ data: Data) -> String {
+        var hash = SHA256()
+        hash.update(data)
+        return SHA256.hex(hash.finalize())
+    }
+}
+
+/// A rate written as a string (`"1/4"`, `"0.25"`) or a JSON number (`0.25`, read as the
+/// decimal it spells).
+struct FlexibleRational: Decodable {
+    let value: Rational
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let text: String
+        if let s = try? c.decode(String.self) { text = s } else { text = "\(try c.decode(Double.self))" }
+        do { value = try Rational(parsing: text) } catch {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: error.description)
+        }
+    }
+}
+
+/// A time written as a string (`"3.2"`, `"25%"`) or a JSON number (`3.2`).
+struct FlexibleText: Decodable {
+    let text: String
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let s = try? c.decode(String.self) { text = s } else { text = "\(try c.decode(Double.self))" }
+    }
+}

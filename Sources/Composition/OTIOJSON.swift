@@ -1,0 +1,95 @@
+import Foundation
+
+/// A JSON value whose objects keep their keys in the order they were built, so that the same
+/// timeline always serializes to the same bytes (OpenTimelineIO's own writer puts
+/// `OTIO_SCHEMA` first; so does slowpoke).
+public indirect enum OrderedJSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    /// A whole number, written without a fraction (`1`, not `1.0`).
+    case integer(Int64)
+    case string(String)
+    case array([OrderedJSON])
+    case object([(String, OrderedJSON)])
+
+    public static func == (a: OrderedJSON, b: OrderedJSON) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case let (.bool(x), .bool(y)): x == y
+        case let (.number(x), .number(y)): x == y
+        case let (.integer(x), .integer(y)): x == y
+        case let (.string(x), .string(y)): x == y
+        case let (.array(x), .array(y)): x == y
+        case let (.object(x), .object(y)): x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    /// Pretty-printed with four-space indentation, as OpenTimelineIO writes `.otio` files,
+    /// ending in a newline.
+    public func serialized() -> String {
+        var out = ""
+        write(into: &out, indent: 0)
+        out += "\n"
+        return out
+    }
+
+    private func write(into out: inout String, indent: Int) {
+        let pad = String(repeating: " ", count: indent + 4)
+        let closing = String(repeating: " ", count: indent)
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let d): out += OrderedJSON.format(d)
+        case .integer(let i): out += "\(i)"
+        case .string(let s): OrderedJSON.quote(s, into: &out)
+        case .array(let items):
+            guard !items.isEmpty else { out += "[]"; return }
+            out += "[\n"
+            for (index, item) in items.enumerated() {
+                out += pad
+                item.write(into: &out, indent: indent + 4)
+                out += index == items.count - 1 ? "\n" : ",\n"
+            }
+            out += closing + "]"
+        case .object(let members):
+            guard !members.isEmpty else { out += "{}"; return }
+            out += "{\n"
+            for (index, (key, value)) in members.enumerated() {
+                out += pad
+                OrderedJSON.quote(key, into: &out)
+                out += ": "
+                value.write(into: &out, indent: indent + 4)
+                out += index == members.count - 1 ? "\n" : ",\n"
+            }
+            out += closing + "}"
+        }
+    }
+
+    /// The shortest text that reads back as the same double (`24.0`, `0.25`, `0.3333333333333333`).
+    static func format(_ d: Double) -> String {
+        precondition(d.isFinite, "JSON has no infinities or NaN")
+        return d == 0 ? "0.0" : d.description
+    }
+
+    static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Composition
+import Export
+import Foundation
+
+struct OTIOCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "otio",
+        abstract: "Exchange timelines with OpenTimelineIO tools (DaVinci Resolve, Kdenlive, otiotool).",
+        discussion: """
+            `otio export` writes the timeline as OpenTimelineIO JSON: one track per media type, \
+            one clip per segment with its source range and a LinearTimeWarp whose time_scalar is \
+            the segment's rate, gaps for inserted gaps, and a reference to the movie. \
+            `otio import` reads such a timeline back into a slowpoke document, including ones \
+            written by other tools. Round trips are exact: exact times travel in the clips' \
+            metadata as well.
+
+            Examples:
+              slowpoke otio export -o timeline.otio
+              slowpoke otio import timeline.otio -o clip.slowpoke
+            """,
+        subcommands: [OTIOExport.self, OTIOImport.self])
+}
+
+struct OTIOExport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the timeline as an OpenTimelineIO file (.otio).",
+        discussion: """
+            Times are written at one rate: the movie's frame rate when every time is a whole \
+            number of frames, else the smallest rate that makes them whole (or the video \
+            timescale, with exact values in metadata, when none fits).
+
+            Examples:
+              slowpoke otio export -o timeline.otio
+              slowpoke otio export clip.slowpoke -o clip.otio --force
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The .otio file to write (default: <movie-stem>.otio beside the document).", valueName: "out"),
+            completion: .file(extensions: ["otio"]))
+    var output: String?
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let document = try DocumentStore.read(url)
+        let movie = DocumentStore.movieURL(of: document, at: url)
+        let out = output.map { URL(fileURLWithPath: $0) }
+            ?? url.deletingLastPathComponent().appendingPathComponent(movie.deletingPathExtension().lastPathComponent + ".otio")
+        if FileManager.default.fileExists(atPath: out.path) && !force {
+            throw CLIError("\(output ?? out.lastPathComponent) already exists; use --force to replace it")
+        }
+        let text = try OTIO.export(document.timeline, movie: Self.otioMovie(document, movieURL: movie))
+        do { try Data(text.utf8).write(to: out, options: .atomic) } catch {
+            throw ExportError.cannotWrite(path: output ?? out.path, reason: error.localizedDescription)
+        }
+        let clips = document.timeline.tracks.map { $0.segments.count }.reduce(0, +)
+        print("wrote \(output ?? out.lastPathComponent): \(document.timeline.tracks.count) track(s), \(clips) item(s), \(document.timeline.duration)")
+    }
+
+    /// What an OTIO file says about the movie: its name, a file URL, its range, its rate.
+    static func otioMovie(_ document: ProjectDocument, movieURL: URL) throws -> OTIOMovie {
+        let available = try document.media.asset(name: document.movie.path).timeRange
+        return OTIOMovie(name: movieURL.lastPathComponent, targetURL: movieURL.standardizedFileURL.absoluteString,
+                         availableRange: available, preferredRate: preferredRate(document.media))
+    }
+
+    /// The whole frame rate (60), else the video timescale, else the audio sample rate, else 600.
+    static func preferredRate(_ media: MediaInfo) -> Int64 {
+        if let video = media.primaryVideo {
+            if let fps = video.averageFrameRate ?? video.realFrameRate, fps.denominator == 1, fps.numerator > 0 { return fps.numerator }
+            if video.timeBase.numerator == 1 { return video.timeBase.denominator }
+        }
+        if let rate = media.primaryAudio?.sampleRate, rate > 0 { return Int64(rate) }
+        return 600
+    }
+}
+
+struct OTIOImport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Read an OpenTimelineIO file into a slowpoke document.",
+        discussion: """
+            The timeline must play one movie, in order, each part at most once, at rates from \
+            1/32 to 32 (LinearTimeWarp), with gaps anywhere; every track must be cut alike, since \
+            slowpoke edits audio and video together. Anything else (transitions, freeze frames, \
+            other effects, nested stacks, a second movie) is refused with an error naming the item. \
+            The document records the timeline as edits, so it can be undone step by step.
+
+            Examples:
+              slowpoke otio import timeline.otio -o clip.slowpoke
+              slowpoke otio import from-resolve.otio --movie ~/Movies/dog.mov
+            """)
+
+    @Argument(help: ArgumentHelp("The .otio file to read.", valueName: "timeline.otio"), completion: .file(extensions: ["otio"]))
+    var timeline: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The document to write (default: <movie-stem>.slowpoke beside the movie).", valueName: "doc"),
+            completion: .file(extensions: ["slowpoke"]))
+    var output: String?
+
+    @Option(help: ArgumentHelp("The movie to use instead of the one the timeline's clips refer to.", valueName: "movie"), completion: .file())
+    var movie: String?
+
+    @Flag(help: "Replace the document if it exists.")
+    var force = false
+
+    func run() throws {
+        let otioURL = URL(fileURLWithPath: timeline)
+        let data: Data
+        do { data = try Data(contentsOf: otioURL) } catch {
+            throw ExportError.cannotOpen(path: timeline, reason: "no such file or not readable")
+        }
+        let parsed: OTIOTimeline
+        do { parsed = try OTIO.read(data) } catch { throw CLIError("\(timeline): \(error.description)") }
+        let movieURL = try resolveMovie(parsed, otioFolder: otioURL.deletingLastPathComponent())
+        guard FileManager.default.fileExists(atPath: movieURL.path) else {
+            throw CLIError("the movie \(movieURL.path) that \(timeline) refers to does not exist; name it with --movie")
+        }
+        let documentURL = output.map { URL(fileURLWithPath: $0) } ?? DocumentStore.documentURL(forMovie: movieURL)
+        guard documentURL.pathExtension == DocumentStore.fileExtension else {
+            throw CLIError("\(output ?? documentURL.path) must end in .\(DocumentStore.fileExtension)")
+        }
+        if FileManager.default.fileExists(atPath: documentURL.path) && !force {
+            throw CLIError("\(output ?? documentURL.lastPathComponent) already exists; use --force to replace it")
+        }
+        let media = try Prober.probe(movieURL)
+        var document = try ProjectDocument(movieURL: movieURL, documentURL: documentURL, media: media)
+        do {
+            let replayed = try OTIO.replay(parsed, on: document.originalTimeline())
+            for edit in replayed.edits { try document.apply(edit) }
+        } catch let error as OTIOError {
+            throw CLIError("\(timeline): \(error.description)")
+        }
+        try DocumentStore.create(document, at: documentURL, replacing: force)
+        let shown = output ?? documentURL.lastPathComponent
+        print("imported \(timeline) into \(shown): \(document.history.applied) edit(s), the timeline is now \(document.timeline.duration)")
+    }
+
+    /// The one movie every clip refers to, or `--movie`.
+    private func resolveMovie(_ parsed: OTIOTimeline, otioFolder: URL) throws -> URL {
+        if let movie { return URL(fileURLWithPath: movie) }
+        let urls = parsed.targetURLs
+        guard let first = urls.first else { throw CLIError("\(timeline) has no clips, so no movie; name one with --movie") }
+        guard urls.count == 1 else {
+            throw CLIError("\(timeline) refers to \(urls.count) movies (\(urls.joined(separator: ", "))); a slowpoke document edits one")
+        }
+        if let url = URL(string: first), url.isFileURL { return url.standardizedFileURL }
+        if first.hasPrefix("/") { return URL(fileURLWithPath: first) }
+        if first.contains("://") { throw CLIError("\(timeline) refers to \(first), which is not a local file; name the movie with --movie") }
+        return otioFolder.appendingPathComponent(first).standardizedFileURL
+    }
+}

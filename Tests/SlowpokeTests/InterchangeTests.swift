@@ -1,0 +1,454 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// An OTIO RationalTime as seconds, read with Foundation's JSON reader.
+private func otioSeconds(_ value: Any?) -> Double {
+    let t = value as? [String: Any] ?? [:]
+    return ((t["value"] as? NSNumber)?.doubleValue ?? .nan) / ((t["rate"] as? NSNumber)?.doubleValue ?? .nan)
+}
+
+/// An exact time string from `info --json` (`"3.2"`, `"7/3"`) as a double.
+private func infoSeconds(_ value: Any?) -> Double {
+    guard let text = value as? String else { return .nan }
+    let parts = text.split(separator: "/")
+    if parts.count == 2, let a = Double(parts[0]), let b = Double(parts[1]) { return a / b }
+    return Double(text) ?? .nan
+}
+
+@Suite struct OTIOCommandTests {
+    /// The exported OTIO, read independently, matches `info --json` clip by clip.
+    @Test func exportMatchesTheTimelineAndRoundTripsExactly() throws {
+        let folder = try folderWithDocument()
+        try slowpoke("scale", "--range", "3.2-5.0", "--rate", "1/3", in: folder)
+        try slowpoke("insert-gap", "--at", "1", "--duration", "0.5", in: folder)
+        let exported = try slowpoke("otio", "export", "-o", "timeline.otio", in: folder)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let text = try String(contentsOf: folder.file("timeline.otio"), encoding: .utf8)
+        let root = try json(text)
+        let info = try json(slowpoke("info", "--json", in: folder).stdout)
+        let infoTracks = try #require(info["tracks"] as? [[String: Any]])
+        let stack = try #require(root["tracks"] as? [String: Any])
+        let tracks = try #require(stack["children"] as? [[String: Any]])
+        #expect(tracks.map { $0["kind"] as? String } == ["Video", "Audio"])
+        for (track, infoTrack) in zip(tracks, infoTracks) {
+            let children = try #require(track["children"] as? [[String: Any]])
+            let segments = try #require(infoTrack["segments"] as? [[String: Any]])
+            #expect(children.count == segments.count)
+            for (child, segment) in zip(children, segments) {
+                let range = try #require(child["source_range"] as? [String: Any])
+                if let source = segment["source"] as? [String: Any] {
+                    #expect(abs(otioSeconds(range["start_time"]) - infoSeconds(source["start"])) < 1e-12)
+                    #expect(abs(otioSeconds(range["duration"]) - infoSeconds(source["duration"])) < 1e-12)
+                    let effects = try #require(child["effects"] as? [[String: Any]])
+                    let scalar = (effects.first?["time_scalar"] as? NSNumber)?.doubleValue ?? .nan
+                    #expect(effects.first?["OTIO_SCHEMA"] as? String == "LinearTimeWarp.1")
+                    #expect(abs(scalar - infoSeconds(segment["rate"])) < 1e-15)
+                    let references = try #require(child["media_references"] as? [String: Any])
+                    let reference = try #require(references["DEFAULT_MEDIA"] as? [String: Any])
+                    #expect(reference["target_url"] as? String == folder.file("clip.mp4").standardizedFileURL.absoluteString)
+                } else {
+                    #expect(child["OTIO_SCHEMA"] as? String == "Gap.1")
+                    let target = try #require(segment["target"] as? [String: Any])
+                    #expect(abs(otioSeconds(range["duration"]) - infoSeconds(target["duration"])) < 1e-12)
+                }
+            }
+        }
+
+        // Import into a new document, export again: the same bytes and the same timeline.
+        let imported = try slowpoke("otio", "import", "timeline.otio", "-o", "back.slowpoke", in: folder)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try slowpoke("otio", "export", "back.slowpoke", "-o", "again.otio", in: folder).status == 0)
+        #expect(try String(contentsOf: folder.file("again.otio"), encoding: .utf8) == text)
+        let back = try json(slowpoke("info", "back.slowpoke", "--json", in: folder).stdout)
+        func canonical(_ value: Any?) throws -> Data { try JSONSerialization.data(withJSONObject: value ?? [], options: [.sortedKeys]) }
+        #expect(try canonical(back["tracks"]) == canonical(info["tracks"]))
+        #expect(back["duration"] as? String == info["duration"] as? String)
+        // The imported document's edits can be undone one by one, back to the whole movie.
+        while try slowpoke("undo", "back.slowpoke", in: folder).status == 0 {}
+        #expect(try json(slowpoke("info", "back.slowpoke", "--json", in: folder).stdout)["duration"] as? String == "10")
+    }
+
+    @Test func aHandWrittenTimelineWithTwoWarpedClipsAndAGapImports() throws {
+        let folder = try TemporaryFolder("otio")
+        try folder.copy(media: "clip60.mp4", as: "clip.mp4")
+        func rt(_ v: Int) -> String { "{\"OTIO_SCHEMA\": \"RationalTime.1\", \"rate\": 30, \"value\": \(v)}" }
+        func clip(_ name: String, _ start: Int, _ duration: Int, _ scalar: Double) -> String {
+            """
+            {"OTIO_SCHEMA": "Clip.2", "name": "\(name)", "source_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(start)), "duration": \(rt(duration))},
+             "effects": [{"OTIO_SCHEMA": "LinearTimeWarp.1", "effect_name": "LinearTimeWarp", "time_scalar": \(scalar)}],
+             "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "clip.mp4"}},
+             "active_media_reference_key": "DEFAULT_MEDIA"}
+            """
+        }
+        let gap = "{\"OTIO_SCHEMA\": \"Gap.1\", \"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rt(0)), \"duration\": \(rt(45))}}"
+        let text = """
+            {"OTIO_SCHEMA": "Timeline.1", "name": "cut", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+              {"OTIO_SCHEMA": "Track.1", "kind": "Video", "name": "V1", "children": [\(clip("slow", 60, 30, 0.25)), \(gap), \(clip("fast", 150, 60, 2.0))]}]}}
+            """
+        try Data(text.utf8).write(to: folder.file("cut.otio"))
+        let result = try slowpoke("otio", "import", "cut.otio", "-o", "cut.slowpoke", in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try json(slowpoke("info", "cut.slowpoke", "--json", in: folder).stdout)
+        let tracks = try #require(info["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 2)
+        for track in tracks {
+            let segments = try #require(track["segments"] as? [[String: Any]])
+            let rows = segments.map { s -> String in
+                let target = s["target"] as? [String: String] ?? [:]
+                let source = (s["source"] as? [String: String]).map { "\($0["start"]!)+\($0["duration"]!)" } ?? "gap"
+                return "\(target["start"]!)+\(target["duration"]!) \(source) \(s["rate"] as? String ?? "")"
+            }
+            // 2-3 s at 1/4 (4 s), a 1.5 s gap, 5-7 s at 2x (1 s).
+            #expect(rows == ["0+4 2+1 0.25", "4+1.5 gap ", "5.5+1 5+2 2"])
+        }
+        #expect(info["duration"] as? String == "6.5")
+    }
+
+    @Test func aFreezeFrameIsRefusedByNameAndNothingIsWritten() throws {
+        let folder = try TemporaryFolder("otio")
+        try folder.copy(media: "clip60.mp4", as: "clip.mp4")
+        let text = """
+            {"OTIO_SCHEMA": "Timeline.1", "name": "cut", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
+              {"OTIO_SCHEMA": "Track.1", "kind": "Video", "name": "V1", "children": [
+                {"OTIO_SCHEMA": "Clip.2", "name": "hold", "source_range": {"OTIO_SCHEMA": "TimeRange.1",
+                  "start_time": {"OTIO_SCHEMA": "RationalTime.1", "rate": 30, "value": 0}, "duration": {"OTIO_SCHEMA": "RationalTime.1", "rate": 30, "value": 30}},
+                 "effects": [{"OTIO_SCHEMA": "FreezeFrame.1", "effect_name": "FreezeFrame", "time_scalar": 0}],
+                 "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "clip.mp4"}},
+                 "active_media_reference_key": "DEFAULT_MEDIA"}]}]}}
+            """
+        try Data(text.utf8).write(to: folder.file("hold.otio"))
+        let result = try slowpoke("otio", "import", "hold.otio", "-o", "hold.slowpoke", in: folder)
+        #expect(result.status == 1)
+        #expect(result.stderr == "slowpoke: error: hold.otio: clip \"hold\" (item 1 of Video track \"V1\") has a FreezeFrame effect; slowpoke plays every clip at a rate from 1/32 to 32 and cannot hold one frame (replace the freeze with a gap, or remove it)\n")
+        #expect(try folder.listing() == ["clip.mp4", "hold.otio"])
+    }
+
+    @Test func exportRefusesToReplaceAFileWithoutForce() throws {
+        let folder = try folderWithDocument()
+        try Data("keep".utf8).write(to: folder.file("t.otio"))
+        let result = try slowpoke("otio", "export", "-o", "t.otio", in: folder)
+        #expect(result.status == 1)
+        #expect(result.stderr == "slowpoke: error: t.otio already exists; use --force to replace it\n")
+        #expect(try String(contentsOf: folder.file("t.otio"), encoding: .utf8) == "keep")
+        #expect(try slowpoke("otio", "export", "-o", "t.otio", "--force", in: folder).status == 0)
+    }
+}
+
+@Suite struct BatchCommandTests {
+    /// The test clips, one corrupt file, and a recipe that slows 25%-50% of each to 1/4.
+    func batchFolder(extra: String = "") throws -> TemporaryFolder {
+        let folder = try TemporaryFolder("batch")
+        try FileManager.default.createDirectory(at: folder.file("clips"), withIntermediateDirectories: true)
+        for name in ["clip240.mp4", "noaudio.mp4", "ntsc2997.mp4", "rotated.mp4"] {
+            try folder.copy(media: name, as: "clips/\(name)")
+        }
+        // A file that starts like nothing libavformat knows.
+        try Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: folder.file("clips/corrupt.mp4"))
+        let recipe = """
+            {"output_dir": "out", "export": {"algorithm": "varispeed"},
+             "edits": [{"scale": {"range": "25%-50%", "rate": "1/4"}}],
+             "movies": ["clips/*.mp4"\(extra)]}
+            """
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        return folder
+    }
+
+    func modificationDates(_ folder: URL) throws -> [String: Date] {
+        var dates: [String: Date] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            dates[name] = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.modificationDate] as? Date
+        }
+        return dates
+    }
+
+    @Test func everyGoodJobFinishesTheBadOneIsReportedAndARerunDoesNoWork() throws {
+        let folder = try batchFolder()
+        let first = try slowpoke("batch", "recipe.json", "--jobs", "2", in: folder)
+        #expect(first.status == 1)
+        #expect(first.stderr.hasSuffix("slowpoke: error: 1 of 5 jobs failed\n"), "\(first.stderr)")
+        let rows = first.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        let status = Dictionary(uniqueKeysWithValues: rows.dropFirst().dropLast().map { ($0[1], $0[2]) })
+        #expect(status == ["clips/clip240.mp4": "done", "clips/corrupt.mp4": "failed", "clips/noaudio.mp4": "done",
+                           "clips/ntsc2997.mp4": "done", "clips/rotated.mp4": "done"])
+        #expect(first.stdout.contains("is not a movie or audio file that slowpoke can read"))
+        #expect(first.stdout.hasSuffix("5 jobs: 4 done, 0 skipped, 1 failed\n"))
+        // Every output is the input with 25%-50% at quarter speed: 1 + 0.25 x 3 = 1.75 times as long.
+        for name in ["clip240", "noaudio", "ntsc2997", "rotated"] {
+            let input = try TestSupport.ffprobe(folder.file("clips/\(name).mp4"), ["-show_entries", "format=duration"])
+            let output = try TestSupport.ffprobe(folder.file("out/\(name)-slowpoke.mp4"), ["-show_entries", "format=duration:stream=codec_type,nb_frames"])
+            let before = Double((input["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+            let after = Double((output["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+            #expect(abs(after - before * 1.75) < 0.05, "\(name): \(before) s became \(after) s")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/corrupt-slowpoke.mp4").path))
+
+        // Again: nothing is redone, nothing is touched, and the corrupt file still fails.
+        let before = try modificationDates(folder.file("out"))
+        Thread.sleep(forTimeInterval: 1.1)
+        let second = try slowpoke("batch", "recipe.json", in: folder)
+        #expect(second.status == 1)
+        #expect(second.stdout.hasSuffix("5 jobs: 0 done, 4 skipped, 1 failed\n"), "\(second.stdout)")
+        #expect(try modificationDates(folder.file("out")) == before)
+
+        // A changed movie is redone; the others are still skipped.
+        let movie = folder.file("clips/noaudio.mp4")
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: movie.path)
+        let third = try slowpoke("batch", "recipe.json", "--progress", "json", in: folder)
+        #expect(third.stdout.hasSuffix("5 jobs: 1 done, 3 skipped, 1 failed\n"), "\(third.stdout)")
+        let events = third.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let jobs = events.filter { $0["event"] as? String == "job" }
+        #expect(jobs.count == 5)
+        #expect(jobs.filter { $0["status"] as? String == "done" }.map { $0["movie"] as? String } == ["[3/5] clips/noaudio.mp4"])
+    }
+
+    @Test func aChangedRecipeEntryRedoesOnlyThatJob() throws {
+        let folder = try TemporaryFolder("batch")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        try folder.copy(media: "noaudio.mp4", as: "b.mp4")
+        func write(_ rate: String) throws {
+            let recipe = """
+                {"movies": [{"path": "a.mp4", "edits": [{"remove": {"range": "0-1"}}]},
+                            {"path": "b.mp4", "edits": [{"scale": {"range": "0-1", "rate": "\(rate)"}}]}]}
+                """
+            try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        }
+        try write("1/2")
+        #expect(try slowpoke("batch", "recipe.json", in: folder).stdout.hasSuffix("2 jobs: 2 done, 0 skipped, 0 failed\n"))
+        try write("1/4")
+        let again = try slowpoke("batch", "recipe.json", in: folder)
+        #expect(again.status == 0)
+        #expect(again.stdout.hasSuffix("2 jobs: 1 done, 1 skipped, 0 failed\n"), "\(again.stdout)")
+        let probe = try TestSupport.ffprobe(folder.file("b-slowpoke.mp4"), ["-show_entries", "format=duration"])
+        let input = try TestSupport.ffprobe(folder.file("b.mp4"), ["-show_entries", "format=duration"])
+        let d = Double((probe["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+        let d0 = Double((input["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+        #expect(abs(d - (d0 + 3)) < 0.05, "1 s at 1/4 adds 3 s: \(d0) -> \(d)")
+    }
+
+    @Test func fpsFailsItsJobUntilConstantFrameRateExportLands() throws {
+        let folder = try TemporaryFolder("batch")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        try folder.copy(media: "noaudio.mp4", as: "b.mp4")
+        let recipe = "{\"movies\": [\"a.mp4\", {\"path\": \"b.mp4\", \"export\": {\"fps\": 30}}]}"
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let result = try slowpoke("batch", "recipe.json", "--progress", "none", in: folder)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("\"fps\": 30 asks for a constant-frame-rate export, which slowpoke batch does not support yet"))
+        #expect(try folder.listing() == [".a-slowpoke.mp4.slowpoke-batch", "a-slowpoke.mp4", "a.mp4", "b.mp4", "recipe.json"])
+    }
+
+    @Test func aRecipeOnStdinResolvesPathsAgainstTheCurrentFolder() throws {
+        let folder = try TemporaryFolder("batch")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        let recipe = "{\"output_dir\": \"done\", \"movies\": [{\"path\": \"a.mp4\", \"edits\": [{\"remove\": {\"range\": \"0-50%\"}}]}]}"
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let slowpokePath = TestSupport.slowpoke.path
+        let result = try TestSupport.tool("bash", ["-c", "cd '\(folder.url.path)' && '\(slowpokePath)' batch - --progress none < recipe.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("1 job: 1 done, 0 skipped, 0 failed\n"), "\(result.stdout)")
+        let input = try TestSupport.ffprobe(folder.file("a.mp4"), ["-show_entries", "format=duration"])
+        let output = try TestSupport.ffprobe(folder.file("done/a-slowpoke.mp4"), ["-show_entries", "format=duration"])
+        let before = Double((input["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+        let after = Double((output["format"] as? [String: Any])?["duration"] as? String ?? "") ?? .nan
+        #expect(abs(after - before / 2) < 0.05, "half of \(before) s removed: \(after) s")
+    }
+
+    @Test func anInterruptStopsEveryJobAndLeavesNoPartialOutput() throws {
+        let folder = try TemporaryFolder("batch")
+        for i in 1...3 { try folder.copy(media: "clip60.mp4", as: "c\(i).mp4") }
+        let recipe = "{\"output_dir\": \"out\", \"edits\": [{\"scale\": {\"range\": \"0-50%\", \"rate\": \"1/4\"}}], \"movies\": [\"*.mp4\"]}"
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let out = folder.file("out")
+        let result = try TestSupport.interrupt(["batch", "recipe.json", "--jobs", "2", "--progress", "none"], in: folder.url, signal: SIGINT) {
+            // Under way once a temporary output exists.
+            ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).contains { $0.contains(".slowpoke-tmp-") }
+        }
+        #expect(result.wasRunning)
+        #expect(result.status == 130)
+        #expect(result.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+    }
+
+    @Test func badRecipesAreRefusedWithWhereTheyAreWrong() throws {
+        let folder = try TemporaryFolder("batch")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        try Data("{\"movies\": [{\"path\": \"a.mp4\", \"edits\": [{\"scale\": {\"range\": \"0-1\"}}]}]}".utf8).write(to: folder.file("r.json"))
+        let result = try slowpoke("batch", "r.json", in: folder)
+        #expect(result.status == 1)
+        #expect(result.stderr == "slowpoke: error: r.json: not a valid recipe: at .movies[0].edits[0].scale: a scale edit needs exactly one of rate and duration\n")
+        try Data("{\"movies\": [{\"path\": \"a.mp4\", \"edits\": [{\"remove\": {\"range\": \"50%-150%\"}}]}]}".utf8).write(to: folder.file("r.json"))
+        let beyond = try slowpoke("batch", "r.json", in: folder)
+        #expect(beyond.stdout.contains("edit 1: 150% is not between 0% and 100% of the timeline"), "\(beyond.stdout)")
+    }
+}
+
+@Suite struct CompletionAndManualTests {
+    @Test func theBashCompletionLoadsAndCompletesSubcommands() throws {
+        let script = try TemporaryFolder("completion")
+        let bash = try TestSupport.run(TestSupport.slowpoke, ["--generate-completion-script", "bash"])
+        #expect(bash.status == 0)
+        try Data(bash.stdout.utf8).write(to: script.file("slowpoke.bash"))
+        // Bash calls a completion function with the command, the current word and the previous one.
+        let check = try TestSupport.tool("bash", ["-c", """
+            set -e
+            source "\(script.file("slowpoke.bash").path)"
+            complete -p slowpoke
+            complete_line() {
+                COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<< "$1"
+                [[ "$1" == *" " ]] && COMP_WORDS+=("")
+                COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+                _slowpoke slowpoke "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+                echo "$1|${COMPREPLY[*]}"
+            }
+            complete_line "slowpoke ot"
+            complete_line "slowpoke otio "
+            complete_line "slowpoke export --algorithm "
+            complete_line "slowpoke batch --progress j"
+            """])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stderr.isEmpty, "\(check.stderr)")
+        let lines = check.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "complete -o filenames -F _slowpoke slowpoke")
+        #expect(lines.dropFirst() == ["slowpoke ot|otio", "slowpoke otio |--version -h --help export import",
+                                      "slowpoke export --algorithm |spectral timeDomain varispeed", "slowpoke batch --progress j|json"])
+        for shell in ["zsh", "fish"] {
+            let result = try TestSupport.run(TestSupport.slowpoke, ["--generate-completion-script", shell])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("batch") && result.stdout.contains("otio"))
+        }
+    }
+
+    @Test func theManPageRendersAndCoversEveryCommandAndFlag() throws {
+        let page = TestSupport.root.appendingPathComponent("slowpoke.1")
+        let rendered = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["MANPAGER=cat", "MANWIDTH=100", "man", "./slowpoke.1"],
+                                           in: TestSupport.root)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(rendered.stderr.isEmpty, "\(rendered.stderr)")
+        #expect(rendered.stdout.contains("SLOWPOKE(1)"))
+        let groff = try TestSupport.tool("groff", ["-man", "-Tutf8", "-ww", "-z", page.path])
+        #expect(groff.status == 0 && groff.stderr.isEmpty, "\(groff.stderr)")
+
+        // Every command and every long flag in the binary's help appears in the page, so a
+        // flag added without `make man` fails here.
+        let text = try String(contentsOf: page, encoding: .utf8)
+        let dump = try TestSupport.run(TestSupport.slowpoke, ["--experimental-dump-help"])
+        let tool = try json(dump.stdout)
+        var missing: [String] = []
+        func visit(_ command: [String: Any]) {
+            if let name = command["commandName"] as? String, !text.contains(name) { missing.append(name) }
+            for argument in command["arguments"] as? [[String: Any]] ?? [] {
+                for name in argument["names"] as? [[String: Any]] ?? [] where name["kind"] as? String == "long" {
+                    if let long = name["name"] as? String, !text.contains("-\(long)") { missing.append("--\(long)") }
+                }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] { visit(sub) }
+        }
+        visit(try #require(tool["command"] as? [String: Any]))
+        #expect(missing.isEmpty, "slowpoke.1 is out of date (run `make man`): \(missing)")
+    }
+}
+
+@Suite struct InfoSchemaTests {
+    struct Field { let path: String; let type: String; let always: Bool }
+
+    /// The schema table in docs/info-json.md.
+    func documentedFields() throws -> [Field] {
+        let text = try String(contentsOf: TestSupport.root.appendingPathComponent("docs/info-json.md"), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 5, cells[1].hasPrefix("`") else { return nil }
+            return Field(path: cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`")), type: cells[2], always: cells[3] == "always")
+        }
+    }
+
+    /// Every value at `path` (with `[]` for array elements) in `value`, or nil where a parent holds it but it is absent.
+    func values(at path: [String], in value: Any) -> [Any?] {
+        guard let head = path.first else { return [value] }
+        let rest = Array(path.dropFirst())
+        if head.hasSuffix("[]") {
+            let key = String(head.dropLast(2))
+            guard let array = (value as? [String: Any])?[key] as? [Any] else { return [nil] }
+            return array.flatMap { values(at: rest, in: $0) }
+        }
+        guard let object = value as? [String: Any] else { return [] }
+        guard let child = object[head] else { return rest.isEmpty ? [nil] : [] }
+        return values(at: rest, in: child)
+    }
+
+    func hasType(_ value: Any, _ type: String) -> Bool {
+        switch type {
+        case "string": return value is String
+        case "integer": return value is NSNumber
+        case "number": return value is NSNumber
+        case "boolean": return value is NSNumber
+        case "object": return value is [String: Any]
+        case "array": return value is [Any]
+        case "time", "rational":
+            guard let text = value as? String else { return false }
+            if type == "time" && ["+inf", "-inf", "indefinite", "invalid"].contains(text) { return true }
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            return (1...2).contains(parts.count) && parts.allSatisfy { Double($0) != nil }
+        default: return false
+        }
+    }
+
+    /// Every path in `value`, as the table writes it.
+    func paths(_ value: Any, prefix: String = "") -> Set<String> {
+        var found: Set<String> = []
+        if let object = value as? [String: Any] {
+            for (key, child) in object {
+                let path = prefix.isEmpty ? key : "\(prefix).\(key)"
+                found.insert(path)
+                if let array = child as? [Any] {
+                    for element in array { found.formUnion(paths(element, prefix: path + "[]")) }
+                } else {
+                    found.formUnion(paths(child, prefix: path))
+                }
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: ["clip60.mp4", "noaudio.mp4", "rotated.mp4"])
+    func outputMatchesTheDocumentedSchemaBothWays(movie: String) throws {
+        let fields = try documentedFields()
+        #expect(fields.count > 40)
+        let folder = try TemporaryFolder("schema")
+        try folder.copy(media: movie, as: "clip.mp4")
+        try slowpoke("open", "clip.mp4", in: folder)
+        try slowpoke("insert-gap", "--at", "1", "--duration", "1/3", in: folder)
+        try slowpoke("scale", "--range", "2-3", "--rate", "0.5", in: folder)
+        let output = try slowpoke("info", "--json", in: folder).stdout
+        let info = try json(output)
+        #expect(info["schemaVersion"] as? Int == 1)
+        // Foundation's reader on Linux returns JSON booleans and numbers alike as NSNumber, so
+        // scalar number types are also checked on the text: every `"key" : value` of the field.
+        for field in fields where ["integer", "number", "boolean"].contains(field.type) {
+            let key = field.path.split(separator: ".").last.map { String($0).replacingOccurrences(of: "[]", with: "") } ?? ""
+            let pattern = try Regex("\"\(key)\" : ([^,\\n}]+)")
+            let matches = output.matches(of: pattern)
+            #expect(!field.always || !matches.isEmpty, "\(field.path) does not appear in the text")
+            for match in matches {
+                let token = String(match.output[1].substring ?? "")
+                switch field.type {
+                case "boolean": #expect(token == "true" || token == "false", "\(field.path) is \(token)")
+                case "integer": #expect(Int(token) != nil, "\(field.path) is \(token)")
+                default: #expect(Double(token) != nil, "\(field.path) is \(token)")
+                }
+            }
+        }
+        for field in fields {
+            for value in values(at: field.path.split(separator: ".").map(String.init), in: info) {
+                if let value {
+                    #expect(hasType(value, field.type), "\(field.path) should be \(field.type), is \(value)")
+                } else {
+                    #expect(!field.always, "\(field.path) is documented as always present")
+                }
+            }
+        }
+        let documented = Set(fields.map(\.path))
+        let undocumented = paths(info).subtracting(documented)
+        #expect(undocumented.isEmpty, "fields missing from docs/info-json.md: \(undocumented.sorted())")
+    }
+}
