@@ -290,14 +290,19 @@ enum BatchRunner {
     /// (`"fps"` in the recipe) hooks in here when it lands.
     static func exportMovie(documentURL: URL, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool,
                             progress: @escaping (Double) throws -> Void) throws -> String {
-        if let fps = spec.fps {
-            throw CLIError("\"fps\": \(fps.readable) asks for a constant-frame-rate export, which slowpoke batch does not support yet; leave \"fps\" out for a passthrough export")
-        }
         let name = spec.algorithm ?? TimePitchAlgorithm.spectral.rawValue
         guard let algorithm = TimePitchAlgorithm(rawValue: name) else {
             throw CLIError("\"algorithm\": \"\(name)\" is not one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let settings = try TimePitchSettings(algorithm: algorithm, semitones: spec.semitones ?? 0)
+        if let fps = spec.fps {
+            // "29.97" in a recipe means the NTSC rate, as it does for `export --fps`.
+            let rate = try FrameRateParser.parse(fps.exactDecimal() ?? fps.description)
+            let exporter = try ConstantRateExporter(documentURL: documentURL, output: output,
+                                                    options: .init(fps: rate), settings: settings, force: replace)
+            let result = try exporter.run(progress: progress, warning: { _ in })
+            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)"
+        }
         let exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
         let result = try exporter.run(progress: progress, warning: { _ in })
         return "\(result.videoFrames) frames, \(result.duration)"

@@ -226,16 +226,21 @@ private func infoSeconds(_ value: Any?) -> Double {
         #expect(abs(d - (d0 + 3)) < 0.05, "1 s at 1/4 adds 3 s: \(d0) -> \(d)")
     }
 
-    @Test func fpsFailsItsJobUntilConstantFrameRateExportLands() throws {
+    @Test func fpsMakesAConstantRateExport() throws {
         let folder = try TemporaryFolder("batch")
         try folder.copy(media: "noaudio.mp4", as: "a.mp4")
         try folder.copy(media: "noaudio.mp4", as: "b.mp4")
-        let recipe = "{\"movies\": [\"a.mp4\", {\"path\": \"b.mp4\", \"export\": {\"fps\": 30}}]}"
+        let recipe = "{\"movies\": [\"a.mp4\", {\"path\": \"b.mp4\", \"export\": {\"fps\": \"29.97\"}}]}"
         try Data(recipe.utf8).write(to: folder.file("recipe.json"))
         let result = try slowpoke("batch", "recipe.json", "--progress", "none", in: folder)
-        #expect(result.status == 1)
-        #expect(result.stdout.contains("\"fps\": 30 asks for a constant-frame-rate export, which slowpoke batch does not support yet"))
-        #expect(try folder.listing() == [".a-slowpoke.mp4.slowpoke-batch", "a-slowpoke.mp4", "a.mp4", "b.mp4", "recipe.json"])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        // a keeps every frame (passthrough); b is re-encoded at exactly 30000/1001 fps.
+        let a = try videoFrames(folder.file("a-slowpoke.mp4")).pts.count
+        let b = try videoFrames(folder.file("b-slowpoke.mp4")).pts.count
+        #expect(a == 120)
+        #expect(b == 60)
+        let stream = try videoStream(folder.file("b-slowpoke.mp4"), "r_frame_rate")
+        #expect(stream["r_frame_rate"] as? String == "30000/1001")
     }
 
     @Test func aRecipeOnStdinResolvesPathsAgainstTheCurrentFolder() throws {
