@@ -54,12 +54,20 @@ final class AudioTrackOutput {
             let reader = try AudioFileReader(url: url, stream: stream.index)
             reader.onWarning = warning
             let writer = try AudioFileWriter(output: temp, format: reader.format, depth: .aac(bitRate: bitRate))
+            let encoder = BackgroundAudioEncoder(writer: writer)
             let renderer = TimelineRenderer(format: reader.format, settings: settings)
             let sourceOrigin = try origin.rescaled(to: Int32(reader.format.sampleRate)).value
-            try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, to: { samples, count in
-                try writer.write(samples, count: count)
-            }, progress: progress)
-            try writer.finish(commit: false)
+            do {
+                try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, to: { samples, count in
+                    try encoder.write(samples, count: count)
+                }, progress: progress)
+                try encoder.finish()
+            } catch {
+                // The worker may hold the writer (and so the scratch file) a moment longer.
+                encoder.cancel()
+                temp.discard()
+                throw error
+            }
             input = try InputFormatContext(path: temp.temporary.path)
             inputIndex = 0
         }

@@ -55,7 +55,6 @@ enum Main {
             fail(error.description)
         } catch let error as OTIOError {
             fail(error.description)
-
         } catch {
             let code = Slowpoke.exitCode(for: error)
             if code == .success || error is CleanExit {
@@ -67,6 +66,8 @@ enum Main {
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Never {
+        // Whatever a failed command was writing goes, even if a worker thread still holds it.
+        AtomicOutput.removeAllInProgress()
         Terminal.error(message)
         exit(code)
     }
