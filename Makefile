@@ -55,13 +55,15 @@ test: deps
 	$(SWIFT) test
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the
-# timeline, and export it (passthrough: every frame kept) to .build/demo/clip-slowpoke.mp4.
+# timeline, and export it twice: passthrough (every frame kept) to .build/demo/clip-slowpoke.mp4,
+# and re-encoded at a constant 30 fps to .build/demo/clip-30fps.mp4.
 demo: build
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR) && cp media/clip60.mp4 $(DEMO_DIR)/clip.mp4
 	cd $(DEMO_DIR) && ../debug/slowpoke open clip.mp4
 	cd $(DEMO_DIR) && ../debug/slowpoke scale --range 3.2-5.0 --rate 0.25
 	cd $(DEMO_DIR) && ../debug/slowpoke info
 	cd $(DEMO_DIR) && ../debug/slowpoke export --progress none
+	cd $(DEMO_DIR) && ../debug/slowpoke export --fps 30 -o clip-30fps.mp4 --progress none
 
 # Times slowpoke against the rubberband and ffmpeg CLIs on the same inputs; prints ratios.
 bench: bench-deps
