@@ -3,9 +3,11 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-# Everything the build, the tests (ffmpeg/ffprobe are the test oracle) and the demo need.
+# Everything the build, the tests (ffmpeg/ffprobe are the test oracle; the preview test runs
+# under Xvfb, presses keys with xdotool and reads the screen with xwd) and the demo need.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev ffmpeg
+                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev \
+                libsdl2-ttf-dev fonts-dejavu-core ffmpeg xvfb xauth xdotool x11-apps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
 DEMO_DIR := .build/demo
