@@ -62,7 +62,9 @@ final class AudioFeeder: @unchecked Sendable {
         device = opened
         driver = driverName
         deviceLag = driverName == "disk" ? 0 : Int64(have.samples)
-        target = 1024
+        // 32 ms: enough to ride out a busy moment on a loaded machine, short enough that a key
+        // is heard well within 100 ms (queue + one device buffer + the engine's latency).
+        target = 1536
         log = [(0, position)]
     }
 

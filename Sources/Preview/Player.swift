@@ -125,7 +125,10 @@ public final class Player {
                 if event.type == SDL_KEYDOWN.rawValue, let key = Self.key(for: event.key.keysym.sym) { pressed.append(key) }
                 if event.type == SDL_WINDOWEVENT.rawValue { lastShown = nil }
             }
-            while let key = keys() { pressed.append(key) }
+            while let key = keys() {
+                pressed.append(key)
+                if key == .quit { break }
+            }
             for key in pressed {
                 if key == .quit { quit = true; break }
                 try handle(key, message: message)
