@@ -89,7 +89,11 @@ public final class Player {
     }
 
     deinit {
+        // SDL objects go before the SDL session that made them (TTF_Quit before TTF_CloseFont
+        // crashes).
         feeder?.stop()
+        feeder = nil
+        video = nil
     }
 
     /// The composition time being heard (or, without audio, shown).
