@@ -33,7 +33,8 @@ import Testing
         usleep(400_000)
         let apply = try session.press("Return")
         usleep(800_000)
-        try session.press("q")
+        // Pressed even if the window is gone, so that the failure shows the player's stderr.
+        _ = try? session.press("q")
         let status = session.waitForExit()
         let stderr = session.stderr()
         #expect(status == 0, "stderr: \(stderr)")

@@ -55,6 +55,7 @@ final class PreviewSession {
         process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.merging([
             "DISPLAY": display.display, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": audioFile.path,
+            "SWIFT_BACKTRACE": "enable=no",
         ]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errPipe
@@ -89,11 +90,12 @@ final class PreviewSession {
     }
 
     /// Presses `keys` (X key names) in the window, one by one; returns the audio frame reached
-    /// just before the first press.
+    /// just before the last press.
     @discardableResult
     func press(_ keys: String...) throws -> Int {
-        let at = heardFrames
+        var at = heardFrames
         for key in keys {
+            at = heardFrames
             let result = try display.x("xdotool", ["key", "--window", window, key])
             guard result.status == 0 else { throw Failure(message: "xdotool key \(key): \(result.stderr)") }
         }
