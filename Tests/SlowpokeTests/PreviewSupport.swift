@@ -84,8 +84,10 @@ final class PreviewSession {
     }
 
     /// Audio frames written to the disk so far.
-    var heardFrames: Int {
-        let size = (try? FileManager.default.attributesOfItem(atPath: audioFile.path)[.size] as? NSNumber)?.intValue ?? 0
+    var heardFrames: Int { Self.frames(in: audioFile, channels: channels) }
+
+    static func frames(in file: URL, channels: Int) -> Int {
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
         return size / (4 * channels)
     }
 
@@ -207,4 +209,74 @@ func seconds(_ text: String) -> Double {
     let parts = text.split(separator: "/")
     if parts.count == 2, let a = Double(parts[0]), let b = Double(parts[1]) { return a / b }
     return Double(text) ?? .nan
+}
+
+/// Measures how far the picture on screen trails the sound being heard, while playing at 1x.
+///
+/// ffmpeg's x11grab records the window with a wall-clock timestamp per frame, while a thread
+/// here samples the length of the disk audio file against the same clock. Each recorded frame
+/// then has a video time (its frame index / fps, read from the picture code) and an audio time
+/// (the heard file position at that instant, turned into composition time by the beeps: the
+/// n-th beep after `origin` is second `firstBeep + n`). The offset is audio minus video time,
+/// less half a frame (a frame is on screen from its time until the next one's).
+enum AVSync {
+    static func measure(_ session: PreviewSession, seconds: Double, fps: Double, firstBeep: Int, origin: Int) throws -> [Double] {
+        let geometry = try session.display.x("xdotool", ["getwindowgeometry", "--shell", session.window]).stdout
+        var values: [String: Int] = [:]
+        for line in geometry.split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"] else {
+            throw PreviewSession.Failure(message: "no geometry: \(geometry)")
+        }
+        final class Samples: @unchecked Sendable {  // written by the sampler, read after it stops
+            var times: [Double] = []
+            var frames: [Int] = []
+            var stop = false
+        }
+        let samples = Samples()
+        let file = session.audioFile, channels = session.channels
+        let sampler = Thread {
+            while !samples.stop {
+                samples.times.append(Date().timeIntervalSince1970)
+                samples.frames.append(PreviewSession.frames(in: file, channels: channels))
+                usleep(2000)
+            }
+        }
+        sampler.start()
+        let raw = session.audioFile.deletingLastPathComponent().appendingPathComponent("grab-\(UUID().uuidString).gray")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let grab = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), [
+            "ffmpeg", "-hide_banner", "-nostdin", "-f", "x11grab", "-framerate", "20", "-video_size", "\(width)x\(height)",
+            "-i", "\(session.display.display)+\(x),\(y)", "-frames:v", "\(Int(seconds * 20))", "-vf", "showinfo", "-fps_mode", "passthrough",
+            "-copyts", "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw.path,
+        ])
+        usleep(50_000)
+        samples.stop = true
+        while !sampler.isFinished { usleep(1000) }
+        guard grab.status == 0 else { throw PreviewSession.Failure(message: "x11grab: \(grab.stderr)") }
+        let stamps: [Double] = grab.stderr.split(separator: "\n").compactMap { line in
+            guard line.contains("showinfo"), let r = line.range(of: " pts:") else { return nil }
+            return Double(line[r.upperBound...].drop { $0 == " " }.prefix { $0.isNumber }).map { $0 / 1_000_000 }
+        }
+        let pixels = [UInt8](try Data(contentsOf: raw))
+        let frameSize = width * height
+        let heard = try session.heardAudio()
+        let onsets = Signals.onsets(Array(heard[origin...]), threshold: 0.15).map { $0 + origin }
+        var offsets: [Double] = []
+        for (n, stamp) in stamps.enumerated() where (n + 1) * frameSize <= pixels.count {
+            // The heard position at `stamp`, between the two samples around it.
+            guard let after = samples.times.firstIndex(where: { $0 >= stamp }), after > 0 else { continue }
+            let t0 = samples.times[after - 1], t1 = samples.times[after]
+            let f0 = Double(samples.frames[after - 1]), f1 = Double(samples.frames[after])
+            let position = f0 + (f1 - f0) * (stamp - t0) / max(1e-9, t1 - t0)
+            guard let beep = onsets.lastIndex(where: { Double($0) <= position }) else { continue }
+            let audioTime = Double(firstBeep + beep) + (position - Double(onsets[beep])) / 48000
+            let shot = (luma: Array(pixels[(n * frameSize)..<((n + 1) * frameSize)]), width: width, height: height)
+            let videoTime = Double(PictureCode.frameIndex(shot)) / fps
+            offsets.append(audioTime - videoTime - 0.5 / fps)
+        }
+        return offsets
+    }
 }
