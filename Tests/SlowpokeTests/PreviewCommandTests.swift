@@ -229,3 +229,91 @@ import Testing
         }
     }
 }
+
+/// Headless use and the long A/V check.
+@Suite(.serialized) struct PreviewHeadlessTests {
+    /// `--no-video`: no window, keys from standard input, one status line per change on stderr
+    /// (stderr is not a terminal here).
+    @Test func noVideoReadsKeysFromTheTerminal() throws {
+        let folder = try TemporaryFolder("preview-headless")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let audio = folder.file("heard.raw")
+        let process = Process()
+        process.executableURL = TestSupport.slowpoke
+        process.arguments = ["preview", clip.path, "--no-video", "--algorithm", "varispeed"]
+        process.currentDirectoryURL = folder.url
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_AUDIODRIVER"] = "disk"
+        environment["SDL_DISKAUDIOFILE"] = audio.path
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        let input = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while PreviewSession.frames(in: audio, channels: 2) == 0 && Date() < deadline { usleep(20_000) }
+        func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+        send(" ")
+        usleep(1_500_000)
+        let pressed = PreviewSession.frames(in: audio, channels: 2)
+        send("\u{1B}[C\u{1B}[C\u{1B}[C")  // → → →: 1 → 1.25 → 1.5 → 2
+        usleep(2_500_000)
+        send("q")
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("▶  1x  varispeed"), "\(stderr)")
+        #expect(stderr.contains("▶  2x  varispeed"), "\(stderr)")
+        let data = try Data(contentsOf: audio)
+        let all = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let heard = stride(from: 0, to: all.count - 1, by: 2).map { all[$0] }
+        let before = Heard.beeps(heard, in: 0..<pressed), after = Heard.beeps(heard, in: (pressed + 7200)..<heard.count)
+        #expect(abs(before.spacing - 1) < 0.05, "beeps \(before.spacing) s apart at 1x")
+        #expect(abs(after.spacing - 0.5) < 0.03, "beeps \(after.spacing) s apart at 2x")
+        if let onset = after.onsets.first { #expect(abs(Heard.pitch(heard, at: onset) - 2000) < 60) }
+    }
+
+    /// Quitting (here: killing) the player right after Enter leaves either the old or the new
+    /// document, whole, never a broken one.
+    @Test func killingThePlayerDuringASaveLeavesADocument() throws {
+        let folder = try TemporaryFolder("preview-kill")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path, "--rate", "0.5", "--play"], in: folder.url, display: display)
+        try session.waitUntilReady()
+        try session.press("bracketleft")
+        usleep(400_000)
+        try session.press("bracketright", "Return")
+        usleep(UInt32.random(in: 0..<40_000))
+        kill(session.process.processIdentifier, SIGKILL)
+        session.process.waitUntilExit()
+        let history = try TestSupport.run(TestSupport.slowpoke, ["history", "clip60.slowpoke"], in: folder.url)
+        #expect(history.status == 0, "\(history.stderr)")
+        let documents = try folder.listing().filter { $0.hasSuffix(".slowpoke") }
+        #expect(documents == ["clip60.slowpoke"])
+        // Either no edit (killed before the rename) or the whole edit.
+        #expect(history.stdout == "no edits yet\n" || history.stdout.contains("0.5x"), "\(history.stdout)")
+    }
+
+    /// Five minutes at 1x on a 60 fps clip, then the A/V offset. Takes six minutes, so it runs
+    /// only with SLOWPOKE_LONG_TESTS=1 (`make test-long`).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLOWPOKE_LONG_TESTS"] == "1"))
+    func avOffsetAfterFiveMinutes() throws {
+        let folder = try TemporaryFolder("preview-long")
+        let clip = try makeLongClip(seconds: 320, in: folder.url)
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path], in: folder.url, display: display)
+        try session.waitUntilReady()
+        let start = try session.press("space")
+        usleep(300_000_000)
+        let offsets = try AVSync.measure(session, seconds: 5, fps: 60, firstBeep: 0, origin: start)
+        _ = try? session.press("q")
+        #expect(session.waitForExit() == 0)
+        try #require(offsets.count >= 50, "measured \(offsets.count) frames")
+        let sorted = offsets.map(abs).sorted()
+        print("after 5 min: A/V offsets (audio − video, ms) over \(offsets.count) frames: median \(Int(sorted[sorted.count / 2] * 1000)), 90th percentile \(Int(sorted[sorted.count * 9 / 10] * 1000)), max \(Int(sorted.last! * 1000))")
+        #expect(sorted[sorted.count * 9 / 10] < 0.04, "A/V offsets: \(offsets)")
+    }
+}
