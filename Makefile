@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
 DEMO_DIR := .build/demo
 
-.PHONY: all deps bench-deps install-packages build release test demo bench clean
+.PHONY: all deps bench-deps install-packages build release test test-long demo bench clean
 
 all: build
 
@@ -43,6 +43,10 @@ release: deps
 
 test: deps
 	$(SWIFT) test
+
+# The tests, plus the preview's five-minute A/V drift check (about six minutes more).
+test-long: deps
+	SLOWPOKE_LONG_TESTS=1 $(SWIFT) test
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the
 # timeline, and export it (passthrough: every frame kept) to .build/demo/clip-slowpoke.mp4.

@@ -59,6 +59,8 @@ public final class Player {
     /// Wall clock, when there is no audio: composition seconds at `wallAnchor`.
     private var wallPosition: Double = 0
     private var wallAnchor = Date()
+    /// Whether the composition audio's scaled sections were rendered with varispeed.
+    private var audioIsVarispeed: Bool
     /// Whether the key list is on screen (h).
     private var showHelp = false
     private var summary = PreviewSummary()
@@ -72,6 +74,7 @@ public final class Player {
             throw PreviewError.nothingToPlay("\(options.document.lastPathComponent) has an empty timeline; undo the edit that emptied it")
         }
         let algorithm = options.algorithm
+        audioIsVarispeed = algorithm == .varispeed
         settings = PlaybackSettings(rate: options.rate, algorithm: algorithm, semitones: options.semitones)
         let hasVideo = !composition.tracks(withMediaType: .video).isEmpty
         session = try SDLSession(video: options.video)
@@ -259,6 +262,14 @@ public final class Player {
         wallPosition = currentTime.seconds
         wallAnchor = Date()
         try feeder?.apply(settings)
+        // Scaled sections follow chipmunk mode too: render them again, pitch kept or not.
+        if let feeder, audioIsVarispeed != (settings.algorithm == .varispeed),
+           let track = composition.tracks(withMediaType: .audio).first,
+           track.segments.contains(where: { $0.rate != nil && $0.rate != .one }) {
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
+            try feeder.seek(to: feeder.heardPosition, audio: audio)
+        }
+        audioIsVarispeed = settings.algorithm == .varispeed
     }
 
     private func seek(to t: Time) throws {
@@ -328,6 +339,7 @@ public final class Player {
         if let feeder, let track = composition.tracks(withMediaType: .audio).first {
             let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
             try feeder.seek(to: after.seconds * Double(feeder.format.sampleRate), audio: audio)
+            audioIsVarispeed = settings.algorithm == .varispeed
         }
         wallPosition = after.seconds
         wallAnchor = Date()
