@@ -252,6 +252,8 @@ public final class Player {
     }
 
     private func setPlaying(_ playing: Bool) throws {
+        // Play at the end starts again from the beginning.
+        if playing && currentTime >= composition.duration { try seek(to: .zero) }
         if !playing { wallPosition = currentTime.seconds }
         settings.playing = playing
         wallAnchor = Date()
