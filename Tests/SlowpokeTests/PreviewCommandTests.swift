@@ -33,9 +33,7 @@ import Testing
         usleep(400_000)
         let apply = try session.press("Return")
         usleep(800_000)
-        // Pressed even if the window is gone, so that the failure shows the player's stderr.
-        _ = try? session.press("q")
-        let status = session.waitForExit()
+        let status = session.quit()
         let stderr = session.stderr()
         #expect(status == 0, "stderr: \(stderr)")
 
@@ -54,7 +52,9 @@ import Testing
             let (spacing, onsets) = Heard.beeps(heard, in: phase.range)
             #expect(onsets.count >= 2, "\(phase.name): \(onsets.count) beeps")
             // Tempo: the beeps are one source second apart, so they are 1/rate seconds apart.
-            #expect(abs(spacing - phase.spacing) / phase.spacing < 0.06, "\(phase.name): beeps \(spacing) s apart, expected \(phase.spacing)")
+            // 10%: neighbouring rungs of the ladder are 20% or more apart, and a busy machine can
+            // make the audio underrun for a few ms (SDL then plays silence), which stretches a gap.
+            #expect(abs(spacing - phase.spacing) / phase.spacing < 0.1, "\(phase.name): beeps \(spacing) s apart, expected \(phase.spacing)")
             // Pitch: constant under spectral, following the rate under varispeed.
             for onset in onsets where onset + 1200 < phase.range.upperBound {
                 let f = Heard.pitch(heard, at: onset)
@@ -117,8 +117,7 @@ import Testing
         usleep(1_500_000)
         let pressed = try session.press("Right")
         usleep(1_000_000)
-        try session.press("q")
-        #expect(session.waitForExit() == 0)
+        #expect(session.quit() == 0)
         let heard = try session.heardAudio()
         // Rising zero crossings, to a fraction of a sample; the period between two is one cycle.
         var crossings: [Double] = []
@@ -178,8 +177,7 @@ import Testing
         let start = try session.press("space")
         usleep(300_000)
         let offsets = try AVSync.measure(session, seconds: 4, fps: 60, firstBeep: 4, origin: start)
-        _ = try? session.press("q")
-        #expect(session.waitForExit() == 0)
+        #expect(session.quit() == 0)
         #expect(!session.stderr().contains("error"), "\(session.stderr())")
         let sorted = offsets.map(abs).sorted()
         try #require(offsets.count >= 40, "measured \(offsets.count) frames")
@@ -203,8 +201,7 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         let fps = try #require(((try TestSupport.ffprobe(clip, ["-select_streams", "v:0", "-show_entries", "stream=r_frame_rate"])["streams"] as? [[String: Any]])?.first?["r_frame_rate"] as? String).map(seconds))
         let shown = Double(PictureCode.frameIndex(shot)) / fps
-        try session.press("q")
-        #expect(session.waitForExit() == 0)
+        #expect(session.quit() == 0)
         #expect(first == 0)
         #expect(shown > 0.7 && shown < elapsed + 0.1, "after \(elapsed) s of play the frame shown is at \(shown) s")
         #expect(session.heardFrames == 0, "a movie without audio plays none")
@@ -230,8 +227,9 @@ import Testing
     }
 }
 
-/// Headless use and the long A/V check.
-@Suite(.serialized) struct PreviewHeadlessTests {
+/// Headless use, closing mid-save and the long A/V check: in the same serialized suite, so
+/// that no two players compete for the CPU.
+extension PreviewCommandTests {
     /// `--no-video`: no window, keys from standard input, one status line per change on stderr
     /// (stderr is not a terminal here).
     @Test func noVideoReadsKeysFromTheTerminal() throws {
@@ -309,8 +307,7 @@ import Testing
         let start = try session.press("space")
         usleep(300_000_000)
         let offsets = try AVSync.measure(session, seconds: 5, fps: 60, firstBeep: 0, origin: start)
-        _ = try? session.press("q")
-        #expect(session.waitForExit() == 0)
+        #expect(session.quit() == 0)
         try #require(offsets.count >= 50, "measured \(offsets.count) frames")
         let sorted = offsets.map(abs).sorted()
         print("after 5 min: A/V offsets (audio − video, ms) over \(offsets.count) frames: median \(Int(sorted[sorted.count / 2] * 1000)), 90th percentile \(Int(sorted[sorted.count * 9 / 10] * 1000)), max \(Int(sorted.last! * 1000))")

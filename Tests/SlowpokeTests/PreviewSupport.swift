@@ -8,18 +8,26 @@ final class VirtualDisplay {
     private let server: Process
 
     init() throws {
-        // A display number no other test or user holds.
-        var number = 90 + Int(getpid() % 400)
-        while FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") { number += 1 }
-        display = ":\(number)"
+        // Xvfb picks a free display number itself and writes it to the descriptor -displayfd
+        // names, so tests running side by side never share a server.
         server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        server.arguments = [display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
-        server.standardOutput = FileHandle.nullDevice
+        server.arguments = ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        let out = Pipe()
+        server.standardOutput = out
         server.standardError = FileHandle.nullDevice
         try server.run()
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") && Date() < deadline { usleep(20_000) }
+        var text = ""
+        while !text.hasSuffix("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            kill(server.processIdentifier, SIGKILL)
+            throw PreviewSession.Failure(message: "Xvfb did not start (it said \(text.debugDescription))")
+        }
+        display = ":\(number)"
     }
 
     deinit {
@@ -102,6 +110,13 @@ final class PreviewSession {
             guard result.status == 0 else { throw Failure(message: "xdotool key \(key): \(result.stderr)") }
         }
         return at
+    }
+
+    /// Presses q and waits for the player to exit. xdotool's error is ignored: the player may
+    /// close its window on the key press, before xdotool sends the key release.
+    func quit(timeout: Double = 15) -> Int32 {
+        _ = try? display.x("xdotool", ["key", "--window", window, "q"])
+        return waitForExit(timeout: timeout)
     }
 
     /// Waits for the player to exit (after q); kills it after `timeout` seconds.
