@@ -41,12 +41,16 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
+# The preview tests measure real time (tempo, latency, A/V offset under Xvfb), so they run on
+# their own once the rest of the suite is done.
 test: deps
 	$(SWIFT) test
+	SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # The tests, plus the preview's five-minute A/V drift check (about six minutes more).
 test-long: deps
-	SLOWPOKE_LONG_TESTS=1 $(SWIFT) test
+	$(SWIFT) test
+	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the
 # timeline, and export it (passthrough: every frame kept) to .build/demo/clip-slowpoke.mp4.
