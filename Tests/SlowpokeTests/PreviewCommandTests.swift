@@ -120,7 +120,11 @@ struct PreviewCommandTests {
         let session = try PreviewSession([tone.path, "--algorithm", "varispeed", "--play"], in: folder.url, display: display)
         try session.waitUntilReady()
         usleep(1_500_000)
-        let pressed = try session.press("Right")
+        // xdotool takes a while to start on a busy machine; the key reaches the X server just
+        // before it exits, so the press is timed by the audio written when it returns.
+        let launched = session.heardFrames
+        try session.press("Right")
+        let pressed = session.heardFrames
         usleep(1_000_000)
         #expect(session.quit() == 0)
         let heard = try session.heardAudio()
@@ -142,9 +146,11 @@ struct PreviewCommandTests {
             periods[i].at > Double(pressed) - 9600 && (i..<(i + 3)).allSatisfy { periods[$0].length < midpoint }
         })
         let delay = (periods[first].at - Double(pressed)) / 48000
-        print("rate change heard \(Int(delay * 1000)) ms after the key press")
+        print("rate change heard \(Int(delay * 1000)) ms after the key press (\(Int((periods[first].at - Double(launched)) / 48)) ms after starting xdotool)")
+        // The key reached the player between xdotool's start and its return: the change must
+        // come after the start, and within 100 ms of the return.
         #expect(delay < 0.1, "heard after \(delay) s")
-        #expect(delay > 0, "heard before the key was pressed")
+        #expect(periods[first].at > Double(launched), "heard before the key was pressed")
     }
 
     /// The window shows the video frame and the status overlay, and the video follows the audio:
