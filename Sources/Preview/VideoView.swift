@@ -3,10 +3,12 @@ internal import CSDL2
 
 /// The window: the current video frame scaled to fit (letterboxed), and the status overlay.
 final class VideoView {
-    private let window: SDLObject
-    private let renderer: SDLObject
-    private let texture: SDLObject
-    private let font: SDLObject?
+    // Optional so that deinit can destroy them in order: textures before their renderer, the
+    // renderer before its window (SDL_DestroyWindow would free the renderer behind our back).
+    private var window: SDLObject?
+    private var renderer: SDLObject!
+    private var texture: SDLObject!
+    private var font: SDLObject?
     private let width: Int32, height: Int32
     private var hasFrame = false
     private var statusImage: (text: String, image: TextImage)?
@@ -24,8 +26,9 @@ final class VideoView {
         window = try SDLObject(SDL_CreateWindow(title, sp_sdl_windowpos_centered(), sp_sdl_windowpos_centered(), w, h,
                                                 SDL_WINDOW_SHOWN.rawValue | SDL_WINDOW_RESIZABLE.rawValue),
                                "open a window", destroy: SDL_DestroyWindow)
-        var made = SDL_CreateRenderer(window.pointer, -1, SDL_RENDERER_ACCELERATED.rawValue)
-        if made == nil { made = SDL_CreateRenderer(window.pointer, -1, SDL_RENDERER_SOFTWARE.rawValue) }
+        let window = self.window!.pointer
+        var made = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue)
+        if made == nil { made = SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue) }
         renderer = try SDLObject(made, "create a renderer for the window", destroy: SDL_DestroyRenderer)
         texture = try SDLObject(SDL_CreateTexture(renderer.pointer, SDL_PIXELFORMAT_IYUV.rawValue,
                                                   Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), self.width, self.height),
@@ -38,7 +41,16 @@ final class VideoView {
         font = try? SDLObject(opened, "open a font", destroy: TTF_CloseFont)
     }
 
-    func setTitle(_ title: String) { SDL_SetWindowTitle(window.pointer, title) }
+    deinit {
+        statusImage = nil
+        helpImages = nil
+        texture = nil
+        renderer = nil
+        window = nil
+        font = nil
+    }
+
+    func setTitle(_ title: String) { SDL_SetWindowTitle(window?.pointer, title) }
 
     func update(planes: [UnsafePointer<UInt8>], linesizes: [Int]) {
         SDL_UpdateYUVTexture(texture.pointer, nil, planes[0], Int32(linesizes[0]), planes[1], Int32(linesizes[1]),

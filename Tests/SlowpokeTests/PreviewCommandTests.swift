@@ -145,12 +145,12 @@ struct PreviewCommandTests {
         let first = try #require(periods.indices.dropLast(2).first { i in
             periods[i].at > Double(pressed) - 9600 && (i..<(i + 3)).allSatisfy { periods[$0].length < midpoint }
         })
-        let delay = (periods[first].at - Double(pressed)) / 48000
-        print("rate change heard \(Int(delay * 1000)) ms after the key press (\(Int((periods[first].at - Double(launched)) / 48)) ms after starting xdotool)")
-        // The key reached the player between xdotool's start and its return: the change must
-        // come after the start, and within 100 ms of the return.
+        // The key reached the player between xdotool's start and its return (which the test
+        // notices late). Held to the start, the conservative bound: it includes starting xdotool.
+        let delay = (periods[first].at - Double(launched)) / 48000
+        print("rate change heard \(Int(delay * 1000)) ms after starting xdotool (\(Int((periods[first].at - Double(pressed)) / 48)) ms after it returned)")
         #expect(delay < 0.1, "heard after \(delay) s")
-        #expect(periods[first].at > Double(launched), "heard before the key was pressed")
+        #expect(delay > 0, "heard before the key was pressed")
     }
 
     /// The window shows the video frame and the status overlay, and the video follows the audio:

@@ -40,7 +40,7 @@ final class VirtualDisplay {
     /// Runs an X client (xdotool, xwd) on this display.
     @discardableResult
     func x(_ tool: String, _ arguments: [String]) throws -> TestSupport.Result {
-        try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["DISPLAY=\(display)", tool] + arguments)
+        try TestSupport.run(URL(fileURLWithPath: "/usr/bin/\(tool)"), arguments, environment: ["DISPLAY": display])
     }
 }
 
