@@ -12,10 +12,12 @@ internal import CSDL2
 /// engine's position already accounts for its latency); the device's consumption of the queue
 /// then says which of those frames is playing now.
 ///
-/// `@unchecked Sendable`: every stored property is read and written only while `lock` is held,
-/// by the feeder thread and the player's thread alike, and the SDL audio calls it makes are
-/// documented as thread-safe. The C objects (the engine's Rubber Band state, the file reader)
-/// are therefore never used by two threads at once.
+/// `@unchecked Sendable`: the engine and the composition audio (and the C objects inside them:
+/// Rubber Band state, the file reader) are used only by the feeder thread once it has started.
+/// Everything the player's thread touches (`pending…`, `generation`, `log`, `queuedTotal`,
+/// `heardRate`) is read and written only while `lock` is held, and the SDL audio calls are
+/// documented as thread-safe. Rendering happens outside the lock, so a slow engine never keeps
+/// the player's thread (keys, video) waiting.
 final class AudioFeeder: @unchecked Sendable {
     let format: AudioFormat
     let device: SDL_AudioDeviceID
@@ -31,6 +33,13 @@ final class AudioFeeder: @unchecked Sendable {
     private var audio: CompositionAudio
     private var queuedTotal: Int64 = 0
     private var log: [(frame: Int64, position: Double)] = []
+    /// The rate of the latest logged block, to extrapolate past it.
+    private var heardRate: Double
+    /// Settings and a restart the player asked for, not yet applied by the feeder thread.
+    private var pendingSettings: PlaybackSettings?
+    private var pendingReset: (position: Double, audio: CompositionAudio?)?
+    /// Bumped by every restart; a block rendered before one is dropped, not queued.
+    private var generation = 0
     private var stopping = false
     private var thread: Thread?
     private var failure: Error?
@@ -43,6 +52,7 @@ final class AudioFeeder: @unchecked Sendable {
         engine = try RealtimeTimePitch(format: format, algorithm: settings.algorithm, rate: settings.rate.doubleValue,
                                        semitones: Double(settings.semitones))
         try engine.reset(at: position)
+        heardRate = settings.rate.doubleValue
         var want = SDL_AudioSpec()
         want.freq = Int32(format.sampleRate)
         want.format = sp_audio_f32sys()
@@ -91,23 +101,18 @@ final class AudioFeeder: @unchecked Sendable {
 
     func setPlaying(_ playing: Bool) { SDL_PauseAudioDevice(device, playing ? 0 : 1) }
 
+    /// Takes effect at the feeder's next block (within a few ms).
     func apply(_ settings: PlaybackSettings) throws {
-        try lock.withLock {
-            if engine.algorithm != settings.algorithm { try engine.setAlgorithm(settings.algorithm) }
-            if engine.rate != settings.rate.doubleValue { try engine.setRate(settings.rate.doubleValue) }
-            if engine.semitones != Double(settings.semitones) && settings.algorithm != .varispeed {
-                try engine.setSemitones(Double(settings.semitones))
-            }
-        }
+        lock.withLock { pendingSettings = settings }
     }
 
     /// Drops what is queued and plays on from composition frame `position`, optionally from new
-    /// composition audio (after an edit).
+    /// composition audio (after an edit). The clock reads `position` at once.
     func seek(to position: Double, audio newAudio: CompositionAudio? = nil) throws {
-        try lock.withLock {
-            if let newAudio { audio = newAudio }
+        lock.withLock {
+            generation += 1
+            pendingReset = (position, newAudio ?? pendingReset?.audio)
             SDL_ClearQueuedAudio(device)
-            try engine.reset(at: position)
             log = [(handedLocked(), position)]
         }
     }
@@ -124,7 +129,7 @@ final class AudioFeeder: @unchecked Sendable {
                 let span = Double(next.frame - entry.frame)
                 return entry.position + (next.position - entry.position) * Double(heard - entry.frame) / span
             }
-            return entry.position + Double(heard - entry.frame) * engine.rate
+            return entry.position + Double(heard - entry.frame) * heardRate
         }
     }
 
@@ -135,19 +140,37 @@ final class AudioFeeder: @unchecked Sendable {
 
     private func feed() {
         while true {
-            let wait: Bool = lock.withLock {
-                if stopping || failure != nil { return false }
-                let queued = Int(SDL_GetQueuedAudioSize(device)) / (4 * format.channels)
-                guard queued < target else { return true }
-                do { try renderBlockLocked() } catch { failure = error }
-                return false
+            let (settings, reset, generation, queued, stop) = lock.withLock {
+                defer { pendingSettings = nil; pendingReset = nil }
+                return (pendingSettings, pendingReset, self.generation,
+                        Int(SDL_GetQueuedAudioSize(device)) / (4 * format.channels), stopping || failure != nil)
             }
-            if lock.withLock({ stopping || failure != nil }) { return }
-            if wait { usleep(2000) }
+            if stop { return }
+            do {
+                if let reset {
+                    if let newAudio = reset.audio { audio = newAudio }
+                    try engine.reset(at: reset.position)
+                }
+                if let settings {
+                    if engine.algorithm != settings.algorithm { try engine.setAlgorithm(settings.algorithm) }
+                    if engine.rate != settings.rate.doubleValue { try engine.setRate(settings.rate.doubleValue) }
+                    if engine.semitones != Double(settings.semitones) && settings.algorithm != .varispeed {
+                        try engine.setSemitones(Double(settings.semitones))
+                    }
+                }
+                guard queued < target else {
+                    usleep(2000)
+                    continue
+                }
+                try renderBlock(generation: generation)
+            } catch {
+                lock.withLock { failure = error }
+                return
+            }
         }
     }
 
-    private func renderBlockLocked() throws {
+    private func renderBlock(generation rendered: Int) throws {
         let n = Self.block
         let position = engine.sourcePosition
         let audio = self.audio
@@ -158,11 +181,17 @@ final class AudioFeeder: @unchecked Sendable {
             let plane = out[c]
             for i in 0..<n { interleaved[i * channels + c] = plane[i] }
         }
-        let result = interleaved.withUnsafeBytes { SDL_QueueAudio(device, $0.baseAddress, UInt32($0.count)) }
-        if result != 0 { throw PreviewError.sdl(what: "queue audio", reason: String(cString: SDL_GetError())) }
-        log.append((queuedTotal, position))
-        queuedTotal += Int64(n)
-        // Keep about ten seconds of blocks: the heard frame is never further back than the queue.
-        if log.count > 4096 { log.removeFirst(2048) }
+        let rate = engine.rate
+        try lock.withLock {
+            // A restart came in while this block was rendered: it belongs to the old position.
+            guard generation == rendered else { return }
+            let result = interleaved.withUnsafeBytes { SDL_QueueAudio(device, $0.baseAddress, UInt32($0.count)) }
+            if result != 0 { throw PreviewError.sdl(what: "queue audio", reason: String(cString: SDL_GetError())) }
+            log.append((queuedTotal, position))
+            queuedTotal += Int64(n)
+            heardRate = rate
+            // Keep about ten seconds of blocks: the heard frame is never further back than the queue.
+            if log.count > 4096 { log.removeFirst(2048) }
+        }
     }
 }

@@ -24,20 +24,35 @@ struct PreviewCommandTests {
         let session = try PreviewSession([clip.path, "--rate", "1.25", "--algorithm", "spectral"], in: folder.url, display: display)
         try session.waitUntilReady()
 
+        // After each group of keys, the title shows the status (checked once the keys are in).
+        var titles: [String] = []
+        func settle(_ micros: UInt32) {
+            usleep(200_000)
+            titles.append(session.title())
+            usleep(micros - 200_000)
+        }
         let play = try session.press("space")
-        usleep(2_600_000)
+        settle(2_600_000)
         let faster = try session.press("Right", "Right")
-        usleep(2_600_000)
+        settle(2_600_000)
         let chipmunk = try session.press("c")
-        usleep(2_600_000)
+        settle(2_600_000)
         let slower = try session.press("Left", "Left", "Left", "Left")
-        usleep(1_000_000)
+        settle(1_000_000)
         let markIn = try session.press("bracketleft")
-        usleep(2_000_000)
+        settle(2_000_000)
         let markOut = try session.press("bracketright")
-        usleep(400_000)
+        settle(400_000)
         let apply = try session.press("Return")
-        usleep(800_000)
+        settle(800_000)
+        let expectedTitles = ["▶  1.25x  spectral  +0 st", "▶  2x  spectral  +0 st", "▶  2x  varispeed", "▶  0.75x  varispeed",
+                              "▶  0.75x  varispeed", "▶  0.75x  varispeed", "▶  0.75x  varispeed"]
+        for (title, expected) in zip(titles, expectedTitles) {
+            #expect(title.hasPrefix("slowpoke — " + expected), "titles: \(titles)")
+        }
+        #expect(titles[4].hasSuffix(" –"), "after [, the title shows the range's start: \(titles[4])")
+        #expect(titles[5].hasSuffix("]"), "after ], the title shows the range: \(titles[5])")
+        #expect(!titles[6].hasSuffix("]"), "after Enter, the marks are cleared: \(titles[6])")
         let status = session.quit()
         let stderr = session.stderr()
         #expect(status == 0, "stderr: \(stderr)")

@@ -75,20 +75,27 @@ final class PreviewSession {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Waits for the window and for audio to start reaching the disk.
+    /// Waits for the player's window to be up and its loop running: the loop puts the status
+    /// in the title (`slowpoke — …`). Earlier windows can be stand-ins that SDL replaces when it
+    /// sets up the renderer.
     func waitUntilReady() throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline && process.isRunning {
-            let found = try display.x("xdotool", ["search", "--pid", "\(process.processIdentifier)"])
+            let found = try display.x("xdotool", ["search", "--pid", "\(process.processIdentifier)", "--name", "^slowpoke — "])
             if let id = found.stdout.split(separator: "\n").last, !id.isEmpty {
                 window = String(id)
                 // Let the first frame be drawn.
-                usleep(300_000)
+                usleep(200_000)
                 return
             }
-            usleep(100_000)
+            usleep(50_000)
         }
         throw Failure(message: "no preview window appeared; stderr: \(stderr())")
+    }
+
+    /// The window's title, which carries the status line.
+    func title() -> String {
+        ((try? display.x("xdotool", ["getwindowname", window]))?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Audio frames written to the disk so far.
