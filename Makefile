@@ -3,15 +3,17 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-# Everything the build, the tests (ffmpeg/ffprobe are the test oracle; man-db and groff-base
-# render the man page) and the demo need.
+# Everything the build, the tests and the demo need: ffmpeg/ffprobe are the test oracle,
+# man-db and groff-base render the man page, and the preview test runs under Xvfb, presses
+# keys with xdotool and reads the screen with xwd (x11-apps).
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
-                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev ffmpeg man-db groff-base
+                libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev \
+                libsdl2-ttf-dev fonts-dejavu-core ffmpeg man-db groff-base xvfb xauth xdotool x11-apps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
 DEMO_DIR := .build/demo
 
-.PHONY: all deps bench-deps install-packages build release test demo bench clean man install uninstall
+.PHONY: all deps bench-deps install-packages build release test test-long demo bench clean man install uninstall
 
 # `make install` puts the binary, its man page and its shell completions under
 # $(DESTDIR)$(PREFIX); `make install PREFIX=$$HOME/.local` needs no root.
@@ -51,8 +53,16 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
+# The preview tests measure real time (tempo, latency, A/V offset under Xvfb), so they run on
+# their own once the rest of the suite is done.
 test: deps
 	$(SWIFT) test
+	SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
+
+# The tests, plus the preview's five-minute A/V drift check (about six minutes more).
+test-long: deps
+	$(SWIFT) test
+	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the
 # timeline, and export it twice: passthrough (every frame kept) to .build/demo/clip-slowpoke.mp4,

@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "TimePitch", targets: ["TimePitch"]),
         .library(name: "Export", targets: ["Export"]),
+        .library(name: "Preview", targets: ["Preview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -25,13 +26,19 @@ let package = Package(
             pkgConfig: "rubberband",
             providers: [.apt(["librubberband-dev"])]
         ),
+        .systemLibrary(
+            name: "CSDL2",
+            pkgConfig: "sdl2 SDL2_ttf",
+            providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
+        ),
         .target(name: "Composition"),
         .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "TimePitch", "CFFmpeg"]),
+        .target(name: "Preview", dependencies: ["Composition", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
-                "Composition", "TimePitch", "Export",
+                "Composition", "TimePitch", "Export", "Preview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,6 +52,7 @@ let package = Package(
         ),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport"]),
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "TestSupport"]),
         // Depends on the executable so that `swift test` builds the binary it runs.
         .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "TestSupport"]),
     ],

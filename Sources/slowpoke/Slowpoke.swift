@@ -2,6 +2,7 @@ import ArgumentParser
 import Composition
 import Export
 import Foundation
+import Preview
 import TimePitch
 
 /// The root command. Subcommands live one per file; each turns its flags into library calls.
@@ -18,6 +19,7 @@ struct Slowpoke: ParsableCommand {
               slowpoke scale --range 3.2-5.0 --rate 0.25  # 3.2 s to 5.0 s at quarter speed
               slowpoke info                               # the timeline, segment by segment
               slowpoke export                             # clip-slowpoke.mp4, every frame kept
+              slowpoke preview                            # play it; keys change rate and pitch
               slowpoke undo                               # changed your mind
 
             Times are seconds (3.2), fractions (1/3), timecodes (00:01:03.200) or `end`. \
@@ -25,7 +27,7 @@ struct Slowpoke: ParsableCommand {
             When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
             """,
         version: "0.1.0",
-        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self, ExportMovie.self, OTIOCommand.self, Batch.self]
+        subcommands: [Open.self, Info.self, Scale.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Stretch.self, ExportMovie.self, OTIOCommand.self, Batch.self, PreviewMovie.self]
     )
 }
 
@@ -54,6 +56,8 @@ enum Main {
         } catch let error as TimePitchError {
             fail(error.description)
         } catch let error as OTIOError {
+            fail(error.description)
+        } catch let error as PreviewError {
             fail(error.description)
         } catch {
             let code = Slowpoke.exitCode(for: error)

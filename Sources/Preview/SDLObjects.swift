@@ -1,0 +1,46 @@
+import Foundation
+internal import CSDL2
+
+/// The SDL library, initialised for as long as this object lives.
+final class SDLSession {
+    let video: Bool
+
+    init(video: Bool) throws(PreviewError) {
+        self.video = video
+        // The player handles SIGINT and SIGTERM as a quit event (SDL's default), so a closed
+        // terminal or `kill` ends the preview as q does.
+        guard SDL_Init(sp_sdl_init_flags(video ? 1 : 0)) == 0 else {
+            throw .sdl(what: video ? "start SDL video" : "start SDL", reason: String(cString: SDL_GetError()))
+        }
+        if video && TTF_Init() != 0 {
+            SDL_Quit()
+            throw .sdl(what: "start SDL_ttf", reason: String(cString: SDL_GetError()))
+        }
+    }
+
+    deinit {
+        if video { TTF_Quit() }
+        SDL_Quit()
+    }
+}
+
+/// An owned SDL window, renderer, texture or font, destroyed on deinit.
+final class SDLObject {
+    let pointer: OpaquePointer
+    private let destroy: (OpaquePointer) -> Void
+
+    init(_ pointer: OpaquePointer?, _ what: String, destroy: @escaping (OpaquePointer) -> Void) throws(PreviewError) {
+        guard let pointer else { throw .sdl(what: what, reason: String(cString: SDL_GetError())) }
+        self.pointer = pointer
+        self.destroy = destroy
+    }
+
+    deinit { destroy(pointer) }
+}
+
+/// A texture and its size, made from text.
+struct TextImage {
+    let texture: SDLObject
+    let width: Int32
+    let height: Int32
+}

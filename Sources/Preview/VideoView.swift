@@ -1,0 +1,122 @@
+import Foundation
+internal import CSDL2
+
+/// The window: the current video frame scaled to fit (letterboxed), and the status overlay.
+final class VideoView {
+    // Optional so that deinit can destroy them in order: textures before their renderer, the
+    // renderer before its window (SDL_DestroyWindow would free the renderer behind our back).
+    private var window: SDLObject?
+    private var renderer: SDLObject!
+    private var texture: SDLObject!
+    private var font: SDLObject?
+    private let width: Int32, height: Int32
+    private var hasFrame = false
+    private var statusImage: (text: String, image: TextImage)?
+    private var helpImages: [TextImage]?
+
+    /// Fonts tried for the overlay, from Debian's fonts-dejavu-core.
+    static let fontPaths = ["/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
+
+    init(width: Int, height: Int, title: String) throws(PreviewError) {
+        self.width = Int32(width)
+        self.height = Int32(height)
+        // At most 960 pixels wide at first; the window can be resized.
+        let scale = min(1, 960 / Double(width))
+        let w = Int32((Double(width) * scale).rounded()), h = Int32((Double(height) * scale).rounded())
+        window = try SDLObject(SDL_CreateWindow(title, sp_sdl_windowpos_centered(), sp_sdl_windowpos_centered(), w, h,
+                                                SDL_WINDOW_SHOWN.rawValue | SDL_WINDOW_RESIZABLE.rawValue),
+                               "open a window", destroy: SDL_DestroyWindow)
+        let window = self.window!.pointer
+        var made = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue)
+        if made == nil { made = SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue) }
+        renderer = try SDLObject(made, "create a renderer for the window", destroy: SDL_DestroyRenderer)
+        texture = try SDLObject(SDL_CreateTexture(renderer.pointer, SDL_PIXELFORMAT_IYUV.rawValue,
+                                                  Int32(SDL_TEXTUREACCESS_STREAMING.rawValue), self.width, self.height),
+                                "create a video texture", destroy: SDL_DestroyTexture)
+        var opened: OpaquePointer?
+        for path in Self.fontPaths where opened == nil && FileManager.default.fileExists(atPath: path) {
+            opened = TTF_OpenFont(path, 18)
+        }
+        // Without a font the overlay is left out; the title still shows the status.
+        font = try? SDLObject(opened, "open a font", destroy: TTF_CloseFont)
+    }
+
+    deinit {
+        statusImage = nil
+        helpImages = nil
+        texture = nil
+        renderer = nil
+        window = nil
+        font = nil
+    }
+
+    func setTitle(_ title: String) { SDL_SetWindowTitle(window?.pointer, title) }
+
+    func update(planes: [UnsafePointer<UInt8>], linesizes: [Int]) {
+        SDL_UpdateYUVTexture(texture.pointer, nil, planes[0], Int32(linesizes[0]), planes[1], Int32(linesizes[1]),
+                             planes[2], Int32(linesizes[2]))
+        hasFrame = true
+    }
+
+    /// No media here (a gap, or an audio-only movie): black.
+    func clearFrame() { hasFrame = false }
+
+    func present(status: String, help: [(keys: String, action: String)]?) {
+        let r = renderer.pointer
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255)
+        SDL_RenderClear(r)
+        var outW: Int32 = 0, outH: Int32 = 0
+        SDL_GetRendererOutputSize(r, &outW, &outH)
+        if hasFrame {
+            let scale = min(Double(outW) / Double(width), Double(outH) / Double(height))
+            let w = Int32(Double(width) * scale), h = Int32(Double(height) * scale)
+            var target = SDL_Rect(x: (outW - w) / 2, y: (outH - h) / 2, w: w, h: h)
+            SDL_RenderCopy(r, texture.pointer, nil, &target)
+        }
+        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND)
+        if let line = textImage(status, cached: &statusImage) {
+            var box = SDL_Rect(x: 0, y: outH - line.height - 12, w: outW, h: line.height + 12)
+            SDL_SetRenderDrawColor(r, 0, 0, 0, 180)
+            SDL_RenderFillRect(r, &box)
+            var at = SDL_Rect(x: 10, y: outH - line.height - 6, w: line.width, h: line.height)
+            SDL_RenderCopy(r, line.texture.pointer, nil, &at)
+        }
+        if let help, let lines = helpLines(help) {
+            let lineHeight = (lines.first?.height ?? 20) + 2
+            var box = SDL_Rect(x: 20, y: 20, w: (lines.map(\.width).max() ?? 0) + 20, h: lineHeight * Int32(lines.count) + 16)
+            SDL_SetRenderDrawColor(r, 0, 0, 0, 200)
+            SDL_RenderFillRect(r, &box)
+            for (i, line) in lines.enumerated() {
+                var at = SDL_Rect(x: 30, y: 28 + lineHeight * Int32(i), w: line.width, h: line.height)
+                SDL_RenderCopy(r, line.texture.pointer, nil, &at)
+            }
+        }
+        SDL_RenderPresent(r)
+    }
+
+    private func helpLines(_ help: [(keys: String, action: String)]) -> [TextImage]? {
+        if helpImages == nil {
+            let width = help.map(\.keys.count).max() ?? 0
+            helpImages = help.compactMap { entry in
+                render(entry.keys.padding(toLength: width + 2, withPad: " ", startingAt: 0) + entry.action)
+            }
+        }
+        return helpImages
+    }
+
+    private func textImage(_ text: String, cached: inout (text: String, image: TextImage)?) -> TextImage? {
+        if let cached, cached.text == text { return cached.image }
+        guard let image = render(text) else { return nil }
+        cached = (text, image)
+        return image
+    }
+
+    private func render(_ text: String) -> TextImage? {
+        guard let font, !text.isEmpty else { return nil }
+        guard let surface = TTF_RenderUTF8_Blended(font.pointer, text, SDL_Color(r: 255, g: 255, b: 255, a: 255)) else { return nil }
+        defer { SDL_FreeSurface(surface) }
+        guard let texture = try? SDLObject(SDL_CreateTextureFromSurface(renderer.pointer, surface), "draw text",
+                                           destroy: SDL_DestroyTexture) else { return nil }
+        return TextImage(texture: texture, width: surface.pointee.w, height: surface.pointee.h)
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Composition
+import Foundation
+import Preview
+import TimePitch
+
+struct PreviewMovie: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preview",
+        abstract: "Play the timeline with live rate and pitch control, and mark and scale sections while watching.",
+        discussion: """
+            A window plays the timeline with its edits applied; the audio is the clock and the \
+            video follows it. The preview opens paused: press space to play. Edits made with \
+            [ ] and Enter are saved to the document at once (locked and replaced atomically, so \
+            closing the window never leaves half a document).
+
+            Keys:
+            \(previewKeyHelp.map { "  \($0.keys.padding(toLength: 9, withPad: " ", startingAt: 0)) \($0.action)" }.joined(separator: "\n"))
+
+            The rate ladder is 1/32, 1/16, 1/8, 1/4, 1/2, 3/4, 1, 1.25, 1.5, 2, 4, 8, 16, 32.
+
+            Examples:
+              slowpoke preview clip.mp4                        # window, 1x, timeDomain
+              slowpoke preview --rate 1/4 --algorithm spectral # the only document here, quarter speed
+              slowpoke preview clip.slowpoke --no-video        # audio only; keys from the terminal
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(help: ArgumentHelp("Start at this rate, from 1/32 to 32 (← and → then step along the ladder).", valueName: "rate"))
+    var rate: RateArgument?
+
+    @Option(help: ArgumentHelp("Audio algorithm: timeDomain (default, cheap), spectral (best) or varispeed (pitch follows speed).", valueName: "algorithm"))
+    var algorithm: TimePitchAlgorithm = .timeDomain
+
+    @Option(help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
+    var semitones: Int = 0
+
+    @Option(help: ArgumentHelp("Timeline time to start at: 3.2, 00:01:03.2, 1/3.", valueName: "time"))
+    var start: TimeArgument?
+
+    @Flag(help: "Audio only, without a window; keys are read from the terminal.")
+    var noVideo = false
+
+    @Flag(help: "Start playing at once instead of paused.")
+    var play = false
+
+    func validate() throws {
+        if abs(semitones) > 24 { throw ValidationError("--semitones must be between -24 and 24, not \(semitones)") }
+        if algorithm == .varispeed && semitones != 0 {
+            throw ValidationError("--semitones does not apply to varispeed, whose pitch follows the rate")
+        }
+    }
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let timeline = try DocumentStore.read(url).timeline
+        let rate = rate?.value ?? .one
+        try PlaybackRate.validate(rate)
+        let startTime = start?.value.resolved(timelineEnd: timeline.duration) ?? .zero
+        guard startTime <= timeline.duration else {
+            throw CLIError("--start \(start!.value) is after the end of the timeline at \(timeline.duration)")
+        }
+        let player = try Player(options: PreviewOptions(document: url, rate: rate, algorithm: algorithm, semitones: semitones,
+                                                        start: startTime, video: !noVideo, autoplay: play))
+        let terminal = noVideo ? TerminalKeys() : nil
+        let statusLine = StatusLine(enabled: noVideo)
+        let summary = try withExtendedLifetime(terminal) {
+            try player.run(keys: { terminal?.next() }, status: { statusLine.show($0) }, message: { statusLine.note($0) })
+        }
+        statusLine.finish()
+        for note in summary.saved { print(note) }
+        if !summary.saved.isEmpty { print("the timeline is now \(summary.duration)") }
+    }
+}
+
+/// The one status line of `--no-video` mode, on stderr: redrawn in place on a terminal, one
+/// line per change otherwise.
+final class StatusLine {
+    private let enabled: Bool
+    private let isTerminal = isatty(STDERR_FILENO) != 0
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ line: String) {
+        guard enabled else { return }
+        if isTerminal {
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+            drawn = true
+        } else {
+            FileHandle.standardError.write(Data("\(line)\n".utf8))
+        }
+    }
+
+    func note(_ message: String) {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        Terminal.note(message)
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

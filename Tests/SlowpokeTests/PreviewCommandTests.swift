@@ -1,0 +1,345 @@
+import Composition
+import Foundation
+import TestSupport
+import Testing
+
+/// `slowpoke preview` driven like a user would: a real window on a private X server, real key
+/// presses through xdotool, and the audio a user would hear captured by SDL's disk driver. The
+/// checks read that audio, the screen and the saved document independently of slowpoke.
+///
+/// These tests measure real time (tempo, latency, A/V offset), so they must not share the two
+/// cores with the rest of the suite: `make test` runs them on their own after everything else,
+/// with SLOWPOKE_PREVIEW_TESTS=1. A plain `swift test` skips them.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["SLOWPOKE_PREVIEW_TESTS"] == "1"))
+struct PreviewCommandTests {
+    /// The acceptance sequence of issue 6: play, →→ (2x), c, ← to 0.75x, [, wait, ], Enter, q.
+    ///
+    /// The issue's ladder is 1/32 … 1/2, 3/4, 1, 1.25, 1.5, 2, 4 … 32. To make "→→ (2x)" true the
+    /// preview starts at `--rate 1.25` (→ 1.5, → 2). From 2x, three ← presses reach 1x, not the
+    /// 0.75x the issue names, so the test presses ← four times (2 → 1.5 → 1.25 → 1 → 0.75).
+    @Test func keysChangeTempoAndPitchAndTheEditIsSaved() throws {
+        let folder = try TemporaryFolder("preview")
+        let clip = try makeLongClip(seconds: 24, in: folder.url)
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path, "--rate", "1.25", "--algorithm", "spectral"], in: folder.url, display: display)
+        try session.waitUntilReady()
+
+        // After each group of keys, the title shows the status (checked once the keys are in).
+        var titles: [String] = []
+        func settle(_ micros: UInt32) {
+            usleep(200_000)
+            titles.append(session.title())
+            usleep(micros - 200_000)
+        }
+        let play = try session.press("space")
+        settle(2_600_000)
+        let faster = try session.press("Right", "Right")
+        settle(2_600_000)
+        let chipmunk = try session.press("c")
+        settle(2_600_000)
+        let slower = try session.press("Left", "Left", "Left", "Left")
+        settle(1_000_000)
+        let markIn = try session.press("bracketleft")
+        settle(2_000_000)
+        let markOut = try session.press("bracketright")
+        settle(400_000)
+        let apply = try session.press("Return")
+        settle(800_000)
+        let expectedTitles = ["▶  1.25x  spectral  +0 st", "▶  2x  spectral  +0 st", "▶  2x  varispeed", "▶  0.75x  varispeed",
+                              "▶  0.75x  varispeed", "▶  0.75x  varispeed", "▶  0.75x  varispeed"]
+        for (title, expected) in zip(titles, expectedTitles) {
+            #expect(title.hasPrefix("slowpoke — " + expected), "titles: \(titles)")
+        }
+        #expect(titles[4].hasSuffix(" –"), "after [, the title shows the range's start: \(titles[4])")
+        #expect(titles[5].hasSuffix("]"), "after ], the title shows the range: \(titles[5])")
+        #expect(!titles[6].hasSuffix("]"), "after Enter, the marks are cleared: \(titles[6])")
+        let status = session.quit()
+        let stderr = session.stderr()
+        #expect(status == 0, "stderr: \(stderr)")
+
+        let heard = try session.heardAudio()
+        // Leave each phase's first 150 ms out: a change takes up to 100 ms to be heard.
+        let settle = 7200
+        struct Phase { let name: String; let range: Range<Int>; let spacing: Double; let pitch: Double }
+        let phases = [
+            Phase(name: "1.25x spectral", range: (play + settle)..<faster, spacing: 1 / 1.25, pitch: 1000),
+            Phase(name: "2x spectral", range: (faster + settle)..<chipmunk, spacing: 0.5, pitch: 1000),
+            Phase(name: "2x varispeed", range: (chipmunk + settle)..<slower, spacing: 0.5, pitch: 2000),
+            Phase(name: "0.75x varispeed", range: (slower + settle)..<apply, spacing: 1 / 0.75, pitch: 750),
+        ]
+        var onsetsBefore = 0
+        for phase in phases {
+            let (spacing, onsets) = Heard.beeps(heard, in: phase.range)
+            #expect(onsets.count >= 2, "\(phase.name): \(onsets.count) beeps")
+            // Tempo: the beeps are one source second apart, so they are 1/rate seconds apart.
+            // 10%: neighbouring rungs of the ladder are 20% or more apart, and a busy machine can
+            // make the audio underrun for a few ms (SDL then plays silence), which stretches a gap.
+            #expect(abs(spacing - phase.spacing) / phase.spacing < 0.1, "\(phase.name): beeps \(spacing) s apart, expected \(phase.spacing)")
+            // Pitch: constant under spectral, following the rate under varispeed.
+            for onset in onsets where onset + 1200 < phase.range.upperBound {
+                let f = Heard.pitch(heard, at: onset)
+                #expect(abs(f - phase.pitch) / phase.pitch < 0.03, "\(phase.name): beep at \(Double(onset) / 48000) s is \(f) Hz, expected \(phase.pitch)")
+            }
+            onsetsBefore += onsets.count
+        }
+
+        // The composition time heard at a disk frame, from the beeps: beep k marks second k.
+        let all = Signals.onsets(Array(heard[0..<apply]), threshold: 0.15)
+        func heardTime(at frame: Int, rate: Double) -> Double {
+            let k = all.lastIndex { $0 <= frame } ?? 0
+            return Double(k) + Double(frame - all[k]) / 48000 * rate
+        }
+        #expect(all.count >= 14, "beeps heard before Enter: \(all.count)")
+
+        // The document holds the new scaled segment: the marked range at 0.75x.
+        let document = folder.url.appendingPathComponent("long.slowpoke")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: document)) as? [String: Any])
+        let history = try #require(json["history"] as? [String: Any])
+        #expect(history["applied"] as? Int == 1)
+        let entries = try #require(history["entries"] as? [[String: Any]])
+        let edit = try #require(entries.first?["edit"] as? [String: Any])
+        #expect(edit["op"] as? String == "scale")
+        let range = try #require(edit["range"] as? [String: String])
+        let start = seconds(range["start"]!), length = seconds(range["duration"]!)
+        let newLength = seconds(try #require(edit["duration"] as? String))
+        #expect(abs(newLength - length / 0.75) < 1e-9, "scaled to \(newLength) s from \(length) s")
+        // The marks are the times heard when [ and ] were pressed.
+        let expectedStart = heardTime(at: markIn, rate: 0.75), expectedEnd = heardTime(at: markOut, rate: 0.75)
+        #expect(abs(start - expectedStart) < 0.12, "mark in at \(start) s, heard \(expectedStart) s")
+        #expect(abs(start + length - expectedEnd) < 0.12, "mark out at \(start + length) s, heard \(expectedEnd) s")
+        let timeline = try #require(json["timeline"] as? [String: Any])
+        let tracks = try #require(timeline["tracks"] as? [[String: Any]])
+        for track in tracks {
+            let segments = try #require(track["segments"] as? [[String: Any]])
+            let scaled = segments.filter { $0["rate"] as? String == "0.75" }
+            #expect(scaled.count == 1, "track \(track["id"] ?? "?"): \(segments.count) segments")
+            if let target = scaled.first?["target"] as? [String: String] {
+                #expect(abs(seconds(target["start"]!) - start) < 1e-9 && abs(seconds(target["duration"]!) - newLength) < 1e-9)
+            }
+        }
+        // The command reports the saved edit.
+        #expect(stderr.contains("saved: scale"), "stderr: \(stderr)")
+        // And the document is sound for the other commands.
+        let info = try TestSupport.run(TestSupport.slowpoke, ["history", document.path])
+        #expect(info.status == 0 && info.stdout.contains("0.75x"), "\(info.stdout) \(info.stderr)")
+    }
+
+    /// A rate change reaches the ears within 100 ms: a steady tone under varispeed jumps from
+    /// 440 Hz to 550 Hz at → (1 → 1.25x); the disk file tells where the press was and where the
+    /// change is heard.
+    @Test func aRateChangeIsHeardWithin100ms() throws {
+        let folder = try TemporaryFolder("preview-latency")
+        let tone = folder.file("tone.wav")
+        try TestSupport.makeAudio("sine=frequency=440", seconds: 20, to: tone)
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([tone.path, "--algorithm", "varispeed", "--play"], in: folder.url, display: display)
+        try session.waitUntilReady()
+        usleep(1_500_000)
+        // xdotool takes a while to start on a busy machine; the key reaches the X server just
+        // before it exits, so the press is timed by the audio written when it returns.
+        let launched = session.heardFrames
+        try session.press("Right")
+        let pressed = session.heardFrames
+        usleep(1_000_000)
+        #expect(session.quit() == 0)
+        let heard = try session.heardAudio()
+        // Rising zero crossings, to a fraction of a sample; the period between two is one cycle.
+        var crossings: [Double] = []
+        for i in 0..<(heard.count - 1) where heard[i] < 0 && heard[i + 1] >= 0 {
+            crossings.append(Double(i) + Double(-heard[i] / (heard[i + 1] - heard[i])))
+        }
+        let periods = zip(crossings, crossings.dropFirst()).map { (at: $0.0, length: $0.1 - $0.0) }
+        func frequency(around frame: Int) -> Double {
+            let near = periods.filter { abs($0.at - Double(frame)) < 2400 }.map(\.length)
+            return 48000 / (near.reduce(0, +) / Double(near.count))
+        }
+        #expect(abs(frequency(around: pressed - 4800) - 440) < 5)
+        #expect(abs(frequency(around: heard.count - 4800) - 550) < 5)
+        // The first of three cycles in a row shorter than the midpoint between 440 and 550 Hz.
+        let midpoint = 48000 / 495.0
+        let first = try #require(periods.indices.dropLast(2).first { i in
+            periods[i].at > Double(pressed) - 9600 && (i..<(i + 3)).allSatisfy { periods[$0].length < midpoint }
+        })
+        // The key reached the player between xdotool's start and its return (which the test
+        // notices late). Held to the start, the conservative bound: it includes starting xdotool.
+        let delay = (periods[first].at - Double(launched)) / 48000
+        print("rate change heard \(Int(delay * 1000)) ms after starting xdotool (\(Int((periods[first].at - Double(pressed)) / 48)) ms after it returned)")
+        #expect(delay < 0.1, "heard after \(delay) s")
+        #expect(delay > 0, "heard before the key was pressed")
+    }
+
+    /// The window shows the video frame and the status overlay, and the video follows the audio:
+    /// the frame on screen is the one for the composition time being heard.
+    @Test func screenshotShowsTheFrameAndTheOverlayInSyncWithTheAudio() throws {
+        let folder = try TemporaryFolder("preview-shot")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path, "--start", "3.5"], in: folder.url, display: display)
+        try session.waitUntilReady()
+        usleep(500_000)
+        let png = ProcessInfo.processInfo.environment["SLOWPOKE_PREVIEW_SCREENSHOT"].map { URL(fileURLWithPath: $0) }
+        let paused = try session.screenshot(to: png)
+        // Paused at 3.5 s: frame 210 of the 60 fps clip, not flashing (luma 64 below the code).
+        #expect(PictureCode.frameIndex(paused) == 210)
+        let w = paused.width, h = paused.height
+        let body = paused.luma[(h / 2) * w + w / 2]
+        #expect(abs(Int(body) - 56) < 12, "picture luma \(body)")
+        // The overlay: a dark band along the bottom with white text in it.
+        let band = (h - 24)..<(h - 8)
+        var white = 0, dark = 0
+        for y in band { for x in 0..<w { let v = paused.luma[y * w + x]; if v > 200 { white += 1 } else if v < 30 { dark += 1 } } }
+        #expect(white > 150, "white text pixels in the overlay: \(white)")
+        #expect(dark > w * band.count / 2, "dark overlay pixels: \(dark)")
+        // h shows the key list over the picture, top left.
+        try session.press("h")
+        usleep(300_000)
+        let help = try session.screenshot()
+        var helpWhite = 0
+        for y in 30..<200 { for x in 30..<300 where help.luma[y * w + x] > 200 { helpWhite += 1 } }
+        #expect(helpWhite > 300, "white text pixels in the key list: \(helpWhite)")
+        try session.press("h")
+
+        // Play, and compare the frame on screen with the time being heard.
+        let start = try session.press("space")
+        usleep(300_000)
+        let offsets = try AVSync.measure(session, seconds: 4, fps: 60, firstBeep: 4, origin: start)
+        #expect(session.quit() == 0)
+        #expect(!session.stderr().contains("error"), "\(session.stderr())")
+        let sorted = offsets.map(abs).sorted()
+        try #require(offsets.count >= 40, "measured \(offsets.count) frames")
+        print("A/V offsets (audio − video, ms) over \(offsets.count) frames: median \(Int(sorted[sorted.count / 2] * 1000)), 90th percentile \(Int(sorted[sorted.count * 9 / 10] * 1000)), max \(Int(sorted.last! * 1000))")
+        // Nine frames in ten within 40 ms; the rest are moments when this loaded test machine
+        // was busy elsewhere.
+        #expect(sorted[sorted.count * 9 / 10] < 0.04, "A/V offsets: \(offsets)")
+    }
+
+    @Test func withoutAudioTheVideoPlaysOnTheWallClock() throws {
+        let folder = try TemporaryFolder("preview-noaudio")
+        let clip = try folder.copy(media: "noaudio.mp4")
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path], in: folder.url, display: display)
+        try session.waitUntilReady()
+        let first = PictureCode.frameIndex(try session.screenshot())
+        try session.press("space")
+        let started = Date()
+        usleep(1_000_000)
+        let shot = try session.screenshot()
+        let elapsed = Date().timeIntervalSince(started)
+        let fps = try #require(((try TestSupport.ffprobe(clip, ["-select_streams", "v:0", "-show_entries", "stream=r_frame_rate"])["streams"] as? [[String: Any]])?.first?["r_frame_rate"] as? String).map(seconds))
+        let shown = Double(PictureCode.frameIndex(shot)) / fps
+        #expect(session.quit() == 0)
+        #expect(first == 0)
+        #expect(shown > 0.7 && shown < elapsed + 0.1, "after \(elapsed) s of play the frame shown is at \(shown) s")
+        #expect(session.heardFrames == 0, "a movie without audio plays none")
+    }
+}
+
+/// Headless use, closing mid-save and the long A/V check: in the same serialized suite, so
+/// that no two players compete for the CPU.
+extension PreviewCommandTests {
+    /// `--no-video`: no window, keys from standard input, one status line per change on stderr
+    /// (stderr is not a terminal here).
+    @Test func noVideoReadsKeysFromTheTerminal() throws {
+        let folder = try TemporaryFolder("preview-headless")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let audio = folder.file("heard.raw")
+        let process = Process()
+        process.executableURL = TestSupport.slowpoke
+        process.arguments = ["preview", clip.path, "--no-video", "--algorithm", "varispeed"]
+        process.currentDirectoryURL = folder.url
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_AUDIODRIVER"] = "disk"
+        environment["SDL_DISKAUDIOFILE"] = audio.path
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        let input = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while PreviewSession.frames(in: audio, channels: 2) == 0 && Date() < deadline { usleep(20_000) }
+        func send(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+        send(" ")
+        usleep(1_500_000)
+        let pressed = PreviewSession.frames(in: audio, channels: 2)
+        send("\u{1B}[C\u{1B}[C\u{1B}[C")  // → → →: 1 → 1.25 → 1.5 → 2
+        usleep(2_500_000)
+        send("q")
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stderr.contains("▶  1x  varispeed"), "\(stderr)")
+        #expect(stderr.contains("▶  2x  varispeed"), "\(stderr)")
+        let data = try Data(contentsOf: audio)
+        let all = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let heard = stride(from: 0, to: all.count - 1, by: 2).map { all[$0] }
+        let before = Heard.beeps(heard, in: 0..<pressed), after = Heard.beeps(heard, in: (pressed + 7200)..<heard.count)
+        #expect(abs(before.spacing - 1) < 0.1, "beeps \(before.spacing) s apart at 1x")
+        #expect(abs(after.spacing - 0.5) < 0.05, "beeps \(after.spacing) s apart at 2x")
+        if let onset = after.onsets.first { #expect(abs(Heard.pitch(heard, at: onset) - 2000) < 60) }
+    }
+
+    /// Quitting (here: killing) the player right after Enter leaves either the old or the new
+    /// document, whole, never a broken one.
+    @Test func killingThePlayerDuringASaveLeavesADocument() throws {
+        let folder = try TemporaryFolder("preview-kill")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path, "--rate", "0.5", "--play"], in: folder.url, display: display)
+        try session.waitUntilReady()
+        try session.press("bracketleft")
+        usleep(400_000)
+        try session.press("bracketright", "Return")
+        usleep(UInt32.random(in: 0..<40_000))
+        kill(session.process.processIdentifier, SIGKILL)
+        session.process.waitUntilExit()
+        let history = try TestSupport.run(TestSupport.slowpoke, ["history", "clip60.slowpoke"], in: folder.url)
+        #expect(history.status == 0, "\(history.stderr)")
+        let documents = try folder.listing().filter { $0.hasSuffix(".slowpoke") }
+        #expect(documents == ["clip60.slowpoke"])
+        // Either no edit (killed before the rename) or the whole edit.
+        #expect(history.stdout == "no edits yet\n" || history.stdout.contains("0.5x"), "\(history.stdout)")
+    }
+
+    /// Five minutes at 1x on a 60 fps clip, then the A/V offset. Takes six minutes, so it runs
+    /// only with SLOWPOKE_LONG_TESTS=1 (`make test-long`).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLOWPOKE_LONG_TESTS"] == "1"))
+    func avOffsetAfterFiveMinutes() throws {
+        let folder = try TemporaryFolder("preview-long")
+        let clip = try makeLongClip(seconds: 320, in: folder.url)
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path], in: folder.url, display: display)
+        try session.waitUntilReady()
+        let start = try session.press("space")
+        usleep(300_000_000)
+        let offsets = try AVSync.measure(session, seconds: 5, fps: 60, firstBeep: 0, origin: start)
+        #expect(session.quit() == 0)
+        try #require(offsets.count >= 50, "measured \(offsets.count) frames")
+        let sorted = offsets.map(abs).sorted()
+        print("after 5 min: A/V offsets (audio − video, ms) over \(offsets.count) frames: median \(Int(sorted[sorted.count / 2] * 1000)), 90th percentile \(Int(sorted[sorted.count * 9 / 10] * 1000)), max \(Int(sorted.last! * 1000))")
+        #expect(sorted[sorted.count * 9 / 10] < 0.04, "A/V offsets: \(offsets)")
+    }
+}
+
+/// The preview's command line, without a display.
+@Suite struct PreviewCLITests {
+    @Test func missingAndUnreadableFilesGiveAClearError() throws {
+        let folder = try TemporaryFolder("preview-errors")
+        let missing = try TestSupport.run(TestSupport.slowpoke, ["preview", "nothing.mp4", "--no-video"], in: folder.url)
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "slowpoke: error: cannot open nothing.mp4: no such file\n", "\(missing.stderr)")
+        try Data("not a movie".utf8).write(to: folder.file("junk.mp4"))
+        let junk = try TestSupport.run(TestSupport.slowpoke, ["preview", "junk.mp4", "--no-video"], in: folder.url)
+        #expect(junk.status == 1)
+        #expect(junk.stderr.hasPrefix("slowpoke: error: ") && junk.stderr.contains("junk.mp4"), "\(junk.stderr)")
+        #expect(try folder.listing() == ["junk.mp4"], "no document is left behind")
+    }
+
+    @Test func helpListsTheKeys() throws {
+        let help = try TestSupport.run(TestSupport.slowpoke, ["preview", "--help"])
+        for key in ["space", "← / →", "↑ / ↓", "chipmunk", "[ / ]", "Enter", "j / l", ", / .", "q / Esc", "undo"] {
+            #expect(help.stdout.contains(key), "--help lacks \(key)")
+        }
+    }
+}
