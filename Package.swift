@@ -32,7 +32,10 @@ let package = Package(
             providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
         ),
         .target(name: "Composition"),
-        .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"]),
+        // The DSP runs optimised even in debug builds: the preview's real-time varispeed (a
+        // windowed sinc per output sample) cannot keep up with playback unoptimised.
+        .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "Export", dependencies: ["Composition", "TimePitch", "CFFmpeg"]),
         .target(name: "Preview", dependencies: ["Composition", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(

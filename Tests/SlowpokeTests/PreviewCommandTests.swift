@@ -33,11 +33,11 @@ struct PreviewCommandTests {
         }
         let play = try session.press("space")
         settle(2_600_000)
-        let faster = try session.press("Right", "Right")
+        let faster = try session.pressAll(["Right", "Right"])
         settle(2_600_000)
         let chipmunk = try session.press("c")
         settle(2_600_000)
-        let slower = try session.press("Left", "Left", "Left", "Left")
+        let slower = try session.pressAll(["Left", "Left", "Left", "Left"])
         settle(1_000_000)
         let markIn = try session.press("bracketleft")
         settle(2_000_000)
@@ -62,10 +62,10 @@ struct PreviewCommandTests {
         let settle = 7200
         struct Phase { let name: String; let range: Range<Int>; let spacing: Double; let pitch: Double }
         let phases = [
-            Phase(name: "1.25x spectral", range: (play + settle)..<faster, spacing: 1 / 1.25, pitch: 1000),
-            Phase(name: "2x spectral", range: (faster + settle)..<chipmunk, spacing: 0.5, pitch: 1000),
-            Phase(name: "2x varispeed", range: (chipmunk + settle)..<slower, spacing: 0.5, pitch: 2000),
-            Phase(name: "0.75x varispeed", range: (slower + settle)..<apply, spacing: 1 / 0.75, pitch: 750),
+            Phase(name: "1.25x spectral", range: (play + settle)..<faster.first, spacing: 1 / 1.25, pitch: 1000),
+            Phase(name: "2x spectral", range: (faster.last + settle)..<chipmunk, spacing: 0.5, pitch: 1000),
+            Phase(name: "2x varispeed", range: (chipmunk + settle)..<slower.first, spacing: 0.5, pitch: 2000),
+            Phase(name: "0.75x varispeed", range: (slower.last + settle)..<apply, spacing: 1 / 0.75, pitch: 750),
         ]
         var onsetsBefore = 0
         for phase in phases {
@@ -76,7 +76,10 @@ struct PreviewCommandTests {
             // make the audio underrun for a few ms (SDL then plays silence), which stretches a gap.
             #expect(abs(spacing - phase.spacing) / phase.spacing < 0.1, "\(phase.name): beeps \(spacing) s apart, expected \(phase.spacing)")
             // Pitch: constant under spectral, following the rate under varispeed.
-            for onset in onsets where onset + 1200 < phase.range.upperBound {
+            // A beep within 100 ms of the next key press is left out: the disk driver writes
+            // audio a buffer ahead of the wall clock the press is timed by, so the next change
+            // can land inside its pitch window.
+            for onset in onsets where onset + 1200 + 4800 < phase.range.upperBound {
                 let f = Heard.pitch(heard, at: onset)
                 #expect(abs(f - phase.pitch) / phase.pitch < 0.03, "\(phase.name): beep at \(Double(onset) / 48000) s is \(f) Hz, expected \(phase.pitch)")
             }

@@ -107,16 +107,21 @@ final class PreviewSession {
     }
 
     /// Presses `keys` (X key names) in the window, one by one; returns the audio frame reached
-    /// just before the last press.
+    /// just before the first press.
     @discardableResult
-    func press(_ keys: String...) throws -> Int {
-        var at = heardFrames
+    func press(_ keys: String...) throws -> Int { try pressAll(keys).first }
+
+    /// Presses `keys` in turn; returns the heard frame before the first press and before the last.
+    @discardableResult
+    func pressAll(_ keys: [String]) throws -> (first: Int, last: Int) {
+        let first = heardFrames
+        var last = first
         for key in keys {
-            at = heardFrames
+            last = heardFrames
             let result = try display.x("xdotool", ["key", "--window", window, key])
             guard result.status == 0 else { throw Failure(message: "xdotool key \(key): \(result.stderr)") }
         }
-        return at
+        return (first, last)
     }
 
     /// Presses q and waits for the player to exit. xdotool's error is ignored: the player may
