@@ -48,12 +48,8 @@ public struct ConstantRateExporter {
     public var audioBitRate = 192_000
 
     public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
-        let document = try DocumentStore.read(documentURL)
-        let output = output ?? PassthroughExporter.defaultOutput(for: document, at: documentURL)
-        try ExportError.requireExtension(of: output, in: PassthroughExporter.extensions, "slowpoke exports")
-        self.document = document
+        (document, self.output) = try PassthroughExporter.open(documentURL, output: output)
         self.documentURL = documentURL
-        self.output = output
         self.options = options
         self.settings = settings
         self.force = force

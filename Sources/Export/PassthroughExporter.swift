@@ -40,14 +40,20 @@ public struct PassthroughExporter {
     /// Reads the document at `documentURL` (checking that its movie is unchanged) and
     /// prepares to export it to `output`, by default ``defaultOutput(for:at:)``.
     public init(documentURL: URL, output: URL? = nil, settings: TimePitchSettings, force: Bool) throws {
-        let document = try DocumentStore.read(documentURL)
-        let output = output ?? Self.defaultOutput(for: document, at: documentURL)
-        try ExportError.requireExtension(of: output, in: Self.extensions, "slowpoke exports")
-        self.document = document
+        (document, self.output) = try Self.open(documentURL, output: output)
         self.documentURL = documentURL
-        self.output = output
         self.settings = settings
         self.force = force
+    }
+
+    /// The document at `documentURL` (its movie checked against the fingerprint) and the output:
+    /// `output`, or by default ``defaultOutput(for:at:)``, in a container slowpoke exports.
+    /// Both exporters start here.
+    static func open(_ documentURL: URL, output: URL?) throws -> (ProjectDocument, URL) {
+        let document = try DocumentStore.read(documentURL)
+        let output = output ?? defaultOutput(for: document, at: documentURL)
+        try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
+        return (document, output)
     }
 
     /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
