@@ -4,17 +4,21 @@ import TimePitch
 internal import CFFmpeg
 
 /// The audio of an exported movie. It is copied packet for packet when the timeline leaves the
-/// audio untouched; otherwise it is rendered offline through TimePitch into a hidden scratch
-/// AAC file beside the output, whose packets are then interleaved with the video.
+/// audio untouched; otherwise it is rendered through TimePitch and encoded as AAC on threads of
+/// its own (``RenderedAudio``) while the video is written, and its packets are interleaved with
+/// the video as they come.
 final class AudioTrackOutput {
     let handling: PassthroughExporter.AudioHandling
     private let movie: InputFormatContext?
+    /// Copied audio: the movie, opened a second time to read its audio packets.
     private let input: InputFormatContext?
     private let inputIndex: Int
+    /// Rendered audio.
+    private let rendered: RenderedAudio?
     private let sourceIndex: Int
-    private var scratch: AtomicOutput?
     private let muxer: String
     private let warning: (String) -> Void
+    private let waiting: () throws -> Void
     private var output: UnsafeMutablePointer<AVStream>?
     private let packet: Packet
     private var pending = false
@@ -24,17 +28,19 @@ final class AudioTrackOutput {
     private let end: Int64
 
     /// Prepares the audio of `stream` (nil: the movie has none) for a timeline of `segments`.
-    /// Rendering happens here, reporting `progress` from 0 to 1.
+    /// Nothing is rendered until ``attach(to:)``. `waiting` runs about every 50 ms while the
+    /// muxer waits for rendered audio, and may throw to stop the export (an interrupt).
     init(movie url: URL, stream: StreamInfo?, segments: [CompositionTrackSegment], untouched: Bool,
-         settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String, beside output: URL,
-         progress: @escaping (Double) throws -> Void, warning: @escaping (String) -> Void) throws {
+         settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String, display: String,
+         waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
         self.muxer = muxer
         self.warning = warning
+        self.waiting = waiting
         packet = try Packet()
         sourceIndex = stream?.index ?? -1
         guard let stream else {
             handling = .none
-            movie = nil; input = nil; inputIndex = 0
+            movie = nil; input = nil; rendered = nil; inputIndex = 0
             done = true
             timeBase = AVRational(num: 1, den: 1); shift = 0; self.end = 0
             return
@@ -46,61 +52,69 @@ final class AudioTrackOutput {
             for other in 0..<source.streamCount where other != stream.index { source.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
             input = source
             inputIndex = stream.index
+            rendered = nil
+            timeBase = source.stream(stream.index).pointer.pointee.time_base
         } else {
             handling = .rendered
-            let temp = try AtomicOutput(destination: output.deletingLastPathComponent()
-                .appendingPathComponent(".\(output.lastPathComponent).audio-\(getpid()).m4a"), force: true)
-            scratch = temp
-            let reader = try AudioFileReader(url: url, stream: stream.index)
-            reader.onWarning = warning
-            let writer = try AudioFileWriter(output: temp, format: reader.format, depth: .aac(bitRate: bitRate))
-            let encoder = BackgroundAudioEncoder(writer: writer)
-            let renderer = TimelineRenderer(format: reader.format, settings: settings)
-            let sourceOrigin = try origin.rescaled(to: Int32(reader.format.sampleRate)).value
-            do {
-                try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, to: { samples, count in
-                    try encoder.write(samples, count: count)
-                }, progress: progress)
-                try encoder.finish()
-            } catch {
-                // The worker may hold the writer (and so the scratch file) a moment longer.
-                encoder.cancel()
-                temp.discard()
-                throw error
-            }
-            input = try InputFormatContext(path: temp.temporary.path)
+            let audio = try RenderedAudio(url: url, stream: stream.index, segments: segments, settings: settings,
+                                          bitRate: bitRate, origin: origin, muxer: muxer, display: display)
+            rendered = audio
+            input = nil
             inputIndex = 0
+            timeBase = audio.timeBase
         }
         done = false
-        timeBase = input!.stream(inputIndex).pointer.pointee.time_base
         // Copied audio shifts by the same origin as the video, and stops where the timeline does.
         let ticksPerSecond = timeBase.den / max(1, timeBase.num)
         shift = handling == .copied ? try origin.rescaled(to: ticksPerSecond).value : 0
         self.end = try end.rescaled(to: ticksPerSecond, rounding: .up).value
     }
 
-    deinit { scratch?.discard() }
+    deinit { rendered?.cancel() }
 
-    /// Adds the output stream, with the movie's language and handler even for new samples.
-    func addStream(to writer: MovieWriter) throws {
-        guard let input, let movie else { return }
-        let stream = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
-        if handling == .rendered {
-            av_dict_copy(&stream.pointee.metadata, movie.stream(sourceIndex).pointer.pointee.metadata, 0)
+    /// How much of the audio is rendered, from 0 to 1 (1 when there is nothing to render).
+    var renderedFraction: Double { rendered?.fraction ?? 1 }
+
+    /// Adds the output stream, with the movie's language and handler even for new samples, and
+    /// starts rendering.
+    func attach(to writer: MovieWriter) throws {
+        guard let movie else { return }
+        if let rendered {
+            output = try writer.addStream(parameters: rendered.parameters, timeBase: timeBase,
+                                          metadataFrom: movie.stream(sourceIndex))
+            rendered.start()
+        } else if let input {
+            output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
         }
-        output = stream
+    }
+
+    /// The next packet of the audio into `packet`; false at the end.
+    private func read() throws -> Bool {
+        if let rendered {
+            while true {
+                for message in rendered.takeWarnings() { warning(message) }
+                switch try rendered.next(timeout: 0.05) {
+                case .item(let next):
+                    av_packet_unref(packet.pointer)
+                    av_packet_move_ref(packet.pointer, next.pointer)
+                    return true
+                case .end: return false
+                case .timedOut: try waiting()
+                }
+            }
+        }
+        guard let input else { return false }
+        while try input.read(into: packet) {
+            if Int(packet.pointer.pointee.stream_index) == inputIndex { return true }
+        }
+        return false
     }
 
     /// Writes every audio packet due before `dts` (in `base`) to `writer`.
     func pump(upTo dts: Int64, in base: AVRational, writer: MovieWriter) throws {
         while !done {
             if !pending {
-                guard let input else { done = true; return }
-                var got = false
-                while !got {
-                    guard try input.read(into: packet) else { done = true; return }
-                    got = Int(packet.pointer.pointee.stream_index) == inputIndex
-                }
+                guard try read() else { done = true; return }
                 pending = true
             }
             let p = packet.pointer

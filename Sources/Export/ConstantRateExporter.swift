@@ -74,13 +74,13 @@ public struct ConstantRateExporter {
         let muxer = PassthroughExporter.muxers[output.pathExtension.lowercased()]!
         let segments = track.segments
         let untouched = segments.count == 1 && segments[0].rate == .one && segments[0].source?.start == .zero
-        let withAudio = document.media.primaryAudio != nil
+        // The audio renders on threads of its own while the video is encoded.
+        var done = 0.0
         let audio = try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
                                          untouched: untouched, settings: settings, bitRate: audioBitRate,
                                          origin: scan.origin, end: track.duration, muxer: muxer,
-                                         beside: destination.destination,
-                                         progress: { try progress(0.2 * $0) }, warning: warning)
-        let videoShare = withAudio && audio.handling == .rendered ? 0.8 : 1.0
+                                         display: destination.destination.path,
+                                         waiting: { try progress(done) }, warning: warning)
 
         let decoder = try FrameDecoder(movie: movie, stream: videoStream.index, scan: scan, needed: plan.needed,
                                        name: name, warning: warning)
@@ -100,7 +100,7 @@ public struct ConstantRateExporter {
                                        globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
                                        display: destination.destination.path)
         let videoOut = try writer.addStream(encoder: encoder.context, source: source, keepHDR: encoderSettings.tenBit)
-        try audio.addStream(to: writer)
+        try audio.attach(to: writer)
         av_dict_copy(&writer.context.pointee.metadata, source.owner.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: nil)
 
@@ -140,7 +140,10 @@ public struct ConstantRateExporter {
                 }
             }
             try encoder.encode(picture, index: Int64(k), deliver: deliver)
-            if k % 8 == 0 { try progress((1 - videoShare) + videoShare * Double(k) / Double(plan.count)) }
+            if k % 8 == 0 {
+                done = Double(k) / Double(plan.count)
+                try progress(done)
+            }
         }
         try encoder.encode(nil, index: 0, deliver: deliver)
         try audio.finish(writer: writer)

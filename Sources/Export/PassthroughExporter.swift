@@ -101,17 +101,20 @@ public struct PassthroughExporter {
         // 3. Audio: copied when the timeline is untouched, otherwise rendered and encoded.
         let untouched = segments.count == 1 && segments[0].rate == .one && segments[0].target.start == .zero
             && segments[0].source?.start == .zero && scan.packets.count == map.entries.count
+        // Rendering runs on threads of its own while the video is copied; the copy waits for it.
+        var done = 0.0
         let audio = try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
                                          untouched: untouched, settings: settings, bitRate: audioBitRate,
                                          origin: scan.origin, end: timeline.duration, muxer: muxer,
-                                         beside: destination.destination,
-                                         progress: { try progress(0.8 * $0) }, warning: warning)
-        let rendered = audio.handling == .rendered
+                                         display: destination.destination.path,
+                                         waiting: { try progress(done) }, warning: warning)
 
         // 4. Interleave the mapped video packets with the audio into the output.
         try mux(movie: movie, videoStream: videoStream.index, audio: audio, map: map, muxer: muxer,
-                into: destination,
-                progress: { try progress((rendered ? 0.8 : 0) + (rendered ? 0.2 : 1) * $0) })
+                into: destination, progress: { fraction in
+                    done = fraction
+                    try progress(fraction)
+                })
         try destination.commit()
         try progress(1)
         return Result(output: destination.destination, videoFrames: map.entries.count, duration: timeline.duration,
@@ -127,7 +130,7 @@ public struct PassthroughExporter {
         for other in 0..<video.streamCount where other != videoStream { video.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
         let videoOut = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
-        try audio.addStream(to: writer)
+        try audio.attach(to: writer)
         av_dict_copy(&writer.context.pointee.metadata, video.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: muxer == "matroska" ? nil : map.timescale)
 
@@ -201,6 +204,21 @@ final class MovieWriter {
             guard let target = av_stream_new_side_data(stream, entry.type, entry.size) else { continue }
             target.update(from: entry.data, count: entry.size)
         }
+        return stream
+    }
+
+    /// A new stream with `parameters` (an audio encoder's) and `source`'s metadata (language,
+    /// handler) and disposition.
+    func addStream(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
+                   metadataFrom source: StreamView) throws -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
+        }
+        let copied = avcodec_parameters_copy(stream.pointee.codecpar, parameters)
+        guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "copying codec parameters")) }
+        stream.pointee.time_base = timeBase
+        stream.pointee.disposition = source.pointer.pointee.disposition
+        av_dict_copy(&stream.pointee.metadata, source.pointer.pointee.metadata, 0)
         return stream
     }
 

@@ -1,0 +1,124 @@
+import Foundation
+import Composition
+import TimePitch
+internal import CFFmpeg
+
+/// A movie's audio rendered through a timeline and encoded as AAC while the video is written.
+/// Two threads of its own do the work: one decodes and renders (Rubber Band may add its own),
+/// the other encodes, since AAC is most of an export's audio cost. Encoded packets wait in a
+/// bounded queue until the muxer interleaves them with the video, so memory stays bounded
+/// however long the movie, and the audio never holds up the video longer than it must.
+///
+/// `@unchecked Sendable`: after ``start()``, the reader, renderer and encoder belong to the
+/// worker threads alone; what the threads share (the queues, `fraction`, `warnings`) is locked.
+final class RenderedAudio: @unchecked Sendable {
+    /// The encoder's output parameters, for the muxer's stream (copied before the threads start).
+    let parameters: UnsafeMutablePointer<AVCodecParameters>
+    let timeBase: AVRational
+    private let reader: AudioFileReader
+    private let renderer: TimelineRenderer
+    private let encoder: AudioEncoder
+    private let segments: [CompositionTrackSegment]
+    private let sourceOrigin: Int64
+    private let blocks = BlockingQueue<(samples: [[Float]], count: Int)>(capacity: 16)
+    private let packets = BlockingQueue<Packet>(capacity: 256)
+    private let workers = DispatchGroup()
+    private let lock = NSLock()
+    private var renderedFraction = 0.0
+    private var warnings: [String] = []
+    private var started = false
+
+    /// Opens the audio `stream` of `url` and an AAC encoder; nothing is rendered until
+    /// ``start()``. `origin` is the source time the timeline's source time 0 stands for.
+    init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, bitRate: Int,
+         origin: Time, muxer: String, display: String) throws {
+        reader = try AudioFileReader(url: url, stream: stream)
+        let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
+        encoder = try AudioEncoder(format: reader.format, codecID: AV_CODEC_ID_AAC, sampleFormat: AV_SAMPLE_FMT_FLTP,
+                                   bitRate: bitRate, globalHeader: globalHeader, display: display)
+        guard let parameters = avcodec_parameters_alloc() else {
+            throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
+        }
+        self.parameters = parameters
+        avcodec_parameters_from_context(parameters, encoder.context.pointer)
+        timeBase = encoder.timeBase
+        renderer = TimelineRenderer(format: reader.format, settings: settings)
+        self.segments = segments
+        sourceOrigin = try origin.rescaled(to: Int32(reader.format.sampleRate)).value
+        reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
+    }
+
+    deinit {
+        var parameters: UnsafeMutablePointer<AVCodecParameters>? = parameters
+        avcodec_parameters_free(&parameters)
+    }
+
+    /// How much of the timeline has been rendered, from 0 to 1.
+    var fraction: Double { lock.withLock { renderedFraction } }
+
+    /// Warnings about damaged source audio since the last call.
+    func takeWarnings() -> [String] {
+        lock.withLock {
+            defer { warnings.removeAll() }
+            return warnings
+        }
+    }
+
+    /// Starts rendering and encoding.
+    func start() {
+        guard !started else { return }
+        started = true
+        workers.enter()
+        let render = Thread { [self] in
+            defer { workers.leave() }
+            do {
+                try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, to: { samples, count in
+                    try self.blocks.push((samples, count))
+                }, progress: { fraction in self.lock.withLock { self.renderedFraction = fraction } })
+                blocks.close()
+            } catch {
+                stop(error)
+            }
+        }
+        render.name = "slowpoke audio render"
+        workers.enter()
+        let encode = Thread { [self] in
+            defer { workers.leave() }
+            do {
+                let deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void = { packet in
+                    let copy = try Packet()
+                    av_packet_move_ref(copy.pointer, packet)
+                    try self.packets.push(copy)
+                }
+                while case .item(let block) = try blocks.pop() {
+                    try encoder.write(block.samples, count: block.count, deliver: deliver)
+                }
+                try encoder.finish(deliver: deliver)
+                packets.close()
+            } catch {
+                stop(error)
+            }
+        }
+        encode.name = "slowpoke audio encoder"
+        render.start()
+        encode.start()
+    }
+
+    /// The next encoded packet (in ``timeBase``), waiting up to `timeout` seconds for it.
+    /// Throws the workers' error, if they failed.
+    func next(timeout: TimeInterval) throws -> BlockingQueue<Packet>.Popped {
+        try packets.pop(timeout: timeout)
+    }
+
+    /// Stops the workers, if they are still running, and waits for them. Their threads hold this
+    /// object, so whoever started them must cancel or drain them.
+    func cancel() {
+        stop(ExportError.interrupted)
+        workers.wait()
+    }
+
+    private func stop(_ error: any Error) {
+        blocks.fail(error)
+        packets.fail(error)
+    }
+}
