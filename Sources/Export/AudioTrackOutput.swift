@@ -27,9 +27,9 @@ final class AudioTrackOutput {
     private let shift: Int64
     private let end: Int64
 
-    /// Prepares the audio of `stream` (nil: the movie has none) for a timeline of `segments`.
-    /// Nothing is rendered until ``attach(to:)``. `waiting` runs about every 50 ms while the
-    /// muxer waits for rendered audio, and may throw to stop the export (an interrupt).
+    /// Prepares the audio of `stream` (nil: the movie has none) for a timeline of `segments`;
+    /// rendered audio starts rendering at once. `waiting` runs about every 50 ms while the muxer
+    /// waits for rendered audio, and may throw to stop the export (an interrupt).
     init(movie url: URL, stream: StreamInfo?, segments: [CompositionTrackSegment], untouched: Bool,
          settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String, display: String,
          waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
@@ -59,6 +59,7 @@ final class AudioTrackOutput {
             let audio = try RenderedAudio(url: url, stream: stream.index, segments: segments, settings: settings,
                                           bitRate: bitRate, origin: origin, muxer: muxer, display: display)
             rendered = audio
+            audio.start()
             input = nil
             inputIndex = 0
             timeBase = audio.timeBase
@@ -75,14 +76,12 @@ final class AudioTrackOutput {
     /// How much of the audio is rendered, from 0 to 1 (1 when there is nothing to render).
     var renderedFraction: Double { rendered?.fraction ?? 1 }
 
-    /// Adds the output stream, with the movie's language and handler even for new samples, and
-    /// starts rendering.
+    /// Adds the output stream, with the movie's language and handler even for new samples.
     func attach(to writer: MovieWriter) throws {
         guard let movie else { return }
         if let rendered {
             output = try writer.addStream(parameters: rendered.parameters, timeBase: timeBase,
                                           metadataFrom: movie.stream(sourceIndex))
-            rendered.start()
         } else if let input {
             output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
         }

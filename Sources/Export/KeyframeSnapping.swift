@@ -13,6 +13,13 @@ enum KeyframeSnapping {
         let actual: TimeRange?
     }
 
+    /// Whether the timeline plays its media without skipping any source in between (gaps aside),
+    /// so that ``snap(_:keyframes:)`` has no cut to move, whatever the keyframes.
+    static func removesNothing(_ segments: [CompositionTrackSegment]) -> Bool {
+        let sources = segments.compactMap(\.source)
+        return zip(sources, sources.dropFirst()).allSatisfy { $0.end == $1.start }
+    }
+
     /// The segments with every cut moved to keyframes, and what each cut became.
     static func snap(_ segments: [CompositionTrackSegment], keyframes: [Time]) throws -> ([CompositionTrackSegment], [Cut]) {
         func keyframe(atOrAfter t: Time) -> Time? {

@@ -77,6 +77,26 @@ public struct PassthroughExporter {
             throw ExportError.unsupported("the timeline has no video track")
         }
 
+        // Rendered audio needs only the timeline and the source time of the first frame. When
+        // the timeline removes nothing, no cut can move, so the audio starts rendering on its
+        // own threads before the scan, from the first frame of the first GOP; it starts again
+        // in the rare case that the scan finds an earlier one.
+        let ext = output.pathExtension.lowercased()
+        let muxer = Self.muxers[ext]!
+        var done = 0.0
+        func audioOutput(_ segments: [CompositionTrackSegment], origin: Time, end: Time, untouched: Bool) throws -> AudioTrackOutput {
+            try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
+                                 untouched: untouched, settings: settings, bitRate: audioBitRate,
+                                 origin: origin, end: end, muxer: muxer, display: destination.destination.path,
+                                 waiting: { try progress(done) }, warning: warning)
+        }
+        var early: (audio: AudioTrackOutput, origin: Time)?
+        if document.media.primaryAudio != nil, !Self.mayCopyAudio(videoTrack.segments, settings: settings),
+           KeyframeSnapping.removesNothing(videoTrack.segments),
+           let origin = try VideoScan.leadingOrigin(movie: movie, stream: videoStream.index) {
+            early = (try audioOutput(videoTrack.segments, origin: origin, end: videoTrack.duration, untouched: false), origin)
+        }
+
         // 1. Every video packet's timing, and the keyframes, from a demux-only pass.
         let scan = try VideoScan(movie: movie, stream: videoStream.index, name: document.movie.path, warning: warning)
 
@@ -93,21 +113,19 @@ public struct PassthroughExporter {
             warning("the timeline has gaps; passthrough cannot make new frames, so the frame before each gap stays on screen (export with --fps for black)")
         }
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
-        let ext = output.pathExtension.lowercased()
-        let muxer = Self.muxers[ext]!
         let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
                                 fixedTimescale: muxer == "matroska" ? 1000 : nil)
 
-        // 3. Audio: copied when the timeline is untouched, otherwise rendered and encoded.
-        let untouched = segments.count == 1 && segments[0].rate == .one && segments[0].target.start == .zero
-            && segments[0].source?.start == .zero && scan.packets.count == map.entries.count
-        // Rendering runs on threads of its own while the video is copied; the copy waits for it.
-        var done = 0.0
-        let audio = try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
-                                         untouched: untouched, settings: settings, bitRate: audioBitRate,
-                                         origin: scan.origin, end: timeline.duration, muxer: muxer,
-                                         display: destination.destination.path,
-                                         waiting: { try progress(done) }, warning: warning)
+        // 3. Audio: copied when the timeline is untouched, otherwise rendered and encoded on
+        // threads of its own while the video is copied (the copy waits for it).
+        let untouched = Self.mayCopyAudio(segments, settings: settings) && scan.packets.count == map.entries.count
+        let audio: AudioTrackOutput
+        if let early, early.origin == scan.origin, segments == videoTrack.segments {
+            audio = early.audio
+        } else {
+            early = nil
+            audio = try audioOutput(segments, origin: scan.origin, end: timeline.duration, untouched: untouched)
+        }
 
         // 4. Interleave the mapped video packets with the audio into the output.
         try mux(movie: movie, videoStream: videoStream.index, audio: audio, map: map, muxer: muxer,
@@ -120,6 +138,13 @@ public struct PassthroughExporter {
         return Result(output: destination.destination, videoFrames: map.entries.count, duration: timeline.duration,
                       timescale: map.timescale, exact: map.exact, audio: audio.handling,
                       cuts: cuts.map { ($0.requested, $0.actual) })
+    }
+
+    /// Whether the timeline plays the whole source once at rate 1 with no pitch shift, so that
+    /// the audio may be copied (if the video keeps every packet too).
+    static func mayCopyAudio(_ segments: [CompositionTrackSegment], settings: TimePitchSettings) -> Bool {
+        segments.count == 1 && segments[0].rate == .one && segments[0].target.start == .zero
+            && segments[0].source?.start == .zero && settings.semitones == 0
     }
 
     // MARK: Muxing

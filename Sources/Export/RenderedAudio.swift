@@ -28,8 +28,7 @@ final class RenderedAudio: @unchecked Sendable {
     private var warnings: [String] = []
     private var started = false
 
-    /// Opens the audio `stream` of `url` and an AAC encoder; nothing is rendered until
-    /// ``start()``. `origin` is the source time the timeline's source time 0 stands for.
+    /// Opens the audio `stream` of `url` and an AAC encoder; rendering waits for ``start()``. `origin` is the source time the timeline's source time 0 stands for.
     init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, bitRate: Int,
          origin: Time, muxer: String, display: String) throws {
         reader = try AudioFileReader(url: url, stream: stream)

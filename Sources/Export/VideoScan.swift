@@ -24,6 +24,29 @@ struct VideoScan {
     /// Whether frame i (in presentation order) is a keyframe.
     var isKey: [Bool] = []
 
+    /// The earliest presentation time among the video packets up to the third keyframe (at
+    /// most 300 packets): the movie's first frame, and so ``origin``, in every ordinary stream.
+    /// Nil when nothing can be read. Cheap: it reads the start of the movie only.
+    static func leadingOrigin(movie: URL, stream index: Int) throws -> Time? {
+        let input = try InputFormatContext(path: movie.path)
+        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        let tb = input.stream(index).pointer.pointee.time_base
+        let packet = try Packet()
+        var earliest: Int64?
+        var keyframes = 0, count = 0
+        while keyframes < 3 && count < 300, (try? input.read(into: packet)) == true {
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == index else { continue }
+            let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            guard pts != sp_av_nopts_value() else { continue }
+            earliest = min(earliest ?? pts, pts)
+            if p.flags & AV_PKT_FLAG_KEY != 0 { keyframes += 1 }
+            count += 1
+        }
+        guard let earliest else { return nil }
+        return try Time(value: earliest, timescale: 1).multiplied(by: Rational(Int64(tb.num), Int64(tb.den)))
+    }
+
     init(movie: URL, stream index: Int, name: String, warning: (String) -> Void) throws {
         let input = try InputFormatContext(path: movie.path)
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
