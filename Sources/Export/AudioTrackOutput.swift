@@ -73,9 +73,6 @@ final class AudioTrackOutput {
 
     deinit { rendered?.cancel() }
 
-    /// How much of the audio is rendered, from 0 to 1 (1 when there is nothing to render).
-    var renderedFraction: Double { rendered?.fraction ?? 1 }
-
     /// Adds the output stream, with the movie's language and handler even for new samples.
     func attach(to writer: MovieWriter) throws {
         guard let movie else { return }
@@ -97,7 +94,10 @@ final class AudioTrackOutput {
                     av_packet_unref(packet.pointer)
                     av_packet_move_ref(packet.pointer, next.pointer)
                     return true
-                case .end: return false
+                case .end:
+                    // The reader finished before the last packet came; its last words too.
+                    for message in rendered.takeWarnings() { warning(message) }
+                    return false
                 case .timedOut: try waiting()
                 }
             }

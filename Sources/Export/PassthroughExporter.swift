@@ -213,16 +213,9 @@ final class MovieWriter {
     /// A new stream with `source`'s codec parameters, metadata (language, handler), disposition
     /// and side data (the display matrix that carries rotation, HDR metadata).
     func addStream(copying source: StreamView, timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
-        guard let stream = avformat_new_stream(context, nil) else {
-            throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
-        }
-        let copied = avcodec_parameters_copy(stream.pointee.codecpar, source.parameters)
-        guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "copying codec parameters")) }
+        let stream = try addStream(parameters: source.parameters, timeBase: timeBase, metadataFrom: source)
         stream.pointee.codecpar.pointee.codec_tag = 0
-        stream.pointee.time_base = timeBase
         stream.pointee.sample_aspect_ratio = source.pointer.pointee.sample_aspect_ratio
-        stream.pointee.disposition = source.pointer.pointee.disposition
-        av_dict_copy(&stream.pointee.metadata, source.pointer.pointee.metadata, 0)
         let src = source.pointer.pointee
         for i in 0..<Int(src.nb_side_data) {
             let entry = src.side_data[i]

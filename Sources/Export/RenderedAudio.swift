@@ -10,7 +10,7 @@ internal import CFFmpeg
 /// however long the movie, and the audio never holds up the video longer than it must.
 ///
 /// `@unchecked Sendable`: after ``start()``, the reader, renderer and encoder belong to the
-/// worker threads alone; what the threads share (the queues, `fraction`, `warnings`) is locked.
+/// worker threads alone; what the threads share (the packet queue, `warnings`) is locked.
 final class RenderedAudio: @unchecked Sendable {
     /// The encoder's output parameters, for the muxer's stream (copied before the threads start).
     let parameters: UnsafeMutablePointer<AVCodecParameters>
@@ -20,11 +20,9 @@ final class RenderedAudio: @unchecked Sendable {
     private let encoder: AudioEncoder
     private let segments: [CompositionTrackSegment]
     private let sourceOrigin: Int64
-    private let blocks = BlockingQueue<(samples: [[Float]], count: Int)>(capacity: 16)
     private let packets = BlockingQueue<Packet>(capacity: 256)
     private let workers = DispatchGroup()
     private let lock = NSLock()
-    private var renderedFraction = 0.0
     private var warnings: [String] = []
     private var started = false
 
@@ -52,9 +50,6 @@ final class RenderedAudio: @unchecked Sendable {
         avcodec_parameters_free(&parameters)
     }
 
-    /// How much of the timeline has been rendered, from 0 to 1.
-    var fraction: Double { lock.withLock { renderedFraction } }
-
     /// Warnings about damaged source audio since the last call.
     func takeWarnings() -> [String] {
         lock.withLock {
@@ -70,37 +65,31 @@ final class RenderedAudio: @unchecked Sendable {
         workers.enter()
         let render = Thread { [self] in
             defer { workers.leave() }
+            let packets = self.packets, encoder = self.encoder
+            let deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void = { packet in
+                let copy = try Packet()
+                av_packet_move_ref(copy.pointer, packet)
+                try packets.push(copy)
+            }
+            let encoding = BackgroundConsumer<(samples: [[Float]], count: Int)>(
+                name: "slowpoke audio encoder",
+                consume: { try encoder.write($0.samples, count: $0.count, deliver: deliver) },
+                finished: {
+                    try encoder.finish(deliver: deliver)
+                    packets.close()
+                })
             do {
                 try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, to: { samples, count in
-                    try self.blocks.push((samples, count))
-                }, progress: { fraction in self.lock.withLock { self.renderedFraction = fraction } })
-                blocks.close()
+                    try encoding.push((samples, count))
+                })
+                try encoding.finish()
             } catch {
-                stop(error)
+                encoding.cancel()
+                packets.fail(error)
             }
         }
         render.name = "slowpoke audio render"
-        workers.enter()
-        let encode = Thread { [self] in
-            defer { workers.leave() }
-            do {
-                let deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void = { packet in
-                    let copy = try Packet()
-                    av_packet_move_ref(copy.pointer, packet)
-                    try self.packets.push(copy)
-                }
-                while case .item(let block) = try blocks.pop() {
-                    try encoder.write(block.samples, count: block.count, deliver: deliver)
-                }
-                try encoder.finish(deliver: deliver)
-                packets.close()
-            } catch {
-                stop(error)
-            }
-        }
-        encode.name = "slowpoke audio encoder"
         render.start()
-        encode.start()
     }
 
     /// The next encoded packet (in ``timeBase``), waiting up to `timeout` seconds for it.
@@ -112,12 +101,7 @@ final class RenderedAudio: @unchecked Sendable {
     /// Stops the workers, if they are still running, and waits for them. Their threads hold this
     /// object, so whoever started them must cancel or drain them.
     func cancel() {
-        stop(ExportError.interrupted)
+        packets.fail(ExportError.interrupted)
         workers.wait()
-    }
-
-    private func stop(_ error: any Error) {
-        blocks.fail(error)
-        packets.fail(error)
     }
 }

@@ -54,10 +54,14 @@ public struct StretchJob: Sendable {
             target: TimeRange(start: .zero, duration: length.multiplied(by: rate.reciprocal)))
         let renderer = TimelineRenderer(format: reader.format, settings: settings)
         renderer.ditherTimeDomainInput = !reader.hasCoarseQuantisation
+        // Sample conversion and writing run on a second core, leaving this one to Rubber Band.
+        let output = BackgroundConsumer<(samples: [[Float]], count: Int)>(
+            name: "slowpoke stretch writer", consume: { try writer.write($0.samples, count: $0.count) },
+            finished: { try writer.finish() })
         let written = try renderer.render([segment], from: reader, to: { samples, count in
-            try writer.write(samples, count: count)
+            try output.push((samples, count))
         }, progress: progress)
-        try writer.finish()
+        try output.finish()
         return Result(inputFrames: frames, outputFrames: written, format: reader.format, output: destination.destination)
     }
 }
