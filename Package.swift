@@ -17,7 +17,9 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale libavfilter",
+            // libavfilter's headers only: Export opens the library when it needs it (see
+            // AVFilterLibrary), so that it does not load with every command.
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
                               "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
@@ -54,7 +56,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport"]),
+        // Links libavfilter to check AVFilterLibrary's function types against the headers.
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport", "CFFmpeg"],
+                    linkerSettings: [.linkedLibrary("avfilter")]),
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "TestSupport"]),
         // Depends on the executable so that `swift test` builds the binary it runs.
         .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "TestSupport"]),

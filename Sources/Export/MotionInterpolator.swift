@@ -11,6 +11,7 @@ final class MotionInterpolator {
     private let fps: Rational
     private let decoder: FrameDecoder
     private let encoder: FrameEncoder
+    private let library: AVFilterLibrary
     private var graph: Graph?
 
     /// Input ticks per output frame: fine enough that source frames keep their place.
@@ -20,6 +21,7 @@ final class MotionInterpolator {
         guard encoder.pixelFormat == AV_PIX_FMT_YUV420P else {
             throw ExportError.unsupported("--frames interpolate works on 8-bit video; use --frames blend for 10-bit HEVC")
         }
+        library = try AVFilterLibrary.shared.get()
         self.track = track
         self.scan = scan
         self.fps = fps
@@ -44,6 +46,7 @@ final class MotionInterpolator {
     }
 
     private final class Graph {
+        let library: AVFilterLibrary
         let segment: Int
         let pointer: UnsafeMutablePointer<AVFilterGraph>
         let source: UnsafeMutablePointer<AVFilterContext>
@@ -53,8 +56,9 @@ final class MotionInterpolator {
         var ended = false
         var outputs: [Int64: Frame] = [:]
 
-        init(segment: Int, pointer: UnsafeMutablePointer<AVFilterGraph>, source: UnsafeMutablePointer<AVFilterContext>,
+        init(library: AVFilterLibrary, segment: Int, pointer: UnsafeMutablePointer<AVFilterGraph>, source: UnsafeMutablePointer<AVFilterContext>,
              sink: UnsafeMutablePointer<AVFilterContext>, first: Int, last: Int) {
+            self.library = library
             self.segment = segment
             self.pointer = pointer
             self.source = source
@@ -65,45 +69,46 @@ final class MotionInterpolator {
 
         deinit {
             var graph: UnsafeMutablePointer<AVFilterGraph>? = pointer
-            avfilter_graph_free(&graph)
+            library.graphFree(&graph)
         }
     }
 
     private func makeGraph(segment index: Int) throws -> Graph? {
         let segment = track.segments[index]
         guard let range = segment.source else { return nil }
-        guard let graph = avfilter_graph_alloc() else {
+        let lib = library
+        guard let graph = lib.graphAlloc() else {
             throw ExportError.av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a filter graph"))
         }
         var owned: UnsafeMutablePointer<AVFilterGraph>? = graph
         var handedOver = false
-        defer { if !handedOver { avfilter_graph_free(&owned) } }
+        defer { if !handedOver { lib.graphFree(&owned) } }
         let sar = encoder.context.pointer.pointee.sample_aspect_ratio
         let arguments = "video_size=\(encoder.width)x\(encoder.height):pix_fmt=\(AV_PIX_FMT_YUV420P.rawValue)"
             + ":time_base=\(fps.denominator)/\(fps.numerator * Self.subdivision)"
             + ":pixel_aspect=\(max(sar.num, 1))/\(max(sar.den, 1))"
         var source: UnsafeMutablePointer<AVFilterContext>?
         var sink: UnsafeMutablePointer<AVFilterContext>?
-        var result = avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, nil, graph)
+        var result = lib.graphCreateFilter(&source, lib.getByName("buffer"), "in", arguments, nil, graph)
         guard result >= 0, let source else { throw ExportError.av(path: "", AVFailure(code: result, operation: "creating the filter input")) }
-        result = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
+        result = lib.graphCreateFilter(&sink, lib.getByName("buffersink"), "out", nil, nil, graph)
         guard result >= 0, let sink else { throw ExportError.av(path: "", AVFailure(code: result, operation: "creating the filter output")) }
         let description = "minterpolate=fps=\(fps.numerator)/\(fps.denominator):mi_mode=mci:mc_mode=aobmc:me_mode=bidir"
-        var outputs = avfilter_inout_alloc()
-        var inputs = avfilter_inout_alloc()
-        defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
+        var outputs = lib.inOutAlloc()
+        var inputs = lib.inOutAlloc()
+        defer { lib.inOutFree(&outputs); lib.inOutFree(&inputs) }
         outputs!.pointee.name = av_strdup("in")
         outputs!.pointee.filter_ctx = source
         inputs!.pointee.name = av_strdup("out")
         inputs!.pointee.filter_ctx = sink
-        result = avfilter_graph_parse_ptr(graph, description, &inputs, &outputs, nil)
+        result = lib.graphParse(graph, description, &inputs, &outputs, nil)
         guard result >= 0 else { throw ExportError.av(path: "", AVFailure(code: result, operation: "setting up minterpolate")) }
-        result = avfilter_graph_config(graph, nil)
+        result = lib.graphConfig(graph, nil)
         guard result >= 0 else { throw ExportError.av(path: "", AVFailure(code: result, operation: "configuring minterpolate")) }
         handedOver = true
         let first = scan.frame(at: range.start)
         let last = min(scan.frameCount - 1, scan.frame(at: range.end) + 2)
-        return Graph(segment: index, pointer: graph, source: source, sink: sink, first: first, last: last)
+        return Graph(library: lib, segment: index, pointer: graph, source: source, sink: sink, first: first, last: last)
     }
 
     /// Gives the filter one more source frame (or the end), then collects what it made.
@@ -124,15 +129,15 @@ final class MotionInterpolator {
             let at = try segment.target.start + (scan.presentationTimes[f] - range.start).multiplied(by: rate.reciprocal)
             let ticks = try at.multiplied(by: fps).multiplied(by: try Rational(Self.subdivision))
             copy.pointee.pts = try ticks.rescaled(to: 1).value
-            let added = av_buffersrc_add_frame(graph.source, copy)
+            let added = library.sourceAddFrame(graph.source, copy)
             guard added >= 0 else { throw ExportError.av(path: "", AVFailure(code: added, operation: "interpolating")) }
         } else {
-            _ = av_buffersrc_add_frame(graph.source, nil)
+            _ = library.sourceAddFrame(graph.source, nil)
             graph.ended = true
         }
         while true {
             let out = try Frame()
-            let got = av_buffersink_get_frame(graph.sink, out.pointer)
+            let got = library.sinkGetFrame(graph.sink, out.pointer)
             if got == sp_averror_eagain() || got == sp_averror_eof() { break }
             guard got >= 0 else { throw ExportError.av(path: "", AVFailure(code: got, operation: "interpolating")) }
             graph.outputs[out.pointer.pointee.pts] = out
