@@ -9,7 +9,6 @@ internal import CFFmpeg
 /// the video as they come.
 final class AudioTrackOutput {
     let handling: PassthroughExporter.AudioHandling
-    private let movie: InputFormatContext?
     /// Copied audio: the movie, opened a second time to read its audio packets.
     private let input: InputFormatContext?
     private let inputIndex: Int
@@ -40,12 +39,11 @@ final class AudioTrackOutput {
         sourceIndex = stream?.index ?? -1
         guard let stream else {
             handling = .none
-            movie = nil; input = nil; rendered = nil; inputIndex = 0
+            input = nil; rendered = nil; inputIndex = 0
             done = true
             timeBase = AVRational(num: 1, den: 1); shift = 0; self.end = 0
             return
         }
-        movie = try InputFormatContext(path: url.path)
         if untouched && settings.semitones == 0 {
             handling = .copied
             let source = try InputFormatContext(path: url.path)
@@ -75,10 +73,9 @@ final class AudioTrackOutput {
 
     /// Adds the output stream, with the movie's language and handler even for new samples.
     func attach(to writer: MovieWriter) throws {
-        guard let movie else { return }
         if let rendered {
             output = try writer.addStream(parameters: rendered.parameters, timeBase: timeBase,
-                                          metadataFrom: movie.stream(sourceIndex))
+                                          metadata: rendered.metadata, disposition: rendered.disposition)
         } else if let input {
             output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
         }

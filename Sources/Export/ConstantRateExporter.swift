@@ -67,7 +67,10 @@ public struct ConstantRateExporter {
             throw ExportError.unsupported("the timeline has no video track")
         }
 
-        let scan = try VideoScan(movie: movie, stream: videoStream.index, name: name, warning: warning)
+        var scan = try VideoScan(movie: movie, stream: videoStream.index, name: name, warning: warning)
+        // Only passthrough maps packets; the frame plan works from presentation times. Dropping
+        // them keeps what grows with the movie's length small.
+        scan.packets = []
         let plan = try FramePlan(track: track, scan: scan, fps: options.fps, selection: options.frames)
         guard plan.count > 0 else { throw ExportError.unsupported("the timeline is shorter than one frame at \(options.fps.readable) fps") }
 

@@ -213,7 +213,8 @@ final class MovieWriter {
     /// A new stream with `source`'s codec parameters, metadata (language, handler), disposition
     /// and side data (the display matrix that carries rotation, HDR metadata).
     func addStream(copying source: StreamView, timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
-        let stream = try addStream(parameters: source.parameters, timeBase: timeBase, metadataFrom: source)
+        let stream = try addStream(parameters: source.parameters, timeBase: timeBase,
+                                   metadata: source.pointer.pointee.metadata, disposition: source.pointer.pointee.disposition)
         stream.pointee.codecpar.pointee.codec_tag = 0
         stream.pointee.sample_aspect_ratio = source.pointer.pointee.sample_aspect_ratio
         let src = source.pointer.pointee
@@ -225,18 +226,18 @@ final class MovieWriter {
         return stream
     }
 
-    /// A new stream with `parameters` (an audio encoder's) and `source`'s metadata (language,
-    /// handler) and disposition.
+    /// A new stream with `parameters` (an audio encoder's, say), `metadata` (language, handler)
+    /// and `disposition`.
     func addStream(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
-                   metadataFrom source: StreamView) throws -> UnsafeMutablePointer<AVStream> {
+                   metadata: OpaquePointer?, disposition: Int32) throws -> UnsafeMutablePointer<AVStream> {
         guard let stream = avformat_new_stream(context, nil) else {
             throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
         }
         let copied = avcodec_parameters_copy(stream.pointee.codecpar, parameters)
         guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "copying codec parameters")) }
         stream.pointee.time_base = timeBase
-        stream.pointee.disposition = source.pointer.pointee.disposition
-        av_dict_copy(&stream.pointee.metadata, source.pointer.pointee.metadata, 0)
+        stream.pointee.disposition = disposition
+        av_dict_copy(&stream.pointee.metadata, metadata, 0)
         return stream
     }
 

@@ -15,6 +15,9 @@ final class RenderedAudio: @unchecked Sendable {
     /// The encoder's output parameters, for the muxer's stream (copied before the threads start).
     let parameters: UnsafeMutablePointer<AVCodecParameters>
     let timeBase: AVRational
+    /// The source stream's metadata (language, handler) and disposition, for the output stream.
+    private(set) var metadata: OpaquePointer?
+    let disposition: Int32
     private let reader: AudioFileReader
     private let renderer: TimelineRenderer
     private let encoder: AudioEncoder
@@ -30,6 +33,11 @@ final class RenderedAudio: @unchecked Sendable {
     init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, bitRate: Int,
          origin: Time, muxer: String, display: String) throws {
         reader = try AudioFileReader(url: url, stream: stream)
+        // Copied rather than kept open: every open movie holds its sample tables, which grow
+        // with the movie's length.
+        let movie = try InputFormatContext(path: url.path)
+        av_dict_copy(&metadata, movie.stream(stream).pointer.pointee.metadata, 0)
+        disposition = movie.stream(stream).pointer.pointee.disposition
         let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
         encoder = try AudioEncoder(format: reader.format, codecID: AV_CODEC_ID_AAC, sampleFormat: AV_SAMPLE_FMT_FLTP,
                                    bitRate: bitRate, globalHeader: globalHeader, display: display)
@@ -46,6 +54,7 @@ final class RenderedAudio: @unchecked Sendable {
     }
 
     deinit {
+        av_dict_free(&metadata)
         var parameters: UnsafeMutablePointer<AVCodecParameters>? = parameters
         avcodec_parameters_free(&parameters)
     }

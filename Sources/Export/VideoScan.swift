@@ -93,6 +93,7 @@ struct VideoScan {
             if rank + 1 < order.count { durations[i] = raw[order[rank + 1]].pts - raw[i].pts }
             else { durations[i] = rank > 0 ? durations[order[rank - 1]] : 1 }
         }
+        packets.reserveCapacity(raw.count)
         for (i, r) in raw.enumerated() {
             packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
                                                   duration: try seconds(firstPts + max(durations[i], 1))))
