@@ -14,7 +14,6 @@ final class AudioTrackOutput {
     private let inputIndex: Int
     /// Rendered audio.
     private let rendered: RenderedAudio?
-    private let sourceIndex: Int
     private let muxer: String
     private let warning: (String) -> Void
     private let waiting: () throws -> Void
@@ -36,7 +35,6 @@ final class AudioTrackOutput {
         self.warning = warning
         self.waiting = waiting
         packet = try Packet()
-        sourceIndex = stream?.index ?? -1
         guard let stream else {
             handling = .none
             input = nil; rendered = nil; inputIndex = 0

@@ -1,5 +1,5 @@
 import Foundation
-public import Composition
+import Composition
 internal import CFFmpeg
 
 /// Every video packet's timing and the keyframes, from one demux-only pass over the movie
