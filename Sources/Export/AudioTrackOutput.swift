@@ -55,7 +55,6 @@ final class AudioTrackOutput {
             let audio = try RenderedAudio(url: url, stream: stream.index, segments: segments, settings: settings,
                                           bitRate: bitRate, origin: origin, muxer: muxer, display: display)
             rendered = audio
-            audio.start()
             input = nil
             inputIndex = 0
             timeBase = audio.timeBase

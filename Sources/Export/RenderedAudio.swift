@@ -9,7 +9,7 @@ internal import CFFmpeg
 /// bounded queue until the muxer interleaves them with the video, so memory stays bounded
 /// however long the movie, and the audio never holds up the video longer than it must.
 ///
-/// `@unchecked Sendable`: after ``start()``, the reader, renderer and encoder belong to the
+/// `@unchecked Sendable`: once the threads start (at the end of `init`), the reader, renderer and encoder belong to the
 /// worker threads alone; what the threads share (the packet queue, `warnings`) is locked.
 final class RenderedAudio: @unchecked Sendable {
     /// The encoder's output parameters, for the muxer's stream (copied before the threads start).
@@ -27,9 +27,8 @@ final class RenderedAudio: @unchecked Sendable {
     private let workers = DispatchGroup()
     private let lock = NSLock()
     private var warnings: [String] = []
-    private var started = false
 
-    /// Opens the audio `stream` of `url` and an AAC encoder; rendering waits for ``start()``. `origin` is the source time the timeline's source time 0 stands for.
+    /// Opens the audio `stream` of `url` and an AAC encoder, and starts rendering and encoding. `origin` is the source time the timeline's source time 0 stands for.
     init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, bitRate: Int,
          origin: Time, muxer: String, display: String) throws {
         reader = try AudioFileReader(url: url, stream: stream)
@@ -51,6 +50,7 @@ final class RenderedAudio: @unchecked Sendable {
         self.segments = segments
         sourceOrigin = try origin.rescaled(to: Int32(reader.format.sampleRate)).value
         reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
+        start()
     }
 
     deinit {
@@ -67,10 +67,7 @@ final class RenderedAudio: @unchecked Sendable {
         }
     }
 
-    /// Starts rendering and encoding.
-    func start() {
-        guard !started else { return }
-        started = true
+    private func start() {
         workers.enter()
         let render = Thread { [self] in
             defer { workers.leave() }
