@@ -30,7 +30,8 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CSDL2",
-            pkgConfig: "sdl2 SDL2_ttf",
+            // Headers only: Preview opens SDL2 and SDL2_ttf when a preview starts (see
+            // SDLLibrary), so that they and their dependencies do not load with every command.
             providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
         ),
         .target(name: "Composition"),
@@ -59,7 +60,9 @@ let package = Package(
         // Links libavfilter to check AVFilterLibrary's function types against the headers.
         .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport", "CFFmpeg"],
                     linkerSettings: [.linkedLibrary("avfilter")]),
-        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "TestSupport"]),
+        // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "TestSupport", "CSDL2"],
+                    linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),
         // Depends on the executable so that `swift test` builds the binary it runs.
         .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "TestSupport"]),
     ],

@@ -7,6 +7,8 @@ final class SDLSession {
 
     init(video: Bool) throws(PreviewError) {
         self.video = video
+        // The libraries load here, on first use, or the preview stops with the reason.
+        _ = try SDLLibrary.shared.get()
         // The player handles SIGINT and SIGTERM as a quit event (SDL's default), so a closed
         // terminal or `kill` ends the preview as q does.
         guard SDL_Init(sp_sdl_init_flags(video ? 1 : 0)) == 0 else {
