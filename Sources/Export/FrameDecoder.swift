@@ -23,8 +23,12 @@ final class FrameDecoder {
     /// How many frames were decoded, and how many the decoder skipped.
     private(set) var decodedCount = 0
 
-    init(movie: URL, stream: Int, scan: VideoScan, needed: [Bool], name: String, warning: @escaping (String) -> Void) throws {
-        input = try InputFormatContext(path: movie.path)
+    /// Decodes from `input`, wherever its read position is (such as the end, after a scan): the
+    /// first request seeks.
+    init(input: InputFormatContext, stream: Int, scan: VideoScan, needed: [Bool], name: String,
+         warning: @escaping (String) -> Void) throws {
+        self.input = input
+        finished = true
         for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         self.stream = stream
         self.scan = scan

@@ -48,11 +48,19 @@ struct VideoScan {
     }
 
     init(movie: URL, stream index: Int, name: String, warning: (String) -> Void) throws {
-        let input = try InputFormatContext(path: movie.path)
+        try self.init(input: InputFormatContext(path: movie.path), stream: index, name: name, warning: warning)
+    }
+
+    /// Scans `input` to its end (callers that go on reading it seek back first). Without
+    /// `keepPackets` the decode-order packet list (only passthrough maps packets) is not built,
+    /// which keeps what grows with the movie's length smaller.
+    init(input: InputFormatContext, stream index: Int, name: String, keepPackets: Bool = true,
+         warning: (String) -> Void) throws {
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var raw: [(pts: Int64, dts: Int64, duration: Int64, key: Bool)] = []
+        raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
         var lastDts = Int64.min
         while true {
             let more: Bool
@@ -78,7 +86,7 @@ struct VideoScan {
         }
         let order = raw.indices.sorted { raw[$0].pts < raw[$1].pts }
         guard let first = order.first else {
-            throw ExportError.notMedia(path: movie.path, reason: "its video stream has no frames")
+            throw ExportError.notMedia(path: input.path, reason: "its video stream has no frames")
         }
         let firstPts = raw[first].pts
         let base = try Rational(Int64(tb.num), Int64(tb.den))
@@ -93,8 +101,8 @@ struct VideoScan {
             if rank + 1 < order.count { durations[i] = raw[order[rank + 1]].pts - raw[i].pts }
             else { durations[i] = rank > 0 ? durations[order[rank - 1]] : 1 }
         }
-        packets.reserveCapacity(raw.count)
-        for (i, r) in raw.enumerated() {
+        if keepPackets { packets.reserveCapacity(raw.count) }
+        for (i, r) in raw.enumerated() where keepPackets {
             packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
                                                   duration: try seconds(firstPts + max(durations[i], 1))))
         }
