@@ -58,9 +58,26 @@ public struct StretchJob: Sendable {
         let output = BackgroundConsumer<(samples: [[Float]], count: Int)>(
             name: "slowpoke stretch writer", consume: { try writer.write($0.samples, count: $0.count) },
             finished: { try writer.finish() })
+        // The renderer hands over whatever Rubber Band returned, often a few hundred frames; they
+        // go to the writer in batches of at least 8192, so its thread wakes rarely.
+        var batch = [[Float]](repeating: [], count: reader.format.channels)
+        func send() throws {
+            guard !batch[0].isEmpty else { return }
+            try output.push((batch, batch[0].count))
+            batch = [[Float]](repeating: [], count: reader.format.channels)
+        }
         let written = try renderer.render([segment], from: reader, to: { samples, count in
-            try output.push((samples, count))
+            if batch[0].isEmpty && count >= 8192 {
+                try output.push((samples, count))
+                return
+            }
+            for c in batch.indices {
+                if batch[c].isEmpty { batch[c].reserveCapacity(max(16_384, count)) }
+                batch[c].append(contentsOf: samples[c][0..<count])
+            }
+            if batch[0].count >= 8192 { try send() }
         }, progress: progress)
+        try send()
         try output.finish()
         return Result(inputFrames: frames, outputFrames: written, format: reader.format, output: destination.destination)
     }
