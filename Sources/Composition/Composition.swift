@@ -69,7 +69,7 @@ public struct Composition: Sendable, Hashable, Codable {
                 try track.insertEmptyTimeRange(TimeRange(start: track.duration, end: t))
             }
             if let assetTrack = asset.tracks.first(where: { $0.trackID == track.trackID }),
-               let clipped = range.clamped(to: assetTrack.timeRange) {
+               let clipped = try range.clamped(to: assetTrack.timeRange) {
                 // Media the source track lacks (a short audio track) becomes a gap.
                 let lead = try clipped.start - range.start
                 let tail = try range.end - clipped.end
@@ -99,7 +99,7 @@ public struct Composition: Sendable, Hashable, Codable {
     public mutating func removeTimeRange(_ range: TimeRange) throws(CompositionError) {
         try checkEditable(range, verb: "remove")
         try applyToEveryTrack { track throws(CompositionError) in
-            if let part = range.clamped(to: track.timeRange) { try track.removeTimeRange(part) }
+            if let part = try range.clamped(to: track.timeRange) { try track.removeTimeRange(part) }
         }
     }
 
@@ -112,7 +112,7 @@ public struct Composition: Sendable, Hashable, Codable {
         }
         let factor = try newDuration.ratio(to: range.duration)
         try applyToEveryTrack { track throws(CompositionError) in
-            guard let part = range.clamped(to: track.timeRange) else { return }
+            guard let part = try range.clamped(to: track.timeRange) else { return }
             try track.scaleTimeRange(part, toDuration: part.duration.multiplied(by: factor))
         }
     }

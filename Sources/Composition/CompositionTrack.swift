@@ -190,7 +190,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         let first = segmentIndex(at: range.start) ?? segments.count
         for segment in segments[first...] {
             guard segment.target.start < range.end else { break }
-            guard let clipped = segment.target.clamped(to: range) else { continue }
+            guard let clipped = try segment.target.clamped(to: range) else { continue }
             if let source = segment.source, let rate = segment.rate {
                 if clipped == segment.target {
                     result.append(Piece(source: source, duration: clipped.duration))

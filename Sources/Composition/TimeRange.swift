@@ -70,16 +70,18 @@ public struct TimeRange: Sendable, Hashable {
     /// ```
     public func meets(_ other: TimeRange) -> Bool { end == other.start }
 
-    /// The part of `self` inside `bounds`, or nil when they do not overlap.
+    /// The part of `self` inside `bounds`, or nil when they do not overlap. Throws when they
+    /// overlap but the part's length needs a timescale above 2^31: an edit must then be refused,
+    /// never carried out as if there were nothing there.
     ///
     /// ```
     ///   self        [==========)
     ///   bounds  [=======)
     ///   result      [===)
     /// ```
-    public func clamped(to bounds: TimeRange) -> TimeRange? {
+    public func clamped(to bounds: TimeRange) throws(CompositionError) -> TimeRange? {
         guard overlaps(bounds) else { return nil }
-        return try? TimeRange(start: max(start, bounds.start), end: min(end, bounds.end))
+        return try TimeRange(start: max(start, bounds.start), end: min(end, bounds.end))
     }
 }
 

@@ -151,6 +151,22 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
         }
     }
 
+    /// A random seed once found this: removing the middle of a gap whose remainder needs a
+    /// timescale above 2^31 dropped the remainder silently (the clamp's overflow read as "no
+    /// overlap") instead of refusing the edit. Now the edit throws and nothing changes.
+    @Test func anEditWhoseRemainderOverflowsIsRefusedNotTruncated() throws {
+        let original = randomComposition(seed: 17353970714617548095 &+ 1, edits: 6)
+        let gap = try #require(original.tracks[0].segments.first { $0.isEmpty })
+        #expect(gap.target == (try TimeRange(start: Time(value: 2247523, timescale: 600600),
+                                             end: Time(value: 3922087943, timescale: 686400000))))
+        let removed = try TimeRange(start: Time(value: 54941441, timescale: 12012000),
+                                    end: Time(value: 24640597, timescale: 5005000))
+        var c = original
+        #expect(throws: CompositionError.self) { try c.removeTimeRange(removed) }
+        #expect(c == original)
+        #expect(c.duration == original.duration)
+    }
+
     @Test func removingThenReinsertingIsTheIdentity() async {
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
             var g = SplitMix64(state: seed)
