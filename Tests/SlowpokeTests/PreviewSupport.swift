@@ -78,17 +78,23 @@ final class PreviewSession {
     /// Waits for the player's window to be up and its loop running: the loop puts the status
     /// in the title (`slowpoke — …`). Earlier windows can be stand-ins that SDL replaces when it
     /// sets up the renderer.
+    /// Waits for the preview's window. SDL may replace the first X window it makes (a renderer
+    /// that cannot use the window as made recreates it), so the window counts as ready once the
+    /// same one is found twice, 200 ms apart, and the X server can report its geometry.
     func waitUntilReady() throws {
         let deadline = Date().addingTimeInterval(30)
+        var candidate = ""
         while Date() < deadline && process.isRunning {
             let found = try display.x("xdotool", ["search", "--pid", "\(process.processIdentifier)", "--name", "^slowpoke — "])
-            if let id = found.stdout.split(separator: "\n").last, !id.isEmpty {
-                window = String(id)
-                // Let the first frame be drawn.
-                usleep(200_000)
+            let id = found.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            if !id.isEmpty, id == candidate,
+               try display.x("xdotool", ["getwindowgeometry", "--shell", id]).stdout.contains("WIDTH=") {
+                window = id
                 return
             }
-            usleep(50_000)
+            candidate = id
+            // Let the first frame be drawn, and a replacement window appear if there is one.
+            usleep(id.isEmpty ? 50_000 : 200_000)
         }
         throw Failure(message: "no preview window appeared; stderr: \(stderr())")
     }
