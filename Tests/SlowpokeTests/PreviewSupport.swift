@@ -78,9 +78,10 @@ final class PreviewSession {
     /// Waits for the player's window to be up and its loop running: the loop puts the status
     /// in the title (`slowpoke — …`). Earlier windows can be stand-ins that SDL replaces when it
     /// sets up the renderer.
-    /// Waits for the preview's window. SDL may replace the first X window it makes (a renderer
-    /// that cannot use the window as made recreates it), so the window counts as ready once the
-    /// same one is found twice, 200 ms apart, and the X server can report its geometry.
+    /// Waits for the preview's window. The first window found is not always usable yet: one
+    /// clean-clone run found a window whose geometry the X server could not report a moment
+    /// later. So the window counts as ready once the same one is found twice, 200 ms apart,
+    /// and the X server reports its geometry.
     func waitUntilReady() throws {
         let deadline = Date().addingTimeInterval(30)
         var candidate = ""
