@@ -101,10 +101,12 @@ struct VideoScan {
             if rank + 1 < order.count { durations[i] = raw[order[rank + 1]].pts - raw[i].pts }
             else { durations[i] = rank > 0 ? durations[order[rank - 1]] : 1 }
         }
-        if keepPackets { packets.reserveCapacity(raw.count) }
-        for (i, r) in raw.enumerated() where keepPackets {
-            packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
-                                                  duration: try seconds(firstPts + max(durations[i], 1))))
+        if keepPackets {
+            packets.reserveCapacity(raw.count)
+            for (i, r) in raw.enumerated() {
+                packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
+                                                      duration: try seconds(firstPts + max(durations[i], 1))))
+            }
         }
         presentationTicks = order.map { raw[$0].pts }
         presentationTimes = try presentationTicks.map(seconds)
