@@ -78,6 +78,19 @@ final class PreviewSession {
     /// Waits for the player's window to be up and its loop running: the loop puts the status
     /// in the title (`slowpoke — …`). Earlier windows can be stand-ins that SDL replaces when it
     /// sets up the renderer.
+    /// The window's position and size on the X screen (xdotool's X, Y, WIDTH and HEIGHT), or
+    /// nil when the X server cannot report them.
+    func geometry(of id: String? = nil) throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        let text = try display.x("xdotool", ["getwindowgeometry", "--shell", id ?? window]).stdout
+        var values: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"] else { return nil }
+        return (x, y, width, height)
+    }
+
     /// Waits for the preview's window. The first window found is not always usable yet: one
     /// clean-clone run found a window whose geometry the X server could not report a moment
     /// later. So the window counts as ready once the same one is found twice, 200 ms apart,
@@ -88,8 +101,7 @@ final class PreviewSession {
         while Date() < deadline && process.isRunning {
             let found = try display.x("xdotool", ["search", "--pid", "\(process.processIdentifier)", "--name", "^slowpoke — "])
             let id = found.stdout.split(separator: "\n").last.map(String.init) ?? ""
-            if !id.isEmpty, id == candidate,
-               try display.x("xdotool", ["getwindowgeometry", "--shell", id]).stdout.contains("WIDTH=") {
+            if !id.isEmpty, id == candidate, try geometry(of: id) != nil {
                 window = id
                 return
             }
@@ -161,13 +173,7 @@ final class PreviewSession {
 
     /// The window as luma (0-255), read from the X server (xwd) and decoded by ffmpeg.
     func screenshot(to png: URL? = nil) throws -> (luma: [UInt8], width: Int, height: Int) {
-        let geometry = try display.x("xdotool", ["getwindowgeometry", "--shell", window]).stdout
-        var values: [String: Int] = [:]
-        for line in geometry.split(separator: "\n") {
-            let parts = line.split(separator: "=")
-            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
-        }
-        guard let width = values["WIDTH"], let height = values["HEIGHT"] else { throw Failure(message: "no geometry: \(geometry)") }
+        guard let (_, _, width, height) = try geometry() else { throw Failure(message: "no geometry for window \(window)") }
         let dump = audioFile.deletingLastPathComponent().appendingPathComponent("shot-\(UUID().uuidString).xwd")
         defer { try? FileManager.default.removeItem(at: dump) }
         let shot = try display.x("xwd", ["-silent", "-id", window, "-out", dump.path])
@@ -255,14 +261,8 @@ func seconds(_ text: String) -> Double {
 /// less half a frame (a frame is on screen from its time until the next one's).
 enum AVSync {
     static func measure(_ session: PreviewSession, seconds: Double, fps: Double, firstBeep: Int, origin: Int) throws -> [Double] {
-        let geometry = try session.display.x("xdotool", ["getwindowgeometry", "--shell", session.window]).stdout
-        var values: [String: Int] = [:]
-        for line in geometry.split(separator: "\n") {
-            let parts = line.split(separator: "=")
-            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
-        }
-        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"] else {
-            throw PreviewSession.Failure(message: "no geometry: \(geometry)")
+        guard let (x, y, width, height) = try session.geometry() else {
+            throw PreviewSession.Failure(message: "no geometry for window \(session.window)")
         }
         final class Samples: @unchecked Sendable {  // written by the sampler, read after it stops
             var times: [Double] = []
