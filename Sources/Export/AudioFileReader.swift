@@ -116,8 +116,9 @@ public final class AudioFileReader: AudioSource {
             }
         }
         // Forget what lies well behind the read position, in large steps so that the shift is
-        // rare (amortised, not once per read).
-        let drop = Int(frameIndex - bufferStart) - history
+        // rare (amortised, not once per read). A read past the end of the stream forgets no
+        // more than there is.
+        let drop = Int(min(frameIndex, bufferEnd) - bufferStart) - history
         if drop > history {
             for c in 0..<format.channels { buffer[c].removeFirst(drop) }
             bufferStart += Int64(drop)

@@ -55,6 +55,33 @@ import TimePitch
         }
     }
 
+    /// Reads the same frames as `reads` lists from `source`, comparing each with `reference`
+    /// (silence outside it); returns the largest difference.
+    func worstDifference(_ source: AudioSource, reads: [(at: Int, count: Int)], reference: [[Float]]) throws -> Float {
+        var worst: Float = 0
+        for (at, count) in reads {
+            var block = [[Float]](repeating: [Float](repeating: .nan, count: count), count: source.format.channels)
+            try source.read(at: Int64(at), count: count, into: &block)
+            for c in block.indices {
+                for i in 0..<count {
+                    let expected: Float = at + i >= 0 && at + i < reference[c].count ? reference[c][at + i] : 0
+                    worst = max(worst, abs(block[c][i] - expected))
+                    if block[c][i].isNaN { return .infinity }
+                }
+            }
+        }
+        return worst
+    }
+
+    /// Regression: reading block after block well past the end of the stream crashed (the
+    /// reader tried to forget more of its buffer than it held).
+    @Test func readingFarPastTheEndGivesSilence() throws {
+        let url = TestSupport.media("music.wav")
+        let reference = try sequential(try AudioFileReader(url: url), frames: 192_000)
+        let reads = stride(from: 0, to: 192_000 + 48_000 * 20, by: 16_384).map { (at: $0, count: 16_384) }
+        #expect(try worstDifference(try AudioFileReader(url: url), reads: reads, reference: reference) == 0)
+    }
+
     @Test func lengthsComeFromTheContainerWhenStated() throws {
         #expect(try AudioFileReader(url: TestSupport.media("music.wav")).exactLength() == 192_000)
         // The mp4's edit list hides AAC priming and padding: exactly 10 s, not 10.0053.
