@@ -66,7 +66,9 @@ public struct StretchJob: Sendable {
             try output.push((batch, batch[0].count))
             batch = [[Float]](repeating: [], count: reader.format.channels)
         }
-        let written = try renderer.render([segment], from: reader, to: { samples, count in
+        // Decoding runs ahead on another core: Rubber Band's study pass leaves that core idle.
+        let source = PrefetchingAudioSource(reader, warning: warning)
+        let written = try renderer.render([segment], from: source, to: { samples, count in
             if batch[0].isEmpty && count >= 8192 {
                 try output.push((samples, count))
                 return

@@ -82,6 +82,25 @@ import TimePitch
         #expect(try worstDifference(try AudioFileReader(url: url), reads: reads, reference: reference) == 0)
     }
 
+    /// The read-ahead serves exactly the reader's samples: reads that follow on from each
+    /// other in sizes that straddle its blocks, starting before the stream, running past its
+    /// end, and jumps back and forward that restart it.
+    @Test func readAheadGivesTheReadersSamples() throws {
+        let url = TestSupport.media("music.wav")
+        let frames = 192_000
+        let reference = try sequential(try AudioFileReader(url: url), frames: frames)
+        var reads: [(at: Int, count: Int)] = []
+        var position = -700
+        while position < frames + 3000 {
+            let count = [1, 999, 4096, 5000, 12_345][reads.count % 5]
+            reads.append((position, count))
+            position += count
+        }
+        reads += [(100, 3000), (3100, 10), (150_000, 7000), (frames - 10, 5000), (0, 40_000)]
+        let source = PrefetchingAudioSource(try AudioFileReader(url: url), blockFrames: 5000, depth: 2)
+        #expect(try worstDifference(source, reads: reads, reference: reference) == 0)
+    }
+
     @Test func lengthsComeFromTheContainerWhenStated() throws {
         #expect(try AudioFileReader(url: TestSupport.media("music.wav")).exactLength() == 192_000)
         // The mp4's edit list hides AAC priming and padding: exactly 10 s, not 10.0053.
