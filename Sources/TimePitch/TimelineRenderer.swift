@@ -116,14 +116,9 @@ public final class TimelineRenderer {
         var mixer = Mixer(channels: format.channels)
         for plan in plans {
             let emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void = { block, count, position in
-                if mixer.passesThrough(count: count, at: position, plan: plan) {
-                    // Between the fades, with nothing pending, the block goes out as it is.
-                    try mixer.passThrough(block, count: count, into: sink)
-                } else {
-                    mixer.add(block, count: count, at: position, plan: plan)
-                    // Everything before this segment's closing fade is final once written.
-                    try mixer.flush(upTo: min(position + Int64(count), plan.fadeOutStart), into: sink)
-                }
+                mixer.add(block, count: count, at: position, plan: plan)
+                // Everything before this segment's closing fade is final once written.
+                try mixer.flush(upTo: min(position + Int64(count), plan.fadeOutStart), into: sink)
                 try progress?(Double(mixer.flushed) / Double(total))
             }
             switch plan.kind {
@@ -463,20 +458,6 @@ struct Mixer {
                 }
             }
         }
-    }
-
-    /// Whether `count` frames at output `position` need no mixing: nothing is pending, they
-    /// follow on from what was flushed, and they lie wholly between the plan's fades, so that
-    /// adding and flushing them would send them out unchanged.
-    func passesThrough(count: Int, at position: Int64, plan: TimelineRenderer.Plan) -> Bool {
-        pending[0].isEmpty && position == flushed && position >= plan.fadeInEnd
-            && position + Int64(count) <= plan.fadeOutStart
-    }
-
-    /// Sends `count` frames of `block` on without copying them (see ``passesThrough``).
-    mutating func passThrough(_ block: [[Float]], count: Int, into sink: AudioSink) throws {
-        try sink(block, count)
-        flushed += Int64(count)
     }
 
     /// A raised-cosine rise over `width` frames; a ramp and its mirror sum to exactly 1.
