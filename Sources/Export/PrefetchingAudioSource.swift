@@ -22,8 +22,8 @@ public final class PrefetchingAudioSource: AudioSource {
         let warnings: [String]
     }
 
-    private var queue: BlockingQueue<Block>?
-    private var worker: DispatchSemaphore?
+    /// The running read-ahead: its queue, and the signal that its thread has ended.
+    private var running: (queue: BlockingQueue<Block>, ended: DispatchSemaphore)?
     private var current: Block?
     /// Where the next read must start to follow on.
     private var expected: Int64?
@@ -67,8 +67,8 @@ public final class PrefetchingAudioSource: AudioSource {
 
     /// The next decoded block; throws the reader's error, or waits for the block.
     private func next() throws -> Block {
-        guard let queue else { preconditionFailure("read-ahead not started") }
-        switch try queue.pop() {
+        guard let running else { preconditionFailure("read-ahead not started") }
+        switch try running.queue.pop() {
         case .item(let block):
             block.warnings.forEach(warning)
             return block
@@ -82,10 +82,10 @@ public final class PrefetchingAudioSource: AudioSource {
         stop()
         current = nil
         let queue = BlockingQueue<Block>(capacity: depth)
-        let done = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
         let reader = self.reader, blockFrames = self.blockFrames, channels = format.channels
         let thread = Thread {
-            defer { done.signal() }
+            defer { ended.signal() }
             var warnings: [String] = []
             reader.value.onWarning = { warnings.append($0) }
             var position = frame
@@ -105,17 +105,15 @@ public final class PrefetchingAudioSource: AudioSource {
         }
         thread.name = "slowpoke audio read-ahead"
         thread.start()
-        self.queue = queue
-        worker = done
+        running = (queue, ended)
     }
 
     /// Stops the read-ahead thread and waits for it, so that the reader is free again.
     private func stop() {
-        guard let queue, let worker else { return }
-        queue.fail(ExportError.interrupted)
-        worker.wait()
-        self.queue = nil
-        self.worker = nil
+        guard let running else { return }
+        running.queue.fail(ExportError.interrupted)
+        running.ended.wait()
+        self.running = nil
         expected = nil
     }
 }
