@@ -5,6 +5,12 @@ of median wall times, the median of the per-pair ratios, and peak memory (max RS
 process, from wait4).
 
 Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|cfr] [--out FILE]
+
+The short stretch rows (1.5-15 s a run) get twice the runs: a single pair there moves by 10% on
+a noisy machine, and more pairs cost little. The CFR row gives ffmpeg's libx264 the encoder
+settings slowpoke's assistant chose (profile, level, GOP, VBV cap) and checks that the two
+files carry the same x264 option string, so both encoders do the same work. Each row of
+several runs starts with one untimed pair (see `pairs`).
 """
 import argparse
 import os
@@ -47,7 +53,13 @@ def make_music(path, seconds):
 
 
 def pairs(label, ours, theirs, runs):
-    """Runs both commands `runs` times, alternating; returns a result row."""
+    """Runs both commands `runs` times, alternating; returns a result row. Rows of several runs
+    start with one untimed pair: on this VM the first process to use a lot of memory after a
+    pause pays about a second of page zeroing (clear_page_erms, measured with perf) that the
+    next one does not, and otherwise the first timed command would always pay it."""
+    if runs > 1:
+        run(ours)
+        run(theirs)
     mine, other, ratios, mem_mine, mem_other = [], [], [], [], []
     for i in range(runs):
         order = [(ours, mine, mem_mine), (theirs, other, mem_other)]
@@ -64,6 +76,7 @@ def pairs(label, ours, theirs, runs):
         "ours": statistics.median(mine),
         "theirs": statistics.median(other),
         "ratio": statistics.median(ratios),
+        "runs": runs,
         "mem_ours": max(mem_mine),
         "mem_theirs": max(mem_other),
     }
@@ -80,7 +93,7 @@ def stretch_rows(runs, quick):
             ours = [SLOWPOKE, "stretch", src, out_sp, "--rate", rate, "--algorithm", algorithm, "--force", "--progress", "none"]
             theirs = ["rubberband", "-q"] + flags + ["-t", ratio, src, out_rb]
             engine = "rubberband --fine" if flags else "rubberband"
-            rows.append(pairs(f"stretch {algorithm} x{rate} vs `{engine} -t {ratio}`", ours, theirs, runs))
+            rows.append(pairs(f"stretch {algorithm} x{rate} vs `{engine} -t {ratio}`", ours, theirs, 2 * runs))
     return rows
 
 
@@ -149,6 +162,20 @@ def project(src, name, a, b):
 
 # Both sides encode with the same libx264 preset and CRF; veryfast keeps the bench short.
 PRESET, CRF = "veryfast", "20"
+# What slowpoke's encoder settings assistant picks for 1920x1080 at 30 fps (its export prints
+# them): High profile, level 4.0, a 2-second GOP, and the level's peak rate (High: 1.25 x 20
+# Mbit/s) as the VBV cap. ffmpeg gets the same, so that both encoders do the same work.
+SAME_X264 = ["-profile:v", "high", "-level:v", "4.0", "-g", "60", "-maxrate", "25000k", "-bufsize", "25000k"]
+
+
+def x264_options(path):
+    """The option string libx264 writes into its stream's SEI ("x264 - core ... options: ...")."""
+    with open(path, "rb") as f:
+        data = f.read(4 << 20)
+    start = data.find(b"x264 - core")
+    if start < 0:
+        sys.exit(f"bench: {path} carries no x264 option string")
+    return data[data.index(b"options:", start):data.index(b"\0", start)].decode(errors="replace")
 
 
 def cfr_rows(runs, quick):
@@ -166,12 +193,15 @@ def cfr_rows(runs, quick):
              f"[0:a]atrim=0:{a},asetpts=PTS-STARTPTS[a0];[0:a]atrim={a}:{b},asetpts=PTS-STARTPTS,rubberband=tempo=0.25[a1];"
              f"[0:a]atrim={b},asetpts=PTS-STARTPTS[a2];[a0][a1][a2]concat=n=3:v=0:a=1[a]")
     ffmpeg = ["ffmpeg", "-v", "error", "-y", "-i", movie, "-filter_complex", graph, "-map", "[v]", "-map", "[a]",
-              "-c:v", "libx264", "-preset", PRESET, "-crf", CRF, "-c:a", "aac", "-b:a", "192k",
+              "-c:v", "libx264", "-preset", PRESET, "-crf", CRF] + SAME_X264 + ["-c:a", "aac", "-b:a", "192k",
               os.path.join(WORK, "ffmpeg-cfr.mp4")]
     ours = [SLOWPOKE, "export", movie, "--fps", "30", "--preset", PRESET, "--crf", CRF, "--algorithm", "timeDomain",
             "-o", os.path.join(WORK, "slowpoke-cfr.mp4"), "--force", "--progress", "none"]
     rows = [pairs(f"CFR export --fps 30, {seconds} s 1080p60, 5 s at 0.25x, x264 {PRESET} crf {CRF}, timeDomain audio vs ffmpeg trim/setpts/concat/fps+rubberband",
                   ours, ffmpeg, runs)]
+    mine, theirs = x264_options(os.path.join(WORK, "slowpoke-cfr.mp4")), x264_options(os.path.join(WORK, "ffmpeg-cfr.mp4"))
+    if mine != theirs:
+        sys.exit(f"bench: the two encoders ran with different settings:\n  slowpoke {mine}\n  ffmpeg   {theirs}")
     long_seconds = 120 if quick else 600
     short, long = os.path.join(WORK, "movie360-60s.mp4"), os.path.join(WORK, f"movie360-{long_seconds}s.mp4")
     make_movie(short, 60, "640x360")
@@ -207,13 +237,13 @@ def main():
     }
     rows = [row for name, make in groups.items() if args.only in (None, name) for row in make()]
     lines = [
-        f"Machine: {os.cpu_count()} cores; {args.runs} interleaved runs per row; times are medians, ratio is the median of per-pair ratios (slowpoke / reference, lower is better); memory is the peak RSS of one process.",
+        f"Machine: {os.cpu_count()} cores; runs are interleaved pairs; times are medians, ratio is the median of per-pair ratios (slowpoke / reference, lower is better); memory is the peak RSS of one process.",
         "",
-        "| benchmark | slowpoke | reference | ratio | slowpoke peak | reference peak |",
-        "|---|---|---|---|---|---|",
+        "| benchmark | runs | slowpoke | reference | ratio | slowpoke peak | reference peak |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['label']} | {r['ours']:.2f} s | {r['theirs']:.2f} s | {r['ratio']:.3f} | {r['mem_ours']:.0f} MB | {r['mem_theirs']:.0f} MB |")
+        lines.append(f"| {r['label']} | {r['runs']} | {r['ours']:.2f} s | {r['theirs']:.2f} s | {r['ratio']:.3f} | {r['mem_ours']:.0f} MB | {r['mem_theirs']:.0f} MB |")
     text = "\n".join(lines) + "\n"
     print(text)
     with open(args.out, "w") as f:
