@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A bounded first-in, first-out queue between threads. A producer waits while it is full and a
 /// consumer while it is empty, so memory stays bounded however long the stream. Either side can
@@ -124,6 +125,23 @@ final class BackgroundConsumer<Element>: @unchecked Sendable {
         _ = try queue.pop(timeout: 0)
     }
 
+    /// Like ``finish()``, but runs `poll` on the calling thread about every `interval` seconds
+    /// while it waits, so that the caller can report progress and notice an interrupt. When
+    /// `poll` throws, the worker is cancelled and the error rethrown.
+    func finish(interval: TimeInterval = 0.05, polling poll: () throws -> Void) throws {
+        queue.close()
+        if !joined {
+            while done.wait(timeout: .now() + interval) == .timedOut {
+                do { try poll() } catch {
+                    cancel()
+                    throw error
+                }
+            }
+            joined = true
+        }
+        _ = try queue.pop(timeout: 0)
+    }
+
     /// Stops the worker without finishing and waits for it.
     func cancel() {
         queue.fail(ExportError.interrupted)
@@ -141,4 +159,16 @@ final class BackgroundConsumer<Element>: @unchecked Sendable {
 struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// A one-way flag that one thread raises and others check, such as a worker told to stop.
+final class StopSignal: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { raised.store(true, ordering: .releasing) }
+
+    /// Throws ``ExportError/interrupted`` once the flag is raised.
+    func check() throws {
+        if raised.load(ordering: .acquiring) { throw ExportError.interrupted }
+    }
 }

@@ -55,6 +55,10 @@ public struct ConstantRateExporter {
         self.force = force
     }
 
+    /// Pictures queued for the encoding thread. A few are enough to keep the decoder busy
+    /// while the encoder waits; each 1080p picture held is 3 MB.
+    static let picturesAhead = 3
+
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let movie = DocumentStore.movieURL(of: document, at: documentURL)
@@ -81,12 +85,14 @@ public struct ConstantRateExporter {
         // The audio renders on threads of its own while the video is encoded. It starts after the
         // scan: starting before it, as passthrough does, raised a 10-minute export's peak memory
         // by 3 MB (measured), which the memory budget for long movies cannot spare.
-        var done = 0.0
+        // The muxer waits for audio on the encoding thread; `stop` ends that wait when this
+        // thread gives up (an interrupt, an error), since progress is reported only from here.
+        let stop = StopSignal()
         let audio = try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
                                          untouched: untouched, settings: settings, bitRate: audioBitRate,
                                          origin: scan.origin, end: track.duration, muxer: muxer,
                                          display: destination.destination.path,
-                                         waiting: { try progress(done) }, warning: warning)
+                                         waiting: { try stop.check() }, warning: warning)
 
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan, needed: plan.needed,
                                        name: name, warning: warning)
@@ -110,50 +116,68 @@ public struct ConstantRateExporter {
         av_dict_copy(&writer.context.pointee.metadata, source.owner.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: nil)
 
+        // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
+        // pictures ahead: decoding here then overlaps the time this thread would spend blocked
+        // in the encoder, waiting for one of its frame threads to finish.
         let encoderTimeBase = encoder.context.pointer.pointee.time_base
+        let videoIndex = videoOut.pointee.index, videoTimeBase = videoOut.pointee.time_base
         func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
             try audio.pump(upTo: packet.pointee.dts, in: encoderTimeBase, writer: writer)
-            packet.pointee.stream_index = videoOut.pointee.index
-            av_packet_rescale_ts(packet, encoderTimeBase, videoOut.pointee.time_base)
+            packet.pointee.stream_index = videoIndex
+            av_packet_rescale_ts(packet, encoderTimeBase, videoTimeBase)
             try writer.write(packet)
         }
+        let encoding = BackgroundConsumer<(picture: Frame, index: Int64)>(
+            capacity: Self.picturesAhead, name: "slowpoke.encode",
+            consume: { try encoder.encode($0.picture, index: $0.index, deliver: deliver) },
+            finished: {
+                try encoder.encode(nil, index: 0, deliver: deliver)
+                try audio.finish(writer: writer)
+                try writer.finish()
+            })
+        defer { stop.raise() }
 
         let interpolator = options.frames == .interpolate
             ? try MotionInterpolator(track: track, scan: scan, fps: options.fps, decoder: decoder, encoder: encoder)
             : nil
         var held: (index: Int, frame: Frame)?
         var black: Frame?
-        for k in 0..<plan.count {
-            let picture: Frame
-            switch plan.sources[k] {
-            case .gap:
-                if black == nil { black = try encoder.black() }
-                picture = black!
-            case .frame(let i):
-                if let held, held.index == i { picture = held.frame } else {
-                    picture = try encoder.converted(decoder.frame(i))
-                    held = (i, picture)
+        var done = 0.0
+        do {
+            for k in 0..<plan.count {
+                let picture: Frame
+                switch plan.sources[k] {
+                case .gap:
+                    if black == nil { black = try encoder.black() }
+                    picture = black!
+                case .frame(let i):
+                    if let held, held.index == i { picture = held.frame } else {
+                        picture = try encoder.converted(decoder.frame(i))
+                        held = (i, picture)
+                        decoder.release(before: i)
+                    }
+                case .blend(let i, let j, let weight):
+                    let a = try encoder.converted(decoder.frame(i))
+                    let b = try encoder.converted(decoder.frame(j))
+                    picture = try encoder.blend(a, b, weight: weight)
                     decoder.release(before: i)
+                case .interpolate(let segment, let nearest):
+                    if let made = try interpolator?.frame(k, segment: segment) { picture = made } else {
+                        picture = try encoder.converted(decoder.frame(nearest))
+                    }
                 }
-            case .blend(let i, let j, let weight):
-                let a = try encoder.converted(decoder.frame(i))
-                let b = try encoder.converted(decoder.frame(j))
-                picture = try encoder.blend(a, b, weight: weight)
-                decoder.release(before: i)
-            case .interpolate(let segment, let nearest):
-                if let made = try interpolator?.frame(k, segment: segment) { picture = made } else {
-                    picture = try encoder.converted(decoder.frame(nearest))
+                try encoding.push((picture, Int64(k)))
+                if k % 8 == 0 {
+                    done = Double(k) / Double(plan.count)
+                    try progress(done)
                 }
             }
-            try encoder.encode(picture, index: Int64(k), deliver: deliver)
-            if k % 8 == 0 {
-                done = Double(k) / Double(plan.count)
-                try progress(done)
-            }
+            try encoding.finish(polling: { try progress(done) })
+        } catch {
+            stop.raise()
+            encoding.cancel()
+            throw error
         }
-        try encoder.encode(nil, index: 0, deliver: deliver)
-        try audio.finish(writer: writer)
-        try writer.finish()
         try destination.commit()
         try progress(1)
         return Result(output: destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
