@@ -117,21 +117,14 @@ final class BackgroundConsumer<Element>: @unchecked Sendable {
     /// Queues `item`, waiting while the queue is full; throws the worker's error.
     func push(_ item: Element) throws { try queue.push(item) }
 
-    /// Waits for the worker to consume everything and run `finished`; throws its error.
-    func finish() throws {
+    /// Waits for the worker to consume everything and run `finished`; throws its error. With
+    /// `poll`, that runs on the calling thread about every `interval` seconds while it waits, so
+    /// that the caller can report progress and notice an interrupt; when it throws, the worker
+    /// is cancelled and the error rethrown.
+    func finish(interval: TimeInterval = 0.05, polling poll: (() throws -> Void)? = nil) throws {
         queue.close()
-        join()
-        // A failed queue throws its error here; a finished one is simply at its end.
-        _ = try queue.pop(timeout: 0)
-    }
-
-    /// Like ``finish()``, but runs `poll` on the calling thread about every `interval` seconds
-    /// while it waits, so that the caller can report progress and notice an interrupt. When
-    /// `poll` throws, the worker is cancelled and the error rethrown.
-    func finish(interval: TimeInterval = 0.05, polling poll: () throws -> Void) throws {
-        queue.close()
-        if !joined {
-            while done.wait(timeout: .now() + interval) == .timedOut {
+        if let poll {
+            while !joined && done.wait(timeout: .now() + interval) == .timedOut {
                 do { try poll() } catch {
                     cancel()
                     throw error
@@ -139,6 +132,8 @@ final class BackgroundConsumer<Element>: @unchecked Sendable {
             }
             joined = true
         }
+        join()
+        // A failed queue throws its error here; a finished one is simply at its end.
         _ = try queue.pop(timeout: 0)
     }
 

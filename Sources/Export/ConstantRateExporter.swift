@@ -116,6 +116,10 @@ public struct ConstantRateExporter {
         av_dict_copy(&writer.context.pointee.metadata, source.owner.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: nil)
 
+        let interpolator = options.frames == .interpolate
+            ? try MotionInterpolator(track: track, scan: scan, fps: options.fps, decoder: decoder, encoder: encoder)
+            : nil
+
         // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
         // pictures ahead: decoding here then overlaps the time this thread would spend blocked
         // in the encoder, waiting for one of its frame threads to finish.
@@ -135,11 +139,7 @@ public struct ConstantRateExporter {
                 try audio.finish(writer: writer)
                 try writer.finish()
             })
-        defer { stop.raise() }
 
-        let interpolator = options.frames == .interpolate
-            ? try MotionInterpolator(track: track, scan: scan, fps: options.fps, decoder: decoder, encoder: encoder)
-            : nil
         var held: (index: Int, frame: Frame)?
         var black: Frame?
         var done = 0.0
