@@ -17,9 +17,11 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            // libavfilter's headers only: Export opens the library when it needs it (see
-            // AVFilterLibrary), so that it does not load with every command.
-            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
+            // Links libavutil, libswresample and libswscale. libavformat, libavcodec and
+            // libavfilter are headers only: Export opens them when it needs them (see
+            // AVLibraries and AVFilterLibrary), so that they and their hundreds of dependencies
+            // do not load with every command.
+            pkgConfig: "libavutil libswresample libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev",
                               "libswresample-dev", "libswscale-dev", "libavfilter-dev"])]
         ),
@@ -61,9 +63,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
-        // Links libavfilter to check AVFilterLibrary's function types against the headers.
+        // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
+        // AVFilterLibrary's function types against the headers.
         .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport", "CFFmpeg"],
-                    linkerSettings: [.linkedLibrary("avfilter")]),
+                    linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),

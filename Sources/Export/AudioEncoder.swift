@@ -20,7 +20,7 @@ final class AudioEncoder {
     /// `display` names the output in errors; `globalHeader` is the muxer's `AVFMT_GLOBALHEADER`.
     init(format: AudioFormat, codecID: AVCodecID, sampleFormat: AVSampleFormat, bitRate: Int? = nil,
          bitsPerRawSample: Int32? = nil, globalHeader: Bool, display: String) throws(ExportError) {
-        LibAV.configure()
+        try LibAV.load()
         self.format = format
         self.display = display
         guard let codec = avcodec_find_encoder(codecID) else {

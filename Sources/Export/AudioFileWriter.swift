@@ -24,7 +24,7 @@ public final class AudioFileWriter {
     /// Opens `output`'s temporary file for `format` audio at `depth`. The container comes from
     /// the destination's extension: `.wav` or `.flac`.
     public init(output: AtomicOutput, format: AudioFormat, depth: Depth) throws(ExportError) {
-        LibAV.configure()
+        try LibAV.load()
         self.output = output
         self.format = format
         let ext = output.destination.pathExtension.lowercased()

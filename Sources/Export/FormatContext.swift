@@ -13,7 +13,7 @@ final class InputFormatContext {
     /// Opens `path` and reads its stream information.
     init(path: String) throws(ExportError) {
         self.path = path
-        LibAV.configure()
+        try LibAV.load()
         var context: UnsafeMutablePointer<AVFormatContext>?
         // Try the demuxer the extension names first: probing every format costs more than
         // reading a short WAV. A wrong extension just falls back to probing.
@@ -69,6 +69,7 @@ final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() throws(ExportError) {
+        try LibAV.load()
         guard let packet = av_packet_alloc() else {
             throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
         }

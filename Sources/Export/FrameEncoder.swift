@@ -17,6 +17,7 @@ final class FrameEncoder {
     init(settings: EncoderSettings, source: UnsafeMutablePointer<AVCodecParameters>, sampleAspectRatio: AVRational,
          fps: Rational, globalHeader: Bool, display: String) throws {
         self.display = display
+        try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
             throw ExportError.unsupported("this libavcodec has no \(settings.codec.encoderName) encoder, so --codec \(settings.codec.rawValue) is unavailable")
         }

@@ -1,11 +1,240 @@
+import Foundation
 internal import CFFmpeg
 
 /// Process-wide libav set-up. Libraries never print: libav's own logger is silenced, and every
 /// failure reaches the caller as a return code turned into an error.
 enum LibAV {
-    static let configured: Void = {
+    /// Opens libavformat and libavcodec (see ``AVLibraries``) and silences libav's logger.
+    /// Everything that calls into those libraries runs after this: the contexts, packets and
+    /// encoders whose initialisers start every reading and writing path call it first.
+    static func load() throws(ExportError) {
+        _ = configured
+        _ = try AVLibraries.shared.get()
+    }
+
+    private static let configured: Void = {
         av_log_set_level(AV_LOG_QUIET)
     }()
-
-    static func configure() { _ = configured }
 }
+
+/// libavformat and libavcodec, opened on first use instead of linked. Loading them with their
+/// 130 dependencies (every codec library Debian builds FFmpeg with, TLS, SSH, Blu-ray, ZeroMQ
+/// …) cost every slowpoke command about 35 ms at start-up, nine tenths of it, while
+/// `slowpoke stretch` on WAV files and the editing commands need neither. libavutil,
+/// libswresample and libswscale stay linked: together they load in about 2 ms.
+///
+/// The function types are those of the C declarations; a test linked against both libraries
+/// checks each one against its header and each looked-up address against the one the linker
+/// binds. The functions below this type have the C names and signatures, so the rest of the
+/// module reads as plain libav; being declared in this module, they shadow the imported
+/// declarations.
+struct AVLibraries: @unchecked Sendable {
+    // @unchecked: immutable C function pointers into libraries that are never closed.
+    typealias OpenInput = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, UnsafePointer<CChar>?, UnsafePointer<AVInputFormat>?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias CloseInput = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) -> Void
+    typealias FindStreamInfo = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias FindBestStream = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, AVMediaType, Int32, Int32, UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, Int32) -> Int32
+    typealias FindInputFormat = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>?
+    typealias GuessFormat = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>?
+    typealias ReadFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
+    typealias SeekFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int32) -> Int32
+    typealias SeekFile = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int64, Int64, Int32) -> Int32
+    typealias StreamGetSideData = @convention(c) (UnsafePointer<AVStream>?, AVPacketSideDataType, UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>?
+    typealias StreamNewSideData = @convention(c) (UnsafeMutablePointer<AVStream>?, AVPacketSideDataType, Int) -> UnsafeMutablePointer<UInt8>?
+    typealias AllocOutputContext = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, UnsafePointer<AVOutputFormat>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+    typealias FreeFormatContext = @convention(c) (UnsafeMutablePointer<AVFormatContext>?) -> Void
+    typealias NewStream = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVStream>?
+    typealias WriteHeader = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias InterleavedWriteFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
+    typealias WriteTrailer = @convention(c) (UnsafeMutablePointer<AVFormatContext>?) -> Int32
+    typealias IoOpen = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, UnsafePointer<CChar>?, Int32) -> Int32
+    typealias IoClose = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?) -> Int32
+    typealias PacketAlloc = @convention(c) () -> UnsafeMutablePointer<AVPacket>?
+    typealias PacketFree = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) -> Void
+    typealias PacketMoveRef = @convention(c) (UnsafeMutablePointer<AVPacket>?, UnsafeMutablePointer<AVPacket>?) -> Void
+    typealias PacketRescaleTS = @convention(c) (UnsafeMutablePointer<AVPacket>?, AVRational, AVRational) -> Void
+    typealias PacketUnref = @convention(c) (UnsafeMutablePointer<AVPacket>?) -> Void
+    typealias AllocCodecContext = @convention(c) (UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>?
+    typealias FreeCodecContext = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) -> Void
+    typealias OpenCodec = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVCodec>?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias Descriptor = @convention(c) (AVCodecID) -> UnsafePointer<AVCodecDescriptor>?
+    typealias FindDecoder = @convention(c) (AVCodecID) -> UnsafePointer<AVCodec>?
+    typealias FindEncoder = @convention(c) (AVCodecID) -> UnsafePointer<AVCodec>?
+    typealias FindEncoderByName = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>?
+    typealias FlushBuffers = @convention(c) (UnsafeMutablePointer<AVCodecContext>?) -> Void
+    typealias CodecName = @convention(c) (AVCodecID) -> UnsafePointer<CChar>?
+    typealias ProfileName = @convention(c) (AVCodecID, Int32) -> UnsafePointer<CChar>?
+    typealias ParametersAlloc = @convention(c) () -> UnsafeMutablePointer<AVCodecParameters>?
+    typealias ParametersFree = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) -> Void
+    typealias ParametersCopy = @convention(c) (UnsafeMutablePointer<AVCodecParameters>?, UnsafePointer<AVCodecParameters>?) -> Int32
+    typealias ParametersFromContext = @convention(c) (UnsafeMutablePointer<AVCodecParameters>?, UnsafePointer<AVCodecContext>?) -> Int32
+    typealias ParametersToContext = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVCodecParameters>?) -> Int32
+    typealias SendPacket = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVPacket>?) -> Int32
+    typealias ReceiveFrame = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<AVFrame>?) -> Int32
+    typealias SendFrame = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVFrame>?) -> Int32
+    typealias ReceivePacket = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
+
+    let openInput: OpenInput
+    let closeInput: CloseInput
+    let findStreamInfo: FindStreamInfo
+    let findBestStream: FindBestStream
+    let findInputFormat: FindInputFormat
+    let guessFormat: GuessFormat
+    let readFrame: ReadFrame
+    let seekFrame: SeekFrame
+    let seekFile: SeekFile
+    let streamGetSideData: StreamGetSideData
+    let streamNewSideData: StreamNewSideData
+    let allocOutputContext: AllocOutputContext
+    let freeFormatContext: FreeFormatContext
+    let newStream: NewStream
+    let writeHeader: WriteHeader
+    let interleavedWriteFrame: InterleavedWriteFrame
+    let writeTrailer: WriteTrailer
+    let ioOpen: IoOpen
+    let ioClose: IoClose
+    let packetAlloc: PacketAlloc
+    let packetFree: PacketFree
+    let packetMoveRef: PacketMoveRef
+    let packetRescaleTS: PacketRescaleTS
+    let packetUnref: PacketUnref
+    let allocCodecContext: AllocCodecContext
+    let freeCodecContext: FreeCodecContext
+    let openCodec: OpenCodec
+    let descriptor: Descriptor
+    let findDecoder: FindDecoder
+    let findEncoder: FindEncoder
+    let findEncoderByName: FindEncoderByName
+    let flushBuffers: FlushBuffers
+    let codecName: CodecName
+    let profileName: ProfileName
+    let parametersAlloc: ParametersAlloc
+    let parametersFree: ParametersFree
+    let parametersCopy: ParametersCopy
+    let parametersFromContext: ParametersFromContext
+    let parametersToContext: ParametersToContext
+    let sendPacket: SendPacket
+    let receiveFrame: ReceiveFrame
+    let sendFrame: SendFrame
+    let receivePacket: ReceivePacket
+
+    /// The libraries' files: the major versions the headers describe.
+    static let fileNames = (avformat: "libavformat.so.\(LIBAVFORMAT_VERSION_MAJOR)",
+                            avcodec: "libavcodec.so.\(LIBAVCODEC_VERSION_MAJOR)")
+
+    /// The libraries, loaded once; or why they cannot be.
+    static let shared = Result { () throws(ExportError) in try AVLibraries() }
+
+    /// The loaded functions, for code that runs after ``LibAV/load()``.
+    static var loaded: AVLibraries {
+        guard case .success(let libraries) = shared else { preconditionFailure("libav is used before LibAV.load() opened it") }
+        return libraries
+    }
+
+    private init() throws(ExportError) {
+        func open(_ name: String) throws(ExportError) -> UnsafeMutableRawPointer {
+            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+                let reason = dlerror().map { String(cString: $0) } ?? "not found"
+                throw .unsupported("slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \(reason)")
+            }
+            return handle
+        }
+        let avformat = try open(Self.fileNames.avformat), avcodec = try open(Self.fileNames.avcodec)
+        func symbol<F>(_ handle: UnsafeMutableRawPointer, _ name: String, as type: F.Type = F.self) throws(ExportError) -> F {
+            guard let address = dlsym(handle, name) else {
+                throw .unsupported("\(handle == avformat ? Self.fileNames.avformat : Self.fileNames.avcodec) has no \(name)")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        openInput = try symbol(avformat, "avformat_open_input")
+        closeInput = try symbol(avformat, "avformat_close_input")
+        findStreamInfo = try symbol(avformat, "avformat_find_stream_info")
+        findBestStream = try symbol(avformat, "av_find_best_stream")
+        findInputFormat = try symbol(avformat, "av_find_input_format")
+        guessFormat = try symbol(avformat, "av_guess_format")
+        readFrame = try symbol(avformat, "av_read_frame")
+        seekFrame = try symbol(avformat, "av_seek_frame")
+        seekFile = try symbol(avformat, "avformat_seek_file")
+        streamGetSideData = try symbol(avformat, "av_stream_get_side_data")
+        streamNewSideData = try symbol(avformat, "av_stream_new_side_data")
+        allocOutputContext = try symbol(avformat, "avformat_alloc_output_context2")
+        freeFormatContext = try symbol(avformat, "avformat_free_context")
+        newStream = try symbol(avformat, "avformat_new_stream")
+        writeHeader = try symbol(avformat, "avformat_write_header")
+        interleavedWriteFrame = try symbol(avformat, "av_interleaved_write_frame")
+        writeTrailer = try symbol(avformat, "av_write_trailer")
+        ioOpen = try symbol(avformat, "avio_open")
+        ioClose = try symbol(avformat, "avio_closep")
+        packetAlloc = try symbol(avcodec, "av_packet_alloc")
+        packetFree = try symbol(avcodec, "av_packet_free")
+        packetMoveRef = try symbol(avcodec, "av_packet_move_ref")
+        packetRescaleTS = try symbol(avcodec, "av_packet_rescale_ts")
+        packetUnref = try symbol(avcodec, "av_packet_unref")
+        allocCodecContext = try symbol(avcodec, "avcodec_alloc_context3")
+        freeCodecContext = try symbol(avcodec, "avcodec_free_context")
+        openCodec = try symbol(avcodec, "avcodec_open2")
+        descriptor = try symbol(avcodec, "avcodec_descriptor_get")
+        findDecoder = try symbol(avcodec, "avcodec_find_decoder")
+        findEncoder = try symbol(avcodec, "avcodec_find_encoder")
+        findEncoderByName = try symbol(avcodec, "avcodec_find_encoder_by_name")
+        flushBuffers = try symbol(avcodec, "avcodec_flush_buffers")
+        codecName = try symbol(avcodec, "avcodec_get_name")
+        profileName = try symbol(avcodec, "avcodec_profile_name")
+        parametersAlloc = try symbol(avcodec, "avcodec_parameters_alloc")
+        parametersFree = try symbol(avcodec, "avcodec_parameters_free")
+        parametersCopy = try symbol(avcodec, "avcodec_parameters_copy")
+        parametersFromContext = try symbol(avcodec, "avcodec_parameters_from_context")
+        parametersToContext = try symbol(avcodec, "avcodec_parameters_to_context")
+        sendPacket = try symbol(avcodec, "avcodec_send_packet")
+        receiveFrame = try symbol(avcodec, "avcodec_receive_frame")
+        sendFrame = try symbol(avcodec, "avcodec_send_frame")
+        receivePacket = try symbol(avcodec, "avcodec_receive_packet")
+    }
+}
+
+// The libavformat and libavcodec functions slowpoke calls, by their C names (see AVLibraries).
+private var av: AVLibraries { AVLibraries.loaded }
+
+@discardableResult func avformat_open_input(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
+func avformat_close_input(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
+@discardableResult func avformat_find_stream_info(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
+@discardableResult func av_find_best_stream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
+@discardableResult func av_find_input_format(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
+@discardableResult func av_guess_format(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
+@discardableResult func av_read_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
+@discardableResult func av_seek_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
+@discardableResult func avformat_seek_file(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
+@discardableResult func av_stream_get_side_data(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
+@discardableResult func av_stream_new_side_data(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
+@discardableResult func avformat_alloc_output_context2(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }
+func avformat_free_context(_ s: UnsafeMutablePointer<AVFormatContext>?) { av.freeFormatContext(s) }
+@discardableResult func avformat_new_stream(_ s: UnsafeMutablePointer<AVFormatContext>?, _ c: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVStream>! { av.newStream(s, c) }
+@discardableResult func avformat_write_header(_ s: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.writeHeader(s, options) }
+@discardableResult func av_interleaved_write_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.interleavedWriteFrame(s, pkt) }
+@discardableResult func av_write_trailer(_ s: UnsafeMutablePointer<AVFormatContext>?) -> Int32 { av.writeTrailer(s) }
+@discardableResult func avio_open(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, _ url: UnsafePointer<CChar>?, _ flags: Int32) -> Int32 { av.ioOpen(s, url, flags) }
+@discardableResult func avio_closep(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?) -> Int32 { av.ioClose(s) }
+@discardableResult func av_packet_alloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
+func av_packet_free(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
+func av_packet_move_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
+func av_packet_rescale_ts(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
+func av_packet_unref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
+@discardableResult func avcodec_alloc_context3(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
+func avcodec_free_context(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
+@discardableResult func avcodec_open2(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }
+@discardableResult func avcodec_descriptor_get(_ id: AVCodecID) -> UnsafePointer<AVCodecDescriptor>! { av.descriptor(id) }
+@discardableResult func avcodec_find_decoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
+@discardableResult func avcodec_find_encoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
+@discardableResult func avcodec_find_encoder_by_name(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
+func avcodec_flush_buffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
+@discardableResult func avcodec_get_name(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
+@discardableResult func avcodec_profile_name(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
+@discardableResult func avcodec_parameters_alloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
+func avcodec_parameters_free(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
+@discardableResult func avcodec_parameters_copy(_ dst: UnsafeMutablePointer<AVCodecParameters>?, _ src: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersCopy(dst, src) }
+@discardableResult func avcodec_parameters_from_context(_ par: UnsafeMutablePointer<AVCodecParameters>?, _ codec: UnsafePointer<AVCodecContext>?) -> Int32 { av.parametersFromContext(par, codec) }
+@discardableResult func avcodec_parameters_to_context(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
+@discardableResult func avcodec_send_packet(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
+@discardableResult func avcodec_receive_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
+@discardableResult func avcodec_send_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
+@discardableResult func avcodec_receive_packet(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }

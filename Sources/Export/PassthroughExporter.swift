@@ -194,12 +194,12 @@ final class MovieWriter {
     private var opened = false
 
     init(path: String, display: String, muxer: String) throws {
+        try LibAV.load()
         var made: UnsafeMutablePointer<AVFormatContext>?
         let result = avformat_alloc_output_context2(&made, nil, muxer, path)
         guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating the output")) }
         context = made
         self.display = display
-        LibAV.configure()
         let io = avio_open(&made.pointee.pb, path, AVIO_FLAG_WRITE)
         guard io >= 0 else { throw ExportError.cannotWrite(path: display, reason: AVFailure(code: io, operation: "").message) }
         opened = true
