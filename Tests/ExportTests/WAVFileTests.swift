@@ -221,6 +221,16 @@ private extension [[Float]] {
         #expect(throws: ExportError.cannotOpen(path: missing.path, reason: "no such file")) { try AudioFileReader(url: missing) }
         #expect(throws: ExportError.notMedia(path: empty.path, reason: "the file is empty")) { try AudioFileReader(url: empty) }
     }
+
+    /// The read-ahead serves the native reader's samples too.
+    @Test func readAheadGivesTheWAVReadersSamples() throws {
+        let url = TestSupport.media("music.wav")
+        let reader = try #require(try WAVFileReader.open(url: url))
+        let frames = Int(reader.exactLength())
+        let reference = try WAVTestFiles.readAll(try AudioFileReader(url: url), frames: frames)
+        let source = PrefetchingAudioSource(reader, blockFrames: 5000, depth: 2)
+        #expect(WAVTestFiles.bits(try WAVTestFiles.readAll(source, frames: frames)) == WAVTestFiles.bits(reference))
+    }
 }
 
 @Suite struct WAVFileWriterTests {
@@ -403,6 +413,66 @@ private extension [[Float]] {
             #expect(try folder.listing().count == 1)
         }
         #expect(try folder.listing() == [])
+    }
+}
+
+/// `slowpoke stretch` from WAV to WAV now reads and writes natively: its output is what the
+/// libav paths give for the same audio.
+@Suite struct WAVStretchTests {
+    func stretch(_ input: URL, _ output: URL, rate: Rational, algorithm: TimePitchAlgorithm) throws -> StretchJob.Result {
+        let settings = try TimePitchSettings(algorithm: algorithm)
+        return try StretchJob(input: input, output: output, rate: rate, settings: settings, force: false).run()
+    }
+
+    /// The same 16-bit audio in a WAV (read natively) and a FLAC (read by libav), stretched to a
+    /// WAV (written natively) and a FLAC (written by libav): all four outputs hold the same
+    /// samples, and ffprobe sees the WAV as the right length and format.
+    @Test(arguments: [("varispeed", Int64(2), Int64(1)), ("timeDomain", 1, 2)])
+    func wavToWavMatchesTheLibavPaths(algorithm: String, numerator: Int64, denominator: Int64) throws {
+        let rate = try Rational(numerator, denominator)
+        let folder = try TemporaryFolder("wav-stretch")
+        let wav = folder.file("in.wav"), flac = folder.file("in.flac")
+        try TestSupport.makeAudio("sine=frequency=440", seconds: 1, to: wav)
+        let converted = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", wav.path, "-c:a", "flac", flac.path])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let kind = try #require(TimePitchAlgorithm(rawValue: algorithm))
+        var outputs: [URL] = []
+        for input in [wav, flac] {
+            for ext in ["wav", "flac"] {
+                let output = folder.file("\(input.pathExtension)-to.\(ext)")
+                let result = try stretch(input, output, rate: rate, algorithm: kind)
+                #expect(result.inputFrames == 48000)
+                #expect(result.format == AudioFormat(sampleRate: 48000, channels: 2))
+                outputs.append(output)
+            }
+        }
+        let expectedFrames = Int((48000 / (Double(rate.numerator) / Double(rate.denominator))).rounded())
+        for output in outputs where output.pathExtension == "wav" {
+            let stream = try #require((try TestSupport.ffprobe(output, ["-show_streams"])["streams"] as? [[String: Any]])?.first)
+            #expect(stream["codec_name"] as? String == "pcm_s16le")
+            #expect(stream["duration_ts"] as? Int == expectedFrames)
+            #expect(stream["channels"] as? Int == 2)
+            #expect(stream["sample_rate"] as? String == "48000")
+        }
+        let reference = try TestSupport.decodeAudio(outputs[0], channel: 0)
+        #expect(reference.count == expectedFrames)
+        for output in outputs.dropFirst() {
+            #expect(try TestSupport.decodeAudio(output, channel: 0) == reference, "\(output.lastPathComponent)")
+        }
+    }
+
+    /// The output's depth follows the input's as it did through libav: 8 and 16 bits give
+    /// 16-bit, 24 and 32 bits give 24-bit, float and double give float.
+    @Test(arguments: [("pcm_s24le", "pcm_s24le"), ("pcm_f32le", "pcm_f32le"), ("pcm_u8", "pcm_s16le"), ("pcm_f64le", "pcm_f32le")])
+    func theOutputDepthFollowsTheInput(codec: String, expected: String) throws {
+        let folder = try TemporaryFolder("wav-stretch")
+        let input = folder.file("in.wav"), output = folder.file("out.wav")
+        try WAVTestFiles.noise(codec, channels: 2, seconds: 0.5, rate: 48000, to: input)
+        let result = try stretch(input, output, rate: try Rational(1, 2), algorithm: .varispeed)
+        #expect(result.outputFrames == 48000)
+        let stream = try #require((try TestSupport.ffprobe(output, ["-show_streams"])["streams"] as? [[String: Any]])?.first)
+        #expect(stream["codec_name"] as? String == expected)
+        #expect(stream["duration_ts"] as? Int == 48000)
     }
 }
 
