@@ -1,16 +1,17 @@
 import Foundation
 public import TimePitch
 
-/// An ``AudioFileReader`` read ahead on a thread of its own: while the caller works on one
-/// block, the next ones are being decoded. Reads that follow on from the previous one are
-/// served from the decoded blocks; a read anywhere else restarts the read-ahead there.
+/// A file reader (``AudioFileReader`` or ``WAVFileReader``) read ahead on a thread of its own:
+/// while the caller works on one block, the next ones are being decoded. Reads that follow on
+/// from the previous one are served from the decoded blocks; a read anywhere else restarts the
+/// read-ahead there.
 ///
 /// `slowpoke stretch` reads its input twice, once for Rubber Band's study pass and once to
 /// process it. During the study pass only one core is busy, so decoding on the other one takes
 /// it off the critical path. Memory stays bounded: a few blocks per channel.
 public final class PrefetchingAudioSource: AudioSource {
     public let format: AudioFormat
-    private let reader: Unchecked<AudioFileReader>
+    private let reader: Unchecked<any AudioFileSource>
     private let blockFrames: Int
     private let depth: Int
     private let warning: (String) -> Void
@@ -30,8 +31,19 @@ public final class PrefetchingAudioSource: AudioSource {
 
     /// Reads `reader`, which nobody else may use from now on, `blockFrames` at a time and up to
     /// `depth` blocks ahead. `warning` hears about damaged input, on the caller's thread.
-    public init(_ reader: AudioFileReader, blockFrames: Int = 16_384, depth: Int = 4,
-                warning: @escaping (String) -> Void = { _ in }) {
+    public convenience init(_ reader: AudioFileReader, blockFrames: Int = 16_384, depth: Int = 4,
+                            warning: @escaping (String) -> Void = { _ in }) {
+        self.init(source: reader, blockFrames: blockFrames, depth: depth, warning: warning)
+    }
+
+    /// Reads a WAV file the same way.
+    public convenience init(_ reader: WAVFileReader, blockFrames: Int = 16_384, depth: Int = 4,
+                            warning: @escaping (String) -> Void = { _ in }) {
+        self.init(source: reader, blockFrames: blockFrames, depth: depth, warning: warning)
+    }
+
+    init(source reader: any AudioFileSource, blockFrames: Int = 16_384, depth: Int = 4,
+         warning: @escaping (String) -> Void = { _ in }) {
         precondition(blockFrames > 0 && depth > 0)
         format = reader.format
         self.reader = Unchecked(reader)
@@ -117,3 +129,19 @@ public final class PrefetchingAudioSource: AudioSource {
         expected = nil
     }
 }
+
+/// What `slowpoke stretch` and the read-ahead need of an audio file reader: libav's, or the
+/// native WAV one.
+protocol AudioFileSource: AudioSource {
+    /// Told about damaged input.
+    var onWarning: ((String) -> Void)? { get set }
+    /// The name of the file's sample format as libav reports it, such as `s16`.
+    var sampleFormatName: String { get }
+    /// Whether the samples are 16-bit integers or coarser.
+    var hasCoarseQuantisation: Bool { get }
+    /// The length in frames.
+    func exactLength() throws -> Int64
+}
+
+extension AudioFileReader: AudioFileSource {}
+extension WAVFileReader: AudioFileSource {}

@@ -37,7 +37,9 @@ public struct StretchJob: Sendable {
                     progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let destination = try AtomicOutput(destination: output, input: input, force: force)
-        let reader = try AudioFileReader(url: input)
+        // A plain PCM or float WAV is read natively, so that libav's codec libraries never load;
+        // anything else goes through libav.
+        let reader: any AudioFileSource = try WAVFileReader.open(url: input) ?? AudioFileReader(url: input)
         reader.onWarning = warning
         let frames = try reader.exactLength()
         guard frames > 0 else { throw ExportError.notMedia(path: input.path, reason: "its audio stream is empty") }
@@ -47,7 +49,15 @@ public struct StretchJob: Sendable {
         case "s32", "s32p": .int24
         default: output.pathExtension.lowercased() == "flac" ? .int24 : .float32
         }
-        let writer = try AudioFileWriter(output: destination, format: reader.format, depth: depth)
+        // WAV is written natively too; FLAC through libav.
+        let write: ([[Float]], Int) throws -> Void, finish: () throws -> Void
+        if output.pathExtension.lowercased() == "wav" {
+            let writer = try WAVFileWriter(output: destination, format: reader.format, depth: depth)
+            (write, finish) = (writer.write, writer.finish)
+        } else {
+            let writer = try AudioFileWriter(output: destination, format: reader.format, depth: depth)
+            (write, finish) = (writer.write, writer.finish)
+        }
         let length = Time(value: frames, timescale: Int32(reader.format.sampleRate))
         let segment = try CompositionTrackSegment(
             source: TimeRange(start: .zero, duration: length),
@@ -56,8 +66,8 @@ public struct StretchJob: Sendable {
         renderer.ditherTimeDomainInput = !reader.hasCoarseQuantisation
         // Sample conversion and writing run on a second core, leaving this one to Rubber Band.
         let output = BackgroundConsumer<(samples: [[Float]], count: Int)>(
-            name: "slowpoke stretch writer", consume: { try writer.write($0.samples, count: $0.count) },
-            finished: { try writer.finish() })
+            name: "slowpoke stretch writer", consume: { try write($0.samples, $0.count) },
+            finished: finish)
         // The renderer hands over whatever Rubber Band returned, often a few hundred frames; they
         // go to the writer in batches of at least 8192, so its thread wakes rarely.
         var batch = [[Float]](repeating: [], count: reader.format.channels)
@@ -67,7 +77,7 @@ public struct StretchJob: Sendable {
             batch = [[Float]](repeating: [], count: reader.format.channels)
         }
         // Decoding runs ahead on another core: Rubber Band's study pass leaves that core idle.
-        let source = PrefetchingAudioSource(reader, warning: warning)
+        let source = PrefetchingAudioSource(source: reader, warning: warning)
         let written = try renderer.render([segment], from: source, to: { samples, count in
             if batch[0].isEmpty && count >= 8192 {
                 try output.push((samples, count))
