@@ -59,6 +59,7 @@ let package = Package(
             name: "CompositionTests",
             dependencies: [
                 "Composition",
+                "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

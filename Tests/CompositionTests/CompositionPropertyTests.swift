@@ -1,18 +1,7 @@
 import Composition
 import PropertyBased
 import Testing
-
-/// SplitMix64: a small, seedable generator so that a failing random case can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 /// Rates a user might pick, including awkward ones.
 let rates: [Rational] = ["1/32", "1/4", "1/3", "1/2", "2/3", "3/4", "1", "5/4", "3/2", "2", "3", "4", "7", "32", "1001/1000"].map(r)

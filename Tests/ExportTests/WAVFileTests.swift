@@ -239,7 +239,7 @@ private extension [[Float]] {
     /// infinities or |x| >= 65536: libav's SIMD and C conversions disagree there, so which
     /// one it uses depends on the channel count.)
     func signal(frames: Int, channel: Int) -> [Float] {
-        var g = SplitMix(seed: UInt64(channel + 1))
+        var g = SplitMix64(state: UInt64(channel + 1))
         let special: [Float] = [0, -0, 1, -1, 1.5, -1.5, 2, -2, 0.5 / 32768, 1.5 / 32768, -0.5 / 32768, -2.5 / 32768,
                                 32767.5 / 32768, -32768.5 / 32768, 0.5 / 8_388_608, 2.5 / 8_388_608, -1.5 / 8_388_608,
                                 1 - 1 / 16_777_216, Float.leastNonzeroMagnitude, 1000, -1000]
@@ -479,16 +479,3 @@ private extension [[Float]] {
 /// A tool or check that failed in a test's set-up.
 struct WAVTestFailure: Error { let message: String }
 
-/// A small seeded generator, so that the test signals are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
