@@ -11,7 +11,8 @@ a noisy machine, and more pairs cost little. The CFR row gives ffmpeg's libx264 
 settings slowpoke's assistant chose (profile, level, GOP, VBV cap) and checks that the two
 files carry the same x264 option string apart from the thread counts (slowpoke picks one frame
 thread fewer than x264's default on 2 cores), so both encoders do the same work. Each row of
-several runs starts with one untimed pair (see `pairs`).
+several runs starts with one untimed pair (see `pairs`), except the 10-minute stretch row, whose
+three pairs take about 4 minutes each.
 """
 import argparse
 import os
@@ -53,12 +54,12 @@ def make_music(path, seconds):
                     f"aevalsrc={expr}:s=48000:d={seconds}", "-c:a", "pcm_s16le", path], check=True)
 
 
-def pairs(label, ours, theirs, runs):
+def pairs(label, ours, theirs, runs, warm_up=True):
     """Runs both commands `runs` times, alternating; returns a result row. Rows of several runs
     start with one untimed pair: on this VM the first process to use a lot of memory after a
     pause pays about a second of page zeroing (clear_page_erms, measured with perf) that the
     next one does not, and otherwise the first timed command would always pay it."""
-    if runs > 1:
+    if runs > 1 and warm_up:
         run(ours)
         run(theirs)
     mine, other, ratios, mem_mine, mem_other = [], [], [], [], []
@@ -104,7 +105,9 @@ def long_row(quick):
     make_music(src, seconds)
     ours = [SLOWPOKE, "stretch", src, os.path.join(WORK, "sp600.wav"), "--rate", "0.25", "--force", "--progress", "none"]
     theirs = ["rubberband", "-q", "--fine", "-t", "4", src, os.path.join(WORK, "rb600.wav")]
-    row = pairs("stretch spectral x0.25, 10-minute file", ours, theirs, 1)
+    # Three pairs (about 4 minutes each), so that the row is a median rather than one draw of
+    # this machine's noise; no untimed pair first, as a second of page zeroing is under 1% here.
+    row = pairs("stretch spectral x0.25, 10-minute file", ours, theirs, 1 if quick else 3, warm_up=False)
     if quick:
         row["label"] = "stretch spectral x0.25, 1-minute file (--quick)"
     return row

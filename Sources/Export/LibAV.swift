@@ -193,7 +193,8 @@ struct AVLibraries: @unchecked Sendable {
 }
 
 // The libavformat and libavcodec functions slowpoke calls, by their C names (see AVLibraries).
-private var av: AVLibraries { AVLibraries.loaded }
+/// Resolved once, on the first call, which comes after LibAV.load() opened the libraries.
+private let av = AVLibraries.loaded
 
 @discardableResult func avformat_open_input(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
 func avformat_close_input(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
