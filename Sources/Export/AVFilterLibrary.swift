@@ -41,16 +41,10 @@ struct AVFilterLibrary: @unchecked Sendable {
     static let fileName = "libavfilter.so.\(LIBAVFILTER_VERSION_MAJOR)"
 
     private init() throws(ExportError) {
-        guard let handle = dlopen(Self.fileName, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            throw .unsupported("--frames interpolate needs libavfilter (\(Self.fileName)), which cannot be loaded: \(reason)")
-        }
-        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F {
-            guard let address = dlsym(handle, name) else {
-                throw .unsupported("\(Self.fileName) has no \(name); --frames interpolate is unavailable")
-            }
-            return unsafeBitCast(address, to: type)
-        }
+        let library = try SharedLibrary(Self.fileName, cannotLoad: {
+            "--frames interpolate needs libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
+        }, missingNote: "; --frames interpolate is unavailable")
+        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F { try library.symbol(name, as: type) }
         getByName = try symbol("avfilter_get_by_name", as: GetByName.self)
         graphAlloc = try symbol("avfilter_graph_alloc", as: GraphAlloc.self)
         graphFree = try symbol("avfilter_graph_free", as: GraphFree.self)

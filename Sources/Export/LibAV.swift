@@ -132,20 +132,11 @@ struct AVLibraries: @unchecked Sendable {
     }
 
     private init() throws(ExportError) {
-        func open(_ name: String) throws(ExportError) -> UnsafeMutableRawPointer {
-            guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
-                let reason = dlerror().map { String(cString: $0) } ?? "not found"
-                throw .unsupported("slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \(reason)")
-            }
-            return handle
+        func open(_ name: String) throws(ExportError) -> SharedLibrary {
+            try SharedLibrary(name, cannotLoad: { "slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \($0)" })
         }
         let avformat = try open(Self.fileNames.avformat), avcodec = try open(Self.fileNames.avcodec)
-        func symbol<F>(_ handle: UnsafeMutableRawPointer, _ name: String, as type: F.Type = F.self) throws(ExportError) -> F {
-            guard let address = dlsym(handle, name) else {
-                throw .unsupported("\(handle == avformat ? Self.fileNames.avformat : Self.fileNames.avcodec) has no \(name)")
-            }
-            return unsafeBitCast(address, to: type)
-        }
+        func symbol<F>(_ library: SharedLibrary, _ name: String) throws(ExportError) -> F { try library.symbol(name) }
         openInput = try symbol(avformat, "avformat_open_input")
         closeInput = try symbol(avformat, "avformat_close_input")
         findStreamInfo = try symbol(avformat, "avformat_find_stream_info")

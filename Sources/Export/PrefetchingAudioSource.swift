@@ -31,19 +31,8 @@ public final class PrefetchingAudioSource: AudioSource {
 
     /// Reads `reader`, which nobody else may use from now on, `blockFrames` at a time and up to
     /// `depth` blocks ahead. `warning` hears about damaged input, on the caller's thread.
-    public convenience init(_ reader: AudioFileReader, blockFrames: Int = 16_384, depth: Int = 4,
-                            warning: @escaping (String) -> Void = { _ in }) {
-        self.init(source: reader, blockFrames: blockFrames, depth: depth, warning: warning)
-    }
-
-    /// Reads a WAV file the same way.
-    public convenience init(_ reader: WAVFileReader, blockFrames: Int = 16_384, depth: Int = 4,
-                            warning: @escaping (String) -> Void = { _ in }) {
-        self.init(source: reader, blockFrames: blockFrames, depth: depth, warning: warning)
-    }
-
-    init(source reader: any AudioFileSource, blockFrames: Int = 16_384, depth: Int = 4,
-         warning: @escaping (String) -> Void = { _ in }) {
+    public init(_ reader: any AudioFileSource, blockFrames: Int = 16_384, depth: Int = 4,
+                warning: @escaping (String) -> Void = { _ in }) {
         precondition(blockFrames > 0 && depth > 0)
         format = reader.format
         self.reader = Unchecked(reader)
@@ -132,7 +121,7 @@ public final class PrefetchingAudioSource: AudioSource {
 
 /// What `slowpoke stretch` and the read-ahead need of an audio file reader: libav's, or the
 /// native WAV one.
-protocol AudioFileSource: AudioSource {
+public protocol AudioFileSource: AudioSource {
     /// Told about damaged input.
     var onWarning: ((String) -> Void)? { get set }
     /// The name of the file's sample format as libav reports it, such as `s16`.

@@ -77,7 +77,7 @@ public struct StretchJob: Sendable {
             batch = [[Float]](repeating: [], count: reader.format.channels)
         }
         // Decoding runs ahead on another core: Rubber Band's study pass leaves that core idle.
-        let source = PrefetchingAudioSource(source: reader, warning: warning)
+        let source = PrefetchingAudioSource(reader, warning: warning)
         let written = try renderer.render([segment], from: source, to: { samples, count in
             if batch[0].isEmpty && count >= 8192 {
                 try output.push((samples, count))
