@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "slowpoke", targets: ["slowpoke"]),
         .library(name: "Composition", targets: ["Composition"]),
+        .library(name: "Project", targets: ["Project"]),
         .library(name: "TimePitch", targets: ["TimePitch"]),
         .library(name: "Export", targets: ["Export"]),
         .library(name: "Preview", targets: ["Preview"]),
@@ -13,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -36,7 +38,11 @@ let package = Package(
             // SDLLibrary), so that they and their dependencies do not load with every command.
             providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]
         ),
+        // Pure Swift and no I/O: exact time, ranges, segments, tracks and edits.
         .target(name: "Composition"),
+        // What is not the composition model: the document and its store, the edit history,
+        // the movie's fingerprint (swift-crypto's SHA-256), OpenTimelineIO and batch recipes.
+        .target(name: "Project", dependencies: ["Composition", .product(name: "Crypto", package: "swift-crypto")]),
         // The DSP runs optimised even in debug builds: the preview's real-time varispeed (a
         // windowed sinc per output sample) cannot keep up with playback unoptimised.
         // Rubber Band is linked from its static library (librubberband-dev ships both), the
@@ -45,16 +51,16 @@ let package = Package(
         .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))],
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
-        .target(name: "Export", dependencies: ["Composition", "TimePitch", "CFFmpeg"]),
-        .target(name: "Preview", dependencies: ["Composition", "TimePitch", "Export", "CSDL2"]),
+        .target(name: "Export", dependencies: ["Composition", "Project", "TimePitch", "CFFmpeg"]),
+        .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
-                "Composition", "TimePitch", "Export", "Preview",
+                "Composition", "Project", "TimePitch", "Export", "Preview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Composition"], path: "Tests/Support"),
         .testTarget(
             name: "CompositionTests",
             dependencies: [
@@ -63,16 +69,20 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "ProjectTests", dependencies: [
+            "Project", "Composition", "TestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
         // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
         // AVFilterLibrary's function types against the headers.
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "TestSupport", "CFFmpeg"],
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "TestSupport", "CFFmpeg"],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
-        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "TestSupport", "CSDL2"],
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),
         // Depends on the executable so that `swift test` builds the binary it runs.
-        .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "TestSupport"]),
+        .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "Project", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,25 +1,5 @@
 import Foundation
 
-/// The rates slowpoke's audio and video pipelines support, as AVAudioTimePitchAlgorithm does:
-/// 1/32x to 32x.
-public enum PlaybackRate {
-    public static let minimum = try! Rational(1, 32)
-    public static let maximum = try! Rational(32)
-
-    /// Throws a message a user can act on when `rate` is not in `[1/32, 32]`.
-    public static func validate(_ rate: Rational) throws(CompositionError) {
-        if rate.isZero {
-            throw .rateOutOfRange("rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)")
-        }
-        if rate.isNegative {
-            throw .rateOutOfRange("rate \(rate.readable) is negative and slowpoke does not play backwards; use a rate from 1/32 to 32")
-        }
-        if rate < minimum || rate > maximum {
-            throw .rateOutOfRange("rate \(rate.readable) is outside the supported 1/32 to 32")
-        }
-    }
-}
-
 /// One user edit, as recorded in the document's history.
 public enum Edit: Sendable, Hashable {
     /// `scaleTimeRange(range, toDuration:)` on every track.
@@ -104,54 +84,6 @@ extension Edit: Codable {
         case .insertGap(let range):
             try c.encode("insertGap", forKey: .op)
             try c.encode(range, forKey: .range)
-        }
-    }
-}
-
-/// The document's undo and redo history: every edit ever made, and how many of them are
-/// applied. Undo lowers `applied`; a new edit drops the undone ones after it.
-public struct EditHistory: Sendable, Hashable, Codable {
-    public struct Entry: Sendable, Hashable, Codable {
-        public let edit: Edit
-        public let date: Date
-    }
-
-    public private(set) var entries: [Entry] = []
-    public private(set) var applied: Int = 0
-
-    public init() {}
-
-    public var canUndo: Bool { applied > 0 }
-    public var canRedo: Bool { applied < entries.count }
-    public var appliedEdits: [Edit] { entries[..<applied].map(\.edit) }
-
-    mutating func record(_ edit: Edit, date: Date) {
-        entries.removeSubrange(applied...)
-        entries.append(Entry(edit: edit, date: date))
-        applied += 1
-    }
-
-    mutating func stepBack() throws(CompositionError) -> Edit {
-        guard canUndo else { throw .nothingToUndo }
-        applied -= 1
-        return entries[applied].edit
-    }
-
-    mutating func stepForward() throws(CompositionError) -> Edit {
-        guard canRedo else { throw .nothingToRedo }
-        applied += 1
-        return entries[applied - 1].edit
-    }
-
-    private enum CodingKeys: String, CodingKey { case entries, applied }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        entries = try c.decode([Entry].self, forKey: .entries)
-        applied = try c.decode(Int.self, forKey: .applied)
-        guard (0...entries.count).contains(applied) else {
-            throw DecodingError.dataCorruptedError(forKey: .applied, in: c,
-                debugDescription: "history says \(applied) edits are applied but holds \(entries.count)")
         }
     }
 }

@@ -23,7 +23,7 @@ public struct Rational: Sendable, Hashable {
     public static let one = Rational(unchecked: 1, 1)
 
     /// Reduces a 128-bit fraction and checks that it fits. The denominator must not be zero.
-    static func reduce(_ n: Int128, _ d: Int128) throws(CompositionError) -> Rational {
+    public static func reduce(_ n: Int128, _ d: Int128) throws(CompositionError) -> Rational {
         precondition(d != 0, "Rational.reduce with zero denominator")
         var n = n, d = d
         if d < 0 { n = -n; d = -d }
@@ -192,7 +192,8 @@ extension Character {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    /// The string without leading and trailing white space.
+    public func trimmingWhitespace() -> String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s.removeFirst() }
         while let l = s.last, l.isWhitespace { s.removeLast() }

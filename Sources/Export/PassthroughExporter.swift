@@ -1,5 +1,6 @@
 import Foundation
 public import Composition
+public import Project
 public import TimePitch
 internal import CFFmpeg
 

@@ -1,4 +1,5 @@
 import Composition
+import Project
 import Export
 import Foundation
 

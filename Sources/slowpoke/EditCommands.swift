@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Project
 import Foundation
 
 /// Applies one edit to the document and reports the new timeline length.

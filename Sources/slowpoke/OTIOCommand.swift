@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Project
 import Export
 import Foundation
 

@@ -1,22 +1,6 @@
 import Composition
 import Testing
-
-/// A 10 s movie with a video track (ID 0) and an audio track (ID 1).
-func movie(_ seconds: String = "10") -> Asset {
-    let whole = range("0", seconds)
-    return Asset(tracks: [
-        .init(trackID: 0, mediaType: .video, timeRange: whole),
-        .init(trackID: 1, mediaType: .audio, timeRange: whole),
-    ])
-}
-
-/// A segment's ranges as text, for readable expectations: "0-3.2 <- 0-3.2 @1".
-func describe(_ track: CompositionTrack) -> [String] {
-    track.segments.map { segment in
-        let source = segment.source.map { "\($0)" } ?? "gap"
-        return "\(segment.target) <- \(source)" + (segment.rate.map { " @\($0)" } ?? "")
-    }
-}
+import TestSupport
 
 @Suite struct CompositionEditTests {
     @Test func theSlowpokeDemoEdit() throws {

@@ -1,10 +1,6 @@
 import Composition
 import Testing
-
-/// Shorthand for exact seconds in tests: `s("3.2")` is 16/5 s.
-func s(_ text: String) -> Time { try! Time(seconds: Rational(parsing: text)) }
-func r(_ text: String) -> Rational { try! Rational(parsing: text) }
-func range(_ a: String, _ b: String) -> TimeRange { try! TimeRange(start: s(a), end: s(b)) }
+import TestSupport
 
 @Suite struct RationalTests {
     @Test(arguments: [

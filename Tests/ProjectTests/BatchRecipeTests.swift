@@ -1,6 +1,8 @@
 import Composition
+import Project
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct BatchRecipeTests {
     @Test(arguments: [

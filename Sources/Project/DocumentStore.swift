@@ -1,4 +1,5 @@
 import Foundation
+public import Composition
 
 /// Reads and writes project documents safely.
 ///

@@ -1,8 +1,10 @@
 import Composition
+import Project
 import Foundation
 import PropertyBased
 import Synchronization
 import Testing
+import TestSupport
 
 /// The test movie as OTIO sees it: 10 s, referenced by a file URL, written at 60 fps.
 let otioMovie = OTIOMovie(name: "clip.mp4", targetURL: "file:///media/clip.mp4", availableRange: range("0", "10"), preferredRate: 60)

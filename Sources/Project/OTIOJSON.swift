@@ -1,4 +1,5 @@
 import Foundation
+public import Composition
 
 /// A JSON value whose objects keep their keys in the order they were built, so that the same
 /// timeline always serializes to the same bytes (OpenTimelineIO's own writer puts

@@ -1,6 +1,8 @@
 import Composition
+import Project
 import Foundation
 import Testing
+import TestSupport
 
 /// A temporary folder with a fake "movie" (any bytes fingerprint the same way) and media facts
 /// describing a 10 s movie with video and audio.

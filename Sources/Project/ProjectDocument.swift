@@ -1,4 +1,6 @@
-import Foundation
+public import Foundation
+public import Composition
+import Crypto
 
 /// What identifies a movie's content cheaply: its size, modification time and a SHA-256 of its
 /// first and last MiB.
@@ -27,10 +29,10 @@ public struct Fingerprint: Sendable, Hashable, Codable {
             defer { try? handle.close() }
             var hash = SHA256()
             let sample = Int64(Fingerprint.sampleLength)
-            hash.update(try handle.read(upToCount: Int(min(size, sample))) ?? Data())
+            hash.update(data: try handle.read(upToCount: Int(min(size, sample))) ?? Data())
             try handle.seek(toOffset: UInt64(max(0, size - sample)))
-            hash.update(try handle.read(upToCount: Int(min(size, sample))) ?? Data())
-            self.init(size: size, modified: modified, sha256HeadTail: SHA256.hex(hash.finalize()))
+            hash.update(data: try handle.read(upToCount: Int(min(size, sample))) ?? Data())
+            self.init(size: size, modified: modified, sha256HeadTail: hash.finalize().hex)
         } catch {
             throw .io(path: url.path, reason: "cannot read it to check that it is unchanged: \(error.localizedDescription)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+public import Composition
 
 /// Errors reading an OpenTimelineIO file. Every message names the item it is about.
 public enum OTIOError: Error, Equatable, Sendable, CustomStringConvertible {
