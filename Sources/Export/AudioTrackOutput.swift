@@ -8,7 +8,7 @@ internal import CFFmpeg
 /// its own (``RenderedAudio``) while the video is written, and its packets are interleaved with
 /// the video as they come.
 final class AudioTrackOutput {
-    let handling: PassthroughExporter.AudioHandling
+    let handling: AudioHandling
     /// Copied audio: the movie, opened a second time to read its audio packets.
     private let input: InputFormatContext?
     private let inputIndex: Int

@@ -33,7 +33,7 @@ public struct ConstantRateExporter {
         public let frames: Int
         public let fps: Rational
         public let duration: Time
-        public let audio: PassthroughExporter.AudioHandling
+        public let audio: AudioHandling
         public let encoder: EncoderSettings
         /// Source frames the decoder produced, out of all the movie has.
         public let decodedFrames: Int
@@ -49,7 +49,7 @@ public struct ConstantRateExporter {
     public var audioBitRate = 192_000
 
     public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
-        (document, self.output) = try PassthroughExporter.open(documentURL, output: output)
+        (document, self.output) = try ExportSession.target(of: documentURL, output: output)
         self.documentURL = documentURL
         self.options = options
         self.settings = settings
@@ -62,38 +62,27 @@ public struct ConstantRateExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        let name = document.movie.path
-        let destination = try AtomicOutput(destination: output, input: movie, force: force)
-        guard let videoStream = document.media.primaryVideo else {
-            throw ExportError.unsupported("\(name) has no video; use `slowpoke stretch` for audio files")
-        }
-        guard let track = document.timeline.track(withID: Int32(videoStream.index)) else {
-            throw ExportError.unsupported("the timeline has no video track")
-        }
+        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
+        let (name, videoStream, track) = (session.movieName, session.videoStream, session.videoTrack)
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
         // every sample, which grows with the movie's length. Only passthrough maps packets; the
         // frame plan works from presentation times.
-        let input = try InputFormatContext(path: movie.path)
+        let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
         let plan = try FramePlan(track: track, scan: scan, fps: options.fps, selection: options.frames)
         guard plan.count > 0 else { throw ExportError.unsupported("the timeline is shorter than one frame at \(options.fps.readable) fps") }
 
-        let muxer = PassthroughExporter.muxers[output.pathExtension.lowercased()]!
         let segments = track.segments
-        let untouched = segments.count == 1 && segments[0].rate == .one && segments[0].source?.start == .zero
         // The audio renders on threads of its own while the video is encoded. It starts after the
         // scan: starting before it, as passthrough does, raised a 10-minute export's peak memory
         // by 3 MB (measured), which the memory budget for long movies cannot spare.
         // The muxer waits for audio on the encoding thread; `stop` ends that wait when this
         // thread gives up (an interrupt, an error), since progress is reported only from here.
         let stop = StopSignal()
-        let audio = try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
-                                         untouched: untouched, settings: settings, bitRate: audioBitRate,
-                                         origin: scan.origin, end: track.duration, muxer: muxer,
-                                         display: destination.destination.path,
-                                         waiting: { try stop.check() }, warning: warning)
+        let audio = try session.audio(segments: segments, untouched: ExportSession.playsSourceUntouched(segments, settings: settings),
+                                      origin: scan.origin, end: track.duration, settings: settings, bitRate: audioBitRate,
+                                      waiting: { try stop.check() }, warning: warning)
 
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan, needed: plan.needed,
                                        name: name, warning: warning)
@@ -107,15 +96,13 @@ public struct ConstantRateExporter {
         if let preset = options.preset { encoderSettings.preset = preset }
         encoderSettings = try encoderSettings.validated()
 
-        let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
-        let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
+        let encoder = try session.start(audio: audio, videoTimescale: nil, metadata: source.owner) { writer in
+            let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
                                        sampleAspectRatio: source.pointer.pointee.sample_aspect_ratio, fps: options.fps,
                                        globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
-                                       display: destination.destination.path)
-        let videoOut = try writer.addStream(encoder: encoder.context, source: source, keepHDR: encoderSettings.tenBit)
-        try audio.attach(to: writer)
-        av_dict_copy(&writer.context.pointee.metadata, source.owner.pointer.pointee.metadata, 0)
-        try writer.writeHeader(videoTimescale: nil)
+                                       display: session.destination.destination.path)
+            return (try writer.addStream(encoder: encoder.context, source: source, keepHDR: encoderSettings.tenBit), encoder)
+        }
 
         let interpolator = options.frames == .interpolate
             ? try MotionInterpolator(track: track, scan: scan, fps: options.fps, decoder: decoder, encoder: encoder)
@@ -125,20 +112,15 @@ public struct ConstantRateExporter {
         // pictures ahead: decoding here then overlaps the time this thread would spend blocked
         // in the encoder, waiting for one of its frame threads to finish.
         let encoderTimeBase = encoder.context.pointer.pointee.time_base
-        let videoIndex = videoOut.pointee.index, videoTimeBase = videoOut.pointee.time_base
         func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
-            try audio.pump(upTo: packet.pointee.dts, in: encoderTimeBase, writer: writer)
-            packet.pointee.stream_index = videoIndex
-            av_packet_rescale_ts(packet, encoderTimeBase, videoTimeBase)
-            try writer.write(packet)
+            try session.write(video: packet, in: encoderTimeBase)
         }
         let encoding = BackgroundConsumer<(picture: Frame, index: Int64)>(
             capacity: Self.picturesAhead, name: "slowpoke.encode",
             consume: { try encoder.encode($0.picture, index: $0.index, deliver: deliver) },
             finished: {
                 try encoder.encode(nil, index: 0, deliver: deliver)
-                try audio.finish(writer: writer)
-                try writer.finish()
+                try session.finish()
             })
 
         var held: (index: Int, frame: Frame)?
@@ -179,9 +161,9 @@ public struct ConstantRateExporter {
             encoding.cancel()
             throw error
         }
-        try destination.commit()
+        try session.commit()
         try progress(1)
-        return Result(output: destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
+        return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
                       sourceFrames: scan.frameCount)
     }

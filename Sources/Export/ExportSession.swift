@@ -1,0 +1,142 @@
+import Foundation
+public import Composition
+public import Project
+internal import TimePitch
+internal import CFFmpeg
+
+/// One export in progress, as `AVAssetExportSession` is: it owns the output file (written under
+/// a temporary name and renamed only when complete), the muxer, every stream but the video's
+/// own packets, and their interleaving. An exporter decides only how its video packets are made
+/// (copied with mapped timestamps, or decoded and encoded) and hands them to ``write(video:in:)``.
+///
+/// The life of a session:
+/// 1. ``target(of:output:)`` reads the document and picks the output (exporters do this when
+///    they are made, so a bad document or output name fails before any work);
+/// 2. `init` claims the output and finds the video stream and its track;
+/// 3. ``audio(segments:untouched:origin:end:settings:bitRate:waiting:warning:)`` prepares the
+///    audio, which may start rendering at once;
+/// 4. ``start(audio:videoTimescale:addVideo:)`` opens the muxer, adds the video stream, the
+///    audio and the movie's metadata, and writes the header;
+/// 5. ``write(video:in:)`` for every video packet, in decode order, then ``finish()``;
+/// 6. ``commit()`` renames the finished file into place.
+///
+/// Steps 4 and 5 may run on another thread than the rest (the CFR exporter encodes and muxes
+/// on a thread of its own), one thread at a time.
+final class ExportSession {
+    let document: ProjectDocument
+    /// The movie the document edits (checked against its fingerprint when the document was read).
+    let movie: URL
+    /// How the movie is named in messages: as the document records it.
+    let movieName: String
+    let destination: AtomicOutput
+    /// libavformat's name of the output's muxer.
+    let muxer: String
+    /// The movie's video stream, and the timeline's track for it.
+    let videoStream: StreamInfo
+    let videoTrack: CompositionTrack
+
+    private var writer: MovieWriter?
+    private var audio: AudioTrackOutput?
+    private var videoOut: UnsafeMutablePointer<AVStream>?
+
+    /// The containers slowpoke exports movies to, by extension, with libavformat's muxer names.
+    static let muxers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
+    /// The extensions users are told about, in order.
+    static let extensions = ["mp4", "mov", "mkv"]
+
+    /// The document at `documentURL` (its movie checked against the fingerprint) and the output:
+    /// `output`, or by default ``defaultOutput(for:at:)``, in a container slowpoke exports.
+    static func target(of documentURL: URL, output: URL?) throws -> (document: ProjectDocument, output: URL) {
+        let document = try DocumentStore.read(documentURL)
+        let output = output ?? defaultOutput(for: document, at: documentURL)
+        try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
+        return (document, output)
+    }
+
+    /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
+    /// is one slowpoke exports, otherwise mp4.
+    static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
+        let movie = DocumentStore.movieURL(of: document, at: documentURL)
+        let ext = movie.pathExtension.lowercased()
+        let name = movie.deletingPathExtension().lastPathComponent + "-slowpoke." + (muxers[ext] != nil ? ext : "mp4")
+        return documentURL.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Claims `output` (refusing the movie itself, and an existing file unless `force`) and
+    /// finds the video to export.
+    init(document: ProjectDocument, documentURL: URL, output: URL, force: Bool) throws {
+        self.document = document
+        movie = DocumentStore.movieURL(of: document, at: documentURL)
+        movieName = document.movie.path
+        destination = try AtomicOutput(destination: output, input: movie, force: force)
+        guard let videoStream = document.media.primaryVideo else {
+            throw ExportError.unsupported("\(movieName) has no video; use `slowpoke stretch` for audio files")
+        }
+        guard let videoTrack = document.timeline.track(withID: Int32(videoStream.index)) else {
+            throw ExportError.unsupported("the timeline has no video track")
+        }
+        self.videoStream = videoStream
+        self.videoTrack = videoTrack
+        muxer = Self.muxers[output.pathExtension.lowercased()]!
+    }
+
+    /// Whether a timeline of `segments` plays the source from its start, once, at rate 1 with
+    /// no pitch shift: then its audio is copied packet for packet instead of rendered (as long
+    /// as the video keeps every frame too, which the exporter knows).
+    static func playsSourceUntouched(_ segments: [CompositionTrackSegment], settings: TimePitchSettings) -> Bool {
+        segments.count == 1 && segments[0].rate == .one && segments[0].target.start == .zero
+            && segments[0].source?.start == .zero && settings.semitones == 0
+    }
+
+    /// The movie's audio for a timeline of `segments` whose first video frame is at source time
+    /// `origin` and which ends at `end`: copied when `untouched`, otherwise rendered (starting
+    /// at once, on threads of its own). `waiting` runs about every 50 ms while the muxer waits
+    /// for rendered audio and may throw to stop the export.
+    func audio(segments: [CompositionTrackSegment], untouched: Bool, origin: Time, end: Time,
+               settings: TimePitchSettings, bitRate: Int,
+               waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws -> AudioTrackOutput {
+        try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
+                             untouched: untouched, settings: settings, bitRate: bitRate,
+                             origin: origin, end: end, muxer: muxer, display: destination.destination.path,
+                             waiting: waiting, warning: warning)
+    }
+
+    /// Opens the muxer on the temporary file; `addVideo` adds the video stream to it (and may
+    /// hand back what made it, an encoder say). Then the audio's stream and the movie's global
+    /// metadata (title, creation time …) from `source` are added and the header is written.
+    /// `videoTimescale` asks mp4 and mov for that video timescale.
+    @discardableResult
+    func start<Video>(audio: AudioTrackOutput, videoTimescale: Int32?, metadata source: InputFormatContext,
+                      addVideo: (MovieWriter) throws -> (stream: UnsafeMutablePointer<AVStream>, made: Video)) throws -> Video {
+        let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
+        let video = try addVideo(writer)
+        videoOut = video.stream
+        try audio.attach(to: writer)
+        av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)
+        try writer.writeHeader(videoTimescale: muxer == "matroska" ? nil : videoTimescale)
+        self.writer = writer
+        self.audio = audio
+        return video.made
+    }
+
+    /// Writes one video packet whose timestamps are in `timeBase`, after every audio packet due
+    /// before it.
+    func write(video packet: UnsafeMutablePointer<AVPacket>, in timeBase: AVRational) throws {
+        guard let writer, let audio, let videoOut else { preconditionFailure("ExportSession.write before start") }
+        try audio.pump(upTo: packet.pointee.dts, in: timeBase, writer: writer)
+        packet.pointee.stream_index = videoOut.pointee.index
+        packet.pointee.pos = -1
+        av_packet_rescale_ts(packet, timeBase, videoOut.pointee.time_base)
+        try writer.write(packet)
+    }
+
+    /// Writes the audio that is left and the file's trailer.
+    func finish() throws {
+        guard let writer, let audio else { preconditionFailure("ExportSession.finish before start") }
+        try audio.finish(writer: writer)
+        try writer.finish()
+    }
+
+    /// Renames the finished file into place.
+    func commit() throws { try destination.commit() }
+}

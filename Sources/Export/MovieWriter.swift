@@ -1,0 +1,105 @@
+import Foundation
+internal import CFFmpeg
+
+/// An output movie being written: owns the `AVFormatContext` and its file.
+final class MovieWriter {
+    let context: UnsafeMutablePointer<AVFormatContext>
+    private let display: String
+    private var opened = false
+
+    init(path: String, display: String, muxer: String) throws {
+        try LibAV.load()
+        var made: UnsafeMutablePointer<AVFormatContext>?
+        let result = avformat_alloc_output_context2(&made, nil, muxer, path)
+        guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating the output")) }
+        context = made
+        self.display = display
+        let io = avio_open(&made.pointee.pb, path, AVIO_FLAG_WRITE)
+        guard io >= 0 else { throw ExportError.cannotWrite(path: display, reason: AVFailure(code: io, operation: "").message) }
+        opened = true
+    }
+
+    deinit {
+        if opened { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    /// A new stream with `source`'s codec parameters, metadata (language, handler), disposition
+    /// and side data (the display matrix that carries rotation, HDR metadata).
+    func addStream(copying source: StreamView, timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
+        let stream = try addStream(parameters: source.parameters, timeBase: timeBase,
+                                   metadata: source.pointer.pointee.metadata, disposition: source.pointer.pointee.disposition)
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.sample_aspect_ratio = source.pointer.pointee.sample_aspect_ratio
+        let src = source.pointer.pointee
+        for i in 0..<Int(src.nb_side_data) {
+            let entry = src.side_data[i]
+            guard let target = av_stream_new_side_data(stream, entry.type, entry.size) else { continue }
+            target.update(from: entry.data, count: entry.size)
+        }
+        return stream
+    }
+
+    /// A new stream with `parameters` (an audio encoder's, say), `metadata` (language, handler)
+    /// and `disposition`.
+    func addStream(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
+                   metadata: OpaquePointer?, disposition: Int32) throws -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
+        }
+        let copied = avcodec_parameters_copy(stream.pointee.codecpar, parameters)
+        guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "copying codec parameters")) }
+        stream.pointee.time_base = timeBase
+        stream.pointee.disposition = disposition
+        av_dict_copy(&stream.pointee.metadata, metadata, 0)
+        return stream
+    }
+
+    /// A new stream for `encoder`'s output, with `source`'s metadata and disposition, and its
+    /// side data: always the display matrix (rotation); the HDR entries only when `keepHDR`.
+    func addStream(encoder: CodecContext, source: StreamView, keepHDR: Bool) throws -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
+        }
+        let copied = avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer)
+        guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "setting codec parameters")) }
+        stream.pointee.time_base = encoder.pointer.pointee.time_base
+        stream.pointee.avg_frame_rate = encoder.pointer.pointee.framerate
+        stream.pointee.sample_aspect_ratio = encoder.pointer.pointee.sample_aspect_ratio
+        stream.pointee.disposition = source.pointer.pointee.disposition
+        av_dict_copy(&stream.pointee.metadata, source.pointer.pointee.metadata, 0)
+        av_dict_set(&stream.pointee.metadata, "encoder", nil, 0)
+        let src = source.pointer.pointee
+        for i in 0..<Int(src.nb_side_data) {
+            let entry = src.side_data[i]
+            guard entry.type == AV_PKT_DATA_DISPLAYMATRIX || keepHDR else { continue }
+            guard let target = av_stream_new_side_data(stream, entry.type, entry.size) else { continue }
+            target.update(from: entry.data, count: entry.size)
+        }
+        return stream
+    }
+
+    func writeHeader(videoTimescale: Int32?) throws {
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        let name = String(cString: context.pointee.oformat.pointee.name)
+        if name == "mp4" || name == "mov" {
+            av_dict_set(&options, "movflags", "+faststart", 0)
+            if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
+        }
+        let result = avformat_write_header(context, &options)
+        guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "writing the header")) }
+    }
+
+    func write(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+        let result = av_interleaved_write_frame(context, packet)
+        guard result >= 0 else { throw ExportError.cannotWrite(path: display, reason: AVFailure(code: result, operation: "").message) }
+    }
+
+    func finish() throws {
+        let result = av_write_trailer(context)
+        guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "finishing the file")) }
+        avio_closep(&context.pointee.pb)
+        opened = false
+    }
+}
