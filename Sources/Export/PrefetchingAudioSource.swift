@@ -118,19 +118,3 @@ public final class PrefetchingAudioSource: AudioSource {
         expected = nil
     }
 }
-
-/// What `slowpoke stretch` and the read-ahead need of an audio file reader: libav's, or the
-/// native WAV one.
-public protocol AudioFileSource: AudioSource {
-    /// Told about damaged input.
-    var onWarning: ((String) -> Void)? { get set }
-    /// The name of the file's sample format as libav reports it, such as `s16`.
-    var sampleFormatName: String { get }
-    /// Whether the samples are 16-bit integers or coarser.
-    var hasCoarseQuantisation: Bool { get }
-    /// The length in frames.
-    func exactLength() throws -> Int64
-}
-
-extension AudioFileReader: AudioFileSource {}
-extension WAVFileReader: AudioFileSource {}

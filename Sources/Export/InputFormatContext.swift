@@ -54,30 +54,3 @@ final class InputFormatContext {
         return true
     }
 }
-
-/// A stream of an ``InputFormatContext``, borrowed: it holds its owner so it cannot dangle.
-struct StreamView {
-    let owner: InputFormatContext
-    let index: Int
-
-    var pointer: UnsafeMutablePointer<AVStream> { owner.pointer.pointee.streams[index]! }
-    var parameters: UnsafeMutablePointer<AVCodecParameters> { pointer.pointee.codecpar }
-}
-
-/// An owned `AVPacket`.
-final class Packet {
-    let pointer: UnsafeMutablePointer<AVPacket>
-
-    init() throws(ExportError) {
-        try LibAV.load()
-        guard let packet = av_packet_alloc() else {
-            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
-        }
-        pointer = packet
-    }
-
-    deinit {
-        var packet: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&packet)
-    }
-}

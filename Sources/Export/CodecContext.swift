@@ -1,0 +1,49 @@
+internal import CFFmpeg
+
+/// An owned `AVCodecContext`, freed on deinit.
+final class CodecContext {
+    let pointer: UnsafeMutablePointer<AVCodecContext>
+
+    init(codec: UnsafePointer<AVCodec>) throws(ExportError) {
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a codec context"))
+        }
+        pointer = context
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVCodecContext>? = pointer
+        avcodec_free_context(&context)
+    }
+
+    /// A decoder for `stream`, opened and ready.
+    static func decoder(for stream: StreamView, threads: Int = 0) throws(ExportError) -> CodecContext {
+        let parameters = stream.parameters
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            throw .notMedia(path: stream.owner.path, reason: "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
+        }
+        let context = try CodecContext(codec: codec)
+        try context.check(avcodec_parameters_to_context(context.pointer, parameters), "configuring the decoder", stream.owner.path)
+        context.pointer.pointee.pkt_timebase = stream.pointer.pointee.time_base
+        context.pointer.pointee.thread_count = Int32(threads)
+        try context.check(avcodec_open2(context.pointer, codec, nil), "opening the decoder", stream.owner.path)
+        return context
+    }
+
+    func check(_ code: Int32, _ operation: String, _ path: String) throws(ExportError) {
+        if code < 0 { throw .av(path: path, AVFailure(code: code, operation: operation)) }
+    }
+
+    /// What a send or receive call said, with EAGAIN and EOF as values rather than errors.
+    enum Step: Equatable { case ok, needsInput, endOfStream }
+
+    func send(_ packet: Packet?) -> Int32 { avcodec_send_packet(pointer, packet?.pointer) }
+
+    func receive(_ frame: Frame) throws(AVFailure) -> Step {
+        let result = avcodec_receive_frame(pointer, frame.pointer)
+        if result == sp_averror_eagain() { return .needsInput }
+        if result == sp_averror_eof() { return .endOfStream }
+        if result < 0 { throw AVFailure(code: result, operation: "decoding") }
+        return .ok
+    }
+}

@@ -1,0 +1,18 @@
+internal import CFFmpeg
+
+/// An owned `AVFrame`.
+final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init() throws(ExportError) {
+        guard let frame = av_frame_alloc() else {
+            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a frame"))
+        }
+        pointer = frame
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+}

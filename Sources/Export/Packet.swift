@@ -1,0 +1,20 @@
+import Foundation
+internal import CFFmpeg
+
+/// An owned `AVPacket`.
+final class Packet {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init() throws(ExportError) {
+        try LibAV.load()
+        guard let packet = av_packet_alloc() else {
+            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
+        }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+}
