@@ -19,7 +19,10 @@ public struct Composition: Sendable, Hashable, Codable {
     /// The end of the longest track.
     public var duration: Time { tracks.map(\.duration).max() ?? .zero }
 
-    public var timeRange: TimeRange { (try? TimeRange(start: .zero, duration: duration)) ?? .zero }
+    /// From 0 to ``duration``.
+    public var timeRange: TimeRange {
+        get throws(CompositionError) { try TimeRange(start: .zero, duration: duration) }
+    }
 
     public func track(withID id: Int32) -> CompositionTrack? { tracks.first { $0.trackID == id } }
 

@@ -65,7 +65,10 @@ final class AudioEncoder {
     func finish(deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
         if !pending[0].isEmpty { try encode(from: 0, count: pending[0].count, deliver: deliver) }
         pending = pending.map { _ in [] }
-        avcodec_send_frame(context.pointer, nil)
+        let flushed = avcodec_send_frame(context.pointer, nil)
+        guard flushed >= 0 || flushed == sp_averror_eof() else {
+            throw ExportError.av(path: display, AVFailure(code: flushed, operation: "flushing the encoder"))
+        }
         try drain(deliver)
     }
 
@@ -75,7 +78,8 @@ final class AudioEncoder {
         f.pointee.nb_samples = Int32(count)
         f.pointee.format = context.pointer.pointee.sample_fmt.rawValue
         f.pointee.sample_rate = Int32(format.sampleRate)
-        av_channel_layout_copy(&f.pointee.ch_layout, &context.pointer.pointee.ch_layout)
+        let laidOut = av_channel_layout_copy(&f.pointee.ch_layout, &context.pointer.pointee.ch_layout)
+        guard laidOut >= 0 else { throw ExportError.av(path: display, AVFailure(code: laidOut, operation: "setting the channel layout")) }
         let allocated = av_frame_get_buffer(f, 0)
         guard allocated >= 0 else { throw ExportError.av(path: display, AVFailure(code: allocated, operation: "allocating audio")) }
         // Planar floats in, the encoder's format out.

@@ -14,7 +14,7 @@ public final class AudioFileWriter {
 
     public let format: AudioFormat
     public let output: AtomicOutput
-    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let writer: MovieWriter
     private let encoder: AudioEncoder
     private let stream: UnsafeMutablePointer<AVStream>
 
@@ -38,32 +38,14 @@ public final class AudioFileWriter {
         default:
             throw .unsupported("slowpoke writes audio as .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
         }
-        let path = output.temporary.path
-        var made: UnsafeMutablePointer<AVFormatContext>?
-        let allocated = avformat_alloc_output_context2(&made, nil, muxer, path)
-        guard allocated >= 0, let made else { throw .av(path: output.destination.path, AVFailure(code: allocated, operation: "creating the \(muxer) file")) }
-        context = made
+        writer = try MovieWriter(path: output.temporary.path, display: output.destination.path, muxer: muxer,
+                                 what: "the \(muxer) file")
         encoder = try AudioEncoder(format: format, codecID: codecID, sampleFormat: sampleFormat,
                                    bitsPerRawSample: depth == .int24 ? 24 : nil,
-                                   globalHeader: made.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
+                                   globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
                                    display: output.destination.path)
-        guard let newStream = avformat_new_stream(made, nil) else {
-            throw .av(path: output.destination.path, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
-        }
-        stream = newStream
-        stream.pointee.time_base = encoder.timeBase
-        avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context.pointer)
-        let io = avio_open(&made.pointee.pb, path, AVIO_FLAG_WRITE)
-        guard io >= 0 else { throw .cannotWrite(path: output.destination.path, reason: AVFailure(code: io, operation: "").message) }
-        let header = avformat_write_header(made, nil)
-        guard header >= 0 else { throw .av(path: output.destination.path, AVFailure(code: header, operation: "writing the header")) }
-    }
-
-    deinit {
-        if let context {
-            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
-            avformat_free_context(context)
-        }
+        stream = try writer.addStream(encoder: encoder.context)
+        try writer.writeHeader(videoTimescale: nil)
     }
 
     /// Appends `count` frames.
@@ -74,17 +56,13 @@ public final class AudioFileWriter {
     /// Writes what is left and the trailer, and moves the file into place.
     public func finish() throws {
         try encoder.finish(deliver: store)
-        guard let context else { return }
-        let trailer = av_write_trailer(context)
-        guard trailer >= 0 else { throw ExportError.av(path: output.destination.path, AVFailure(code: trailer, operation: "finishing the file")) }
-        avio_closep(&context.pointee.pb)
+        try writer.finish()
         try output.commit()
     }
 
     private func store(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         packet.pointee.stream_index = stream.pointee.index
         av_packet_rescale_ts(packet, encoder.timeBase, stream.pointee.time_base)
-        let wrote = av_interleaved_write_frame(context, packet)
-        guard wrote >= 0 else { throw ExportError.cannotWrite(path: output.destination.path, reason: AVFailure(code: wrote, operation: "").message) }
+        try writer.write(packet)
     }
 }

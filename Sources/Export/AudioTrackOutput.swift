@@ -71,8 +71,8 @@ final class AudioTrackOutput {
     /// Adds the output stream, with the movie's language and handler even for new samples.
     func attach(to writer: MovieWriter) throws {
         if let rendered {
-            output = try writer.addStream(parameters: rendered.parameters, timeBase: timeBase,
-                                          metadata: rendered.metadata, disposition: rendered.disposition)
+            output = try writer.addStream(parameters: rendered.parameters.pointer, timeBase: timeBase,
+                                          metadata: rendered.metadata.pointer, disposition: rendered.disposition)
         } else if let input {
             output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
         }

@@ -58,6 +58,14 @@ extension ExportError: CustomDebugStringConvertible {
     public var debugDescription: String { description }
 }
 
+extension ExportError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension AVFailure: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
 /// Throws an ``AVFailure`` for a negative libav return code.
 @discardableResult
 func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(AVFailure) -> Int32 {

@@ -1,17 +1,20 @@
 import Foundation
 internal import CFFmpeg
 
-/// An output movie being written: owns the `AVFormatContext` and its file.
+/// An output file being written by a libavformat muxer: owns the `AVFormatContext` and its
+/// file, and frees them whatever happens. Movies and audio files alike are written through it.
 final class MovieWriter {
     let context: UnsafeMutablePointer<AVFormatContext>
     private let display: String
     private var opened = false
 
-    init(path: String, display: String, muxer: String) throws {
+    /// Opens `path` for `muxer`; `display` names the file in messages, and `what` says what is
+    /// being made if that fails.
+    init(path: String, display: String, muxer: String, what: String = "the output") throws(ExportError) {
         try LibAV.load()
         var made: UnsafeMutablePointer<AVFormatContext>?
         let result = avformat_alloc_output_context2(&made, nil, muxer, path)
-        guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating the output")) }
+        guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating \(what)")) }
         context = made
         self.display = display
         let io = avio_open(&made.pointee.pb, path, AVIO_FLAG_WRITE)
@@ -55,15 +58,21 @@ final class MovieWriter {
         return stream
     }
 
-    /// A new stream for `encoder`'s output, with `source`'s metadata and disposition, and its
-    /// side data: always the display matrix (rotation); the HDR entries only when `keepHDR`.
-    func addStream(encoder: CodecContext, source: StreamView, keepHDR: Bool) throws -> UnsafeMutablePointer<AVStream> {
+    /// A new stream for `encoder`'s output, in the encoder's time base.
+    func addStream(encoder: CodecContext) throws(ExportError) -> UnsafeMutablePointer<AVStream> {
         guard let stream = avformat_new_stream(context, nil) else {
             throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
         }
         let copied = avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer)
         guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "setting codec parameters")) }
         stream.pointee.time_base = encoder.pointer.pointee.time_base
+        return stream
+    }
+
+    /// A new stream for `encoder`'s output, with `source`'s metadata and disposition, and its
+    /// side data: always the display matrix (rotation); the HDR entries only when `keepHDR`.
+    func addStream(encoder: CodecContext, source: StreamView, keepHDR: Bool) throws -> UnsafeMutablePointer<AVStream> {
+        let stream = try addStream(encoder: encoder)
         stream.pointee.avg_frame_rate = encoder.pointer.pointee.framerate
         stream.pointee.sample_aspect_ratio = encoder.pointer.pointee.sample_aspect_ratio
         stream.pointee.disposition = source.pointer.pointee.disposition
@@ -79,7 +88,7 @@ final class MovieWriter {
         return stream
     }
 
-    func writeHeader(videoTimescale: Int32?) throws {
+    func writeHeader(videoTimescale: Int32?) throws(ExportError) {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         let name = String(cString: context.pointee.oformat.pointee.name)

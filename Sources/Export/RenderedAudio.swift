@@ -13,10 +13,10 @@ internal import CFFmpeg
 /// worker threads alone; what the threads share (the packet queue, `warnings`) is locked.
 final class RenderedAudio: @unchecked Sendable {
     /// The encoder's output parameters, for the muxer's stream (copied before the threads start).
-    let parameters: UnsafeMutablePointer<AVCodecParameters>
+    let parameters: CodecParameters
     let timeBase: AVRational
     /// The source stream's metadata (language, handler) and disposition, for the output stream.
-    private(set) var metadata: OpaquePointer?
+    let metadata: MetadataDictionary
     let disposition: Int32
     private let reader: AudioFileReader
     private let renderer: TimelineRenderer
@@ -35,28 +35,18 @@ final class RenderedAudio: @unchecked Sendable {
         // Copied rather than kept open: every open movie holds its sample tables, which grow
         // with the movie's length.
         let movie = try InputFormatContext(path: url.path)
-        av_dict_copy(&metadata, movie.stream(stream).pointer.pointee.metadata, 0)
+        metadata = try MetadataDictionary(copying: movie.stream(stream).pointer.pointee.metadata, display: display)
         disposition = movie.stream(stream).pointer.pointee.disposition
         let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
         encoder = try AudioEncoder(format: reader.format, codecID: AV_CODEC_ID_AAC, sampleFormat: AV_SAMPLE_FMT_FLTP,
                                    bitRate: bitRate, globalHeader: globalHeader, display: display)
-        guard let parameters = avcodec_parameters_alloc() else {
-            throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
-        }
-        self.parameters = parameters
-        avcodec_parameters_from_context(parameters, encoder.context.pointer)
+        parameters = try CodecParameters(of: encoder.context, display: display)
         timeBase = encoder.timeBase
         renderer = TimelineRenderer(format: reader.format, settings: settings)
         self.segments = segments
         sourceOrigin = try origin.rescaled(to: Int32(reader.format.sampleRate)).value
         reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
         start()
-    }
-
-    deinit {
-        av_dict_free(&metadata)
-        var parameters: UnsafeMutablePointer<AVCodecParameters>? = parameters
-        avcodec_parameters_free(&parameters)
     }
 
     /// Warnings about damaged source audio since the last call.

@@ -34,7 +34,10 @@ struct VideoScan {
         let packet = try Packet()
         var earliest: Int64?
         var keyframes = 0, count = 0
-        while keyframes < 3 && count < 300, (try? input.read(into: packet)) == true {
+        while keyframes < 3 && count < 300 {
+            // A packet that cannot be read ends this look-ahead, which only lets the audio start
+            // early; the full scan that follows reports the damage and what is lost.
+            guard let more = try? input.read(into: packet), more else { break }
             let p = packet.pointer.pointee
             guard Int(p.stream_index) == index else { continue }
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the preview could not start or go on.
 public enum PreviewError: Error, Sendable, CustomStringConvertible {
     /// SDL refused something; `what` says what was being done, `reason` is SDL's message.
@@ -14,4 +16,8 @@ public enum PreviewError: Error, Sendable, CustomStringConvertible {
         case let .nothingToPlay(message): return message
         }
     }
+}
+
+extension PreviewError: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -10,6 +10,8 @@ public enum TimePitchError: Error, Equatable, Sendable, CustomStringConvertible 
     case engine(String)
     /// The audio source failed; its own error is kept in the message.
     case source(String)
+    /// A playback rate outside 1/32 to 32.
+    case rateOutOfRange(String)
 
     public var description: String {
         switch self {
@@ -17,7 +19,7 @@ public enum TimePitchError: Error, Equatable, Sendable, CustomStringConvertible 
             "\(Self.format(n)) semitones is outside the supported -24 to +24"
         case .semitonesWithVarispeed:
             "--semitones works with the spectral and timeDomain algorithms; with varispeed the pitch follows the rate"
-        case .unsupportedFormat(let what), .engine(let what), .source(let what):
+        case .unsupportedFormat(let what), .engine(let what), .source(let what), .rateOutOfRange(let what):
             what
         }
     }

@@ -221,10 +221,15 @@ public final class TimelineRenderer {
             if origin + produced >= wantedEnd { return }
         }
         // Rubber Band can hold back output after the final block; keep asking until it says done.
-        var idle = 0
+        // Ten seconds without a single new frame means the engine is stuck: that is an error,
+        // never a silently short output.
+        var idle = 0, before = produced
         while !(try drain()) && origin + produced < wantedEnd {
+            if produced != before { idle = 0; before = produced }
             idle += 1
-            if idle > 10_000 { break }
+            if idle > 100_000 {
+                throw TimePitchError.engine("Rubber Band stopped producing audio \(origin + produced - plan.outStart) frames into a segment of \(plan.outCount); the output would be short")
+            }
             usleep(100)
         }
     }

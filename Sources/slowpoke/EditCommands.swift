@@ -75,7 +75,7 @@ struct Remove: ParsableCommand {
     func run() throws {
         try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
             let range = try self.range.value.resolved(timelineEnd: timeline.duration)
-            guard range != timeline.timeRange else {
+            guard try range != timeline.timeRange else {
                 throw .invalidRange("range \(self.range.value) is the whole timeline; removing it would leave nothing")
             }
             return .remove(range: range)

@@ -71,7 +71,9 @@ struct ExportMovie: ParsableCommand {
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
         if let fps {
-            try exportConstantRate(fps: try FrameRateParser.parse(fps), document: url, settings: settings)
+            let rate: Rational
+            do { rate = try FrameRateParser.parse(fps) } catch { throw CLIError("--fps \(error.description)") }
+            try exportConstantRate(fps: rate, document: url, settings: settings)
             return
         }
         let exporter = try PassthroughExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },

@@ -48,18 +48,9 @@ enum Main {
             try command.run()
         } catch ExportError.interrupted {
             fail(ExportError.interrupted.description, code: 130)
-        } catch let error as CompositionError {
-            fail(error.description)
-        } catch let error as ExportError {
-            fail(error.description)
-        } catch let error as CLIError {
-            fail(error.description)
-        } catch let error as TimePitchError {
-            fail(error.description)
-        } catch let error as OTIOError {
-            fail(error.description)
-        } catch let error as PreviewError {
-            fail(error.description)
+        } catch let error as LocalizedError where error.errorDescription != nil {
+            // Every library error, and the command line's own, says what went wrong and what to do.
+            fail(error.errorDescription!)
         } catch {
             let code = Slowpoke.exitCode(for: error)
             if code == .success || error is CleanExit {
@@ -79,9 +70,10 @@ enum Main {
 }
 
 /// Errors of the command line itself: which document to use, how flags combine.
-struct CLIError: Error, CustomStringConvertible {
+struct CLIError: LocalizedError, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+    var errorDescription: String? { description }
 }
 
 /// Where output goes: results to stdout, messages to stderr.

@@ -1,0 +1,23 @@
+internal import CFFmpeg
+
+/// An owned `AVCodecParameters`, freed on deinit: an encoder's output format kept for the
+/// muxer's stream after the encoder has moved to a thread of its own.
+final class CodecParameters {
+    let pointer: UnsafeMutablePointer<AVCodecParameters>
+
+    /// The parameters of `encoder`'s output.
+    init(of encoder: CodecContext, display: String) throws(ExportError) {
+        try LibAV.load()
+        guard let made = avcodec_parameters_alloc() else {
+            throw .av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
+        }
+        pointer = made
+        let copied = avcodec_parameters_from_context(made, encoder.pointer)
+        guard copied >= 0 else { throw .av(path: display, AVFailure(code: copied, operation: "setting codec parameters")) }
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVCodecParameters>? = pointer
+        avcodec_parameters_free(&owned)
+    }
+}
