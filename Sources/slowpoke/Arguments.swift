@@ -3,36 +3,37 @@ import Composition
 import Export
 import TimePitch
 
+// Times, ranges and rates are parsed by the library through an option's `transform:`, so that a
+// malformed value is refused with the library's own words ("range 5.0-3.2 ends before it
+// starts") after ArgumentParser's "The value '5.0-3.2' is invalid for '--range <range>'".
+
 /// A rate on the command line: `0.25`, `1/4`, `4`, `30000/1001`. Parsed exactly; whether it is
 /// in range is checked by the library so every command says the same thing.
-struct RateArgument: ExpressibleByArgument {
+struct RateArgument {
     let value: Rational
 
-    init?(argument: String) {
-        guard let value = try? Rational(parsing: argument) else { return nil }
-        self.value = value
+    init(parsing argument: String) throws {
+        value = try Rational(parsing: argument)
     }
 
-    static var defaultCompletionKind: CompletionKind { .list(["0.25", "0.5", "2", "4"]) }
+    static let completion = CompletionKind.list(["0.25", "0.5", "2", "4"])
 }
 
 /// A time on the command line: `3.2`, `1/3`, `00:01:03.200`, or `end`.
-struct TimeArgument: ExpressibleByArgument {
+struct TimeArgument {
     let value: TimeExpression
 
-    init?(argument: String) {
-        guard let value = try? TimeExpression(parsing: argument) else { return nil }
-        self.value = value
+    init(parsing argument: String) throws {
+        value = try TimeExpression(parsing: argument)
     }
 }
 
 /// A range on the command line: `3.2-5.0`, `1:00-1:30.5`, `8-end`.
-struct RangeArgument: ExpressibleByArgument {
+struct RangeArgument {
     let value: RangeExpression
 
-    init?(argument: String) {
-        guard let value = try? RangeExpression(parsing: argument) else { return nil }
-        self.value = value
+    init(parsing argument: String) throws {
+        value = try RangeExpression(parsing: argument)
     }
 }
 

@@ -1,0 +1,158 @@
+import Composition
+import Foundation
+public import Project
+import Synchronization
+import TimePitch
+
+/// Runs a batch's jobs (see ``BatchPlan``), several at a time: for each, a document made in a
+/// scratch folder from the movie and the job's edits, exported passthrough or at a constant
+/// frame rate, and a record beside the output so that a rerun skips what is up to date.
+public struct BatchRunner: Sendable {
+    /// Replace outputs that exist but were not written by a batch.
+    public var force: Bool
+    /// Whether to stop: checked before each job starts, and throws from progress to stop one.
+    public var interrupted: @Sendable () -> Bool
+    /// A job's progress, by its index in the plan (from any worker thread).
+    public var progress: @Sendable (_ index: Int, _ fraction: Double) -> Void
+    /// A job's outcome, as soon as it is known (from any worker thread).
+    public var finished: @Sendable (_ index: Int, _ outcome: BatchOutcome) -> Void
+
+    public init(force: Bool, interrupted: @escaping @Sendable () -> Bool,
+                progress: @escaping @Sendable (Int, Double) -> Void,
+                finished: @escaping @Sendable (Int, BatchOutcome) -> Void) {
+        self.force = force
+        self.interrupted = interrupted
+        self.progress = progress
+        self.finished = finished
+    }
+
+    /// Runs `jobs` on `workers` threads and returns each job's outcome, in plan order.
+    ///
+    /// Each export is long, blocking libav and Rubber Band work. Running it on Swift's
+    /// cooperative pool (as many threads as cores) would cap the worker count at the core count
+    /// and starve other tasks, so each worker is a thread of its own that takes the next job.
+    public func run(_ jobs: [BatchJob], workers: Int) -> [BatchOutcome] {
+        let state = Shared(count: jobs.count)
+        let done = DispatchGroup()
+        for _ in 0..<max(1, workers) {
+            done.enter()
+            let thread = Thread {
+                while let index = state.take() {
+                    let outcome = interrupted() ? .notRun : perform(jobs[index], index: index)
+                    state.record(outcome, at: index)
+                    finished(index, outcome)
+                }
+                done.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        done.wait()
+        return state.outcomes()
+    }
+
+    private final class Shared: Sendable {
+        private let next = Mutex(0)
+        private let results: Mutex<[BatchOutcome]>
+        private let count: Int
+
+        init(count: Int) {
+            self.count = count
+            results = Mutex(Array(repeating: .notRun, count: count))
+        }
+
+        func take() -> Int? {
+            next.withLock { n in
+                guard n < count else { return nil }
+                n += 1
+                return n - 1
+            }
+        }
+
+        func record(_ outcome: BatchOutcome, at index: Int) { results.withLock { $0[index] = outcome } }
+        func outcomes() -> [BatchOutcome] { results.withLock { $0 } }
+    }
+
+    /// Does one job; every error becomes that job's failure.
+    func perform(_ job: BatchJob, index: Int) -> BatchOutcome {
+        let start = Date()
+        do {
+            if let problem = job.problem { throw BatchError.job(problem) }
+            let fm = FileManager.default
+            guard fm.fileExists(atPath: job.movie.path) else {
+                throw ExportError.cannotOpen(path: job.name, reason: "no such file")
+            }
+            let digest = job.digest()
+            let outputExists = fm.fileExists(atPath: job.output.path)
+            let written = job.recordedDigest()
+            if outputExists, let digest, written == digest, Self.isNewer(job.output, than: job.movie) {
+                return .skipped
+            }
+            // An output this batch wrote from another recipe entry (or an older movie) is
+            // redone; anything else is the user's file and is kept unless forced.
+            if outputExists && written == nil && !force {
+                throw BatchError.job("\(job.output.lastPathComponent) exists and was not written by slowpoke batch; remove it or use --force")
+            }
+            progress(index, 0)
+            let media = try Prober.probe(job.movie)
+            let scratch = fm.temporaryDirectory.appendingPathComponent("slowpoke-batch-\(UUID().uuidString)")
+            try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
+            defer { try? fm.removeItem(at: scratch) }
+            let documentURL = scratch.appendingPathComponent(job.movie.deletingPathExtension().lastPathComponent + ".slowpoke")
+            var document = try ProjectDocument(movieURL: job.movie, documentURL: documentURL, media: media)
+            for (number, spec) in job.edits.enumerated() {
+                do {
+                    try document.apply(spec.resolved(timelineEnd: document.timeline.duration))
+                } catch {
+                    throw BatchError.job("edit \(number + 1): \(error.description)")
+                }
+            }
+            try DocumentStore.create(document, at: documentURL)
+            // Exports warn from their muxing thread too.
+            let warnings = Mutex<[String]>([])
+            let detail = try Self.export(documentURL: documentURL, output: job.output, spec: job.export, replace: outputExists,
+                                         progress: { fraction in
+                                             if interrupted() { throw ExportError.interrupted }
+                                             progress(index, fraction)
+                                         }, warning: { message in warnings.withLock { $0.append(message) } })
+            if let digest {
+                do { try job.record(digest) } catch { warnings.withLock { $0.append(error.localizedDescription) } }
+            }
+            return .done(seconds: Date().timeIntervalSince(start), detail: detail, warnings: warnings.withLock { $0 })
+        } catch {
+            return .failed((error as? LocalizedError)?.errorDescription ?? "\(error)")
+        }
+    }
+
+    /// Exports the document at `documentURL` as `spec` says: passthrough, or at `spec.fps`.
+    /// Returns what was written, for the summary.
+    static func export(documentURL: URL, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool,
+                       progress: @escaping (Double) throws -> Void, warning: @escaping (String) -> Void) throws -> String {
+        let name = spec.algorithm ?? TimePitchAlgorithm.spectral.rawValue
+        guard let algorithm = TimePitchAlgorithm(rawValue: name) else {
+            throw BatchError.job("\"algorithm\": \"\(name)\" is not one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let settings = try TimePitchSettings(algorithm: algorithm, semitones: spec.semitones ?? 0)
+        if let fps = spec.fps {
+            // "29.97" in a recipe means the NTSC rate, as it does for `export --fps`.
+            let rate: Rational
+            do { rate = try FrameRateParser.parse(fps.exactDecimal() ?? fps.description) } catch {
+                throw BatchError.job("\"fps\": \(error.description)")
+            }
+            let exporter = try ConstantRateExporter(documentURL: documentURL, output: output,
+                                                    options: .init(fps: rate), settings: settings, force: replace)
+            let result = try exporter.run(progress: progress, warning: warning)
+            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)"
+        }
+        let exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
+        let result = try exporter.run(progress: progress, warning: warning)
+        return "\(result.videoFrames) frames, \(result.duration)"
+    }
+
+    static func isNewer(_ a: URL, than b: URL) -> Bool {
+        let fm = FileManager.default
+        guard let ta = (try? fm.attributesOfItem(atPath: a.path))?[.modificationDate] as? Date,
+              let tb = (try? fm.attributesOfItem(atPath: b.path))?[.modificationDate] as? Date else { return false }
+        return ta >= tb
+    }
+}

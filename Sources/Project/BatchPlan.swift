@@ -1,0 +1,64 @@
+public import Foundation
+
+/// Expands a recipe into jobs: one per movie, one per matching file for a pattern, in recipe
+/// order, each with its output resolved and checked for clashes.
+public enum BatchPlan {
+    /// One job per movie (per matching file for a pattern), in recipe order. Paths are relative
+    /// to `base`, the recipe's folder.
+    public static func jobs(for recipe: BatchRecipe, base: URL) -> [BatchJob] {
+        let outputFolder = recipe.outputDirectory.map { resolve($0, base: base) } ?? base
+        var jobs: [BatchJob] = []
+        var outputs: [String: Int] = [:]
+        for spec in recipe.movies {
+            let export = recipe.export.overridden(by: spec.export)
+            let edits = spec.edits ?? recipe.edits
+            var matches: [(String, URL)] = []
+            if spec.path.contains("*") || spec.path.contains("?") {
+                matches = expand(spec.path, base: base)
+                if matches.isEmpty {
+                    jobs.append(BatchJob(number: jobs.count + 1, name: spec.path, movie: resolve(spec.path, base: base), edits: edits,
+                                         export: export, output: outputFolder, problem: "\(spec.path) matches no file"))
+                    continue
+                }
+            } else {
+                matches = [(spec.path, resolve(spec.path, base: base))]
+            }
+            for (name, movie) in matches {
+                let fileName = (matches.count == 1 ? spec.output : nil)
+                    ?? OutputNaming.defaultMovieName(for: movie, container: export.container)
+                let output = outputFolder.appendingPathComponent(fileName).standardizedFileURL
+                var problem: String?
+                if let earlier = outputs[output.path] {
+                    problem = "its output \(fileName) is also the output of job \(earlier); give one of them an \"output\" name"
+                } else {
+                    outputs[output.path] = jobs.count + 1
+                }
+                jobs.append(BatchJob(number: jobs.count + 1, name: name, movie: movie, edits: edits, export: export,
+                                     output: output, problem: problem))
+            }
+        }
+        return jobs
+    }
+
+    /// `path` (`~` expanded) against `base` unless it is absolute.
+    public static func resolve(_ path: String, base: URL) -> URL {
+        let expanded = NSString(string: path).expandingTildeInPath
+        return (expanded.hasPrefix("/") ? URL(fileURLWithPath: expanded) : base.appendingPathComponent(expanded)).standardizedFileURL
+    }
+
+    /// The files a pattern (`clips/*.mp4`) matches, sorted, with their names as written.
+    static func expand(_ pattern: String, base: URL) -> [(String, URL)] {
+        let absolute = resolve(pattern, base: base).path
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard glob(absolute, 0, nil, &result) == 0 else { return [] }
+        var paths: [String] = []
+        for index in 0..<Int(result.gl_pathc) {
+            if let p = result.gl_pathv[index] { paths.append(String(cString: p)) }
+        }
+        let prefix = base.standardizedFileURL.path + "/"
+        return paths.sorted().map { path in
+            (path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path, URL(fileURLWithPath: path))
+        }
+    }
+}
