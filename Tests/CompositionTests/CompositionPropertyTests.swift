@@ -27,6 +27,7 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
 
 @Suite struct CompositionPropertyTests {
     @Test func scalingThenScalingBackIsTheIdentity() async {
+        let checked = Counter()
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
             var g = SplitMix64(state: seed)
             let original = randomComposition(seed: seed &+ 1, edits: prior)
@@ -43,10 +44,13 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
                 Issue.record(error)
             }
             #expect(c == original)
+            checked.add()
         }
+        #expect(checked.value >= 200, "only \(checked.value) of 300 cases were checked")
     }
 
     @Test func durationsAddUp() async {
+        let checked = Counter()
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
             var g = SplitMix64(state: seed)
             var c = randomComposition(seed: seed &+ 1, edits: prior)
@@ -57,15 +61,18 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
             do {
                 #expect(c.duration == (try before + delta))
                 try checkInvariants(c)
+                checked.add()
             } catch CompositionError.overflow {
                 return
             } catch {
                 Issue.record(error)
             }
         }
+        #expect(checked.value >= 150, "only \(checked.value) of 300 edits were checked")
     }
 
     @Test func theMappingIsMonotonic() async {
+        let checked = Counter()
         await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
             let c = randomComposition(seed: seed, edits: prior)
             let track = c.tracks[0]
@@ -77,9 +84,13 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
                 if let previous { #expect(source > previous, "source time goes forward at \(t)") }
                 previous = source
                 // And the forward map sends it back to exactly where it came from.
-                if let back = try? track.compositionTimes(forSourceTime: source) { #expect(back == [t]) }
+                if let back = try? track.compositionTimes(forSourceTime: source) {
+                    #expect(back == [t])
+                    checked.add()
+                }
             }
         }
+        #expect(checked.value >= 20_000, "only \(checked.value) of 40,000 sample points were checked")
     }
 
     /// A random seed once found this: removing the middle of a gap whose remainder needs a
@@ -99,6 +110,7 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
     }
 
     @Test func removingThenReinsertingIsTheIdentity() async {
+        let checked = Counter()
         await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...12)) { seed, prior in
             var g = SplitMix64(state: seed)
             let original = randomComposition(seed: seed &+ 1, edits: prior)
@@ -125,7 +137,9 @@ func checkInvariants(_ c: Composition, sourceLocation: SourceLocation = #_source
                 Issue.record(error)
             }
             #expect(c == original)
+            checked.add()
         }
+        #expect(checked.value >= 150, "only \(checked.value) of 300 cases were checked")
     }
 
     /// 10,000 random edits, including awkward rates and timescales: every result is checked

@@ -1,0 +1,218 @@
+import Foundation
+public import Composition
+
+extension OTIO {
+    /// Reads an OTIO file's JSON. Throws, naming the item, for anything slowpoke cannot
+    /// represent: transitions, nested stacks, trimmed tracks, disabled items, freeze frames,
+    /// time effects other than LinearTimeWarp, other effects, and references that are not
+    /// external files.
+    public static func read(_ data: Data) throws(OTIOError) -> OTIOTimeline {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            throw .notATimeline("the file is not JSON, so it is not an OpenTimelineIO timeline")
+        }
+        guard let object = root as? [String: Any] else {
+            throw .notATimeline("the file is JSON but not an OpenTimelineIO timeline (its top level is not an object)")
+        }
+        let schema = object["OTIO_SCHEMA"] as? String ?? "(none)"
+        guard schema.hasPrefix("Timeline.") else {
+            throw .notATimeline("the file is not an OpenTimelineIO timeline: its OTIO_SCHEMA is \(schema), not Timeline.1")
+        }
+        let name = object["name"] as? String ?? ""
+        guard let stack = object["tracks"] as? [String: Any], (stack["OTIO_SCHEMA"] as? String)?.hasPrefix("Stack.") == true else {
+            throw .malformed("the timeline has no \"tracks\" stack")
+        }
+        try refuseEffects(stack, label: "the timeline's top-level stack")
+        let children = stack["children"] as? [Any] ?? []
+        var tracks: [OTIOTimeline.Track] = []
+        for (index, child) in children.enumerated() {
+            guard let track = child as? [String: Any] else { throw .malformed("child \(index + 1) of the top-level stack is not an object") }
+            tracks.append(try readTrack(track, position: index + 1))
+        }
+        return OTIOTimeline(name: name, tracks: tracks)
+    }
+
+    private static func readTrack(_ track: [String: Any], position: Int) throws(OTIOError) -> OTIOTimeline.Track {
+        let schema = track["OTIO_SCHEMA"] as? String ?? "(none)"
+        let name = track["name"] as? String ?? ""
+        let shown = "track \(position) (\"\(name)\")"
+        guard schema.hasPrefix("Track.") else {
+            throw .unsupported("\(shown) of the top-level stack is a \(schemaName(schema)), not a track; slowpoke reads only tracks of clips and gaps")
+        }
+        let kindText = track["kind"] as? String ?? "(none)"
+        let mediaType: MediaType
+        switch kindText {
+        case "Video": mediaType = .video
+        case "Audio": mediaType = .audio
+        default: throw .unsupported("\(shown) has kind \(kindText); slowpoke reads Video and Audio tracks")
+        }
+        let label = "\(kindText) track \"\(name)\""
+        if let range = track["source_range"], !(range is NSNull) {
+            throw .unsupported("\(label) is trimmed by a source_range; slowpoke cannot represent a trimmed track (trim its clips instead)")
+        }
+        try refuseEffects(track, label: label)
+        var items: [OTIOTimeline.LabeledItem] = []
+        for (index, child) in (track["children"] as? [Any] ?? []).enumerated() {
+            guard let item = child as? [String: Any] else { throw .malformed("item \(index + 1) of \(label) is not an object") }
+            items.append(try readItem(item, where: "item \(index + 1) of \(label)"))
+        }
+        return OTIOTimeline.Track(mediaType: mediaType, name: name, items: items)
+    }
+
+    private static func readItem(_ item: [String: Any], where place: String) throws(OTIOError) -> OTIOTimeline.LabeledItem {
+        let schema = item["OTIO_SCHEMA"] as? String ?? "(none)"
+        let name = item["name"] as? String ?? ""
+        let isClip = schema.hasPrefix("Clip.")
+        let isGap = schema.hasPrefix("Gap.")
+        let label = isClip ? "clip \"\(name)\" (\(place))" : isGap ? "gap (\(place))" : "\(schemaName(schema)) \"\(name)\" (\(place))"
+        guard isClip || isGap else {
+            throw .unsupported("\(label): slowpoke timelines hold only clips and gaps, so a \(schemaName(schema)) cannot be imported")
+        }
+        if let enabled = item["enabled"] as? Bool, !enabled {
+            throw .unsupported("\(label) is disabled; slowpoke has no disabled items (delete it, or enable it)")
+        }
+        let exact = (item["metadata"] as? [String: Any])?["slowpoke"] as? [String: Any]
+        if isGap {
+            try refuseEffects(item, label: label)
+            guard let range = item["source_range"] as? [String: Any] else { throw .malformed("\(label) has no source_range") }
+            var duration = try time(range["duration"], label: label, field: "source_range.duration")
+            if let text = exact?["duration"] as? String, let written = try? Time(seconds: Rational(parsing: text)),
+               agrees(written, duration) {
+                duration = written
+            }
+            guard duration > .zero else { throw .unsupported("\(label) has no duration") }
+            return .init(item: .gap(duration: duration), label: label, targetURL: nil)
+        }
+
+        // The media reference: Clip.2 keeps a dictionary and an active key, Clip.1 one reference.
+        let reference: [String: Any]?
+        if let references = item["media_references"] as? [String: Any] {
+            let key = item["active_media_reference_key"] as? String ?? "DEFAULT_MEDIA"
+            reference = references[key] as? [String: Any]
+        } else {
+            reference = item["media_reference"] as? [String: Any]
+        }
+        let referenceSchema = reference?["OTIO_SCHEMA"] as? String ?? "(none)"
+        guard let reference, referenceSchema.hasPrefix("ExternalReference."), let url = reference["target_url"] as? String, !url.isEmpty else {
+            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file")
+        }
+
+        let rangeObject: [String: Any]
+        let field: String
+        if let range = item["source_range"] as? [String: Any] {
+            (rangeObject, field) = (range, "source_range")
+        } else if let available = reference["available_range"] as? [String: Any] {
+            (rangeObject, field) = (available, "media reference's available_range")
+        } else {
+            throw .malformed("\(label) has neither a source_range nor an available_range")
+        }
+        var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
+        var duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
+        guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
+        // Media time counts from the reference's available_range start (a camera's start
+        // timecode, say); slowpoke's source time counts from the movie's first frame.
+        if let available = reference["available_range"] as? [String: Any], available["start_time"] != nil {
+            let origin = try time(available["start_time"], label: label, field: "media reference's available_range.start_time")
+            do { start = try start - origin } catch {
+                throw .unsupported("\(label): its \(field) cannot be placed in the movie: \(error.description)")
+            }
+        }
+
+        // Time effects: LinearTimeWarp scalars multiply; anything else cannot be represented.
+        var scalar = 1.0
+        var warps = 0
+        for (index, effect) in (item["effects"] as? [Any] ?? []).enumerated() {
+            let effect = effect as? [String: Any] ?? [:]
+            let effectSchema = effect["OTIO_SCHEMA"] as? String ?? "(none)"
+            let effectName = effect["effect_name"] as? String ?? ""
+            if effectSchema.hasPrefix("FreezeFrame.") {
+                throw .unsupported("\(label) has a FreezeFrame effect; slowpoke plays every clip at a rate from 1/32 to 32 and cannot hold one frame (replace the freeze with a gap, or remove it)")
+            }
+            guard effectSchema.hasPrefix("LinearTimeWarp.") else {
+                throw .unsupported("\(label) has effect \(index + 1), a \(schemaName(effectSchema))\(effectName.isEmpty ? "" : " \"\(effectName)\""), which slowpoke cannot represent; it reads only LinearTimeWarp")
+            }
+            guard let value = (effect["time_scalar"] as? NSNumber)?.doubleValue, value.isFinite else {
+                throw .malformed("\(label) has a LinearTimeWarp without a numeric time_scalar")
+            }
+            scalar *= value
+            warps += 1
+        }
+        if scalar == 0 {
+            throw .unsupported("\(label) has time_scalar 0, a freeze frame; slowpoke plays every clip at a rate from 1/32 to 32 and cannot hold one frame")
+        }
+        if scalar < 0 {
+            throw .unsupported("\(label) has time_scalar \(scalar) and would play backwards, which slowpoke cannot do")
+        }
+        var rate = warps == 0 ? Rational.one : simplestFraction(scalar)
+        if let exact,
+           let exactStart = (exact["source_start"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+           let exactDuration = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+           let written = (exact["rate"] as? String).flatMap({ try? Rational(parsing: $0) }),
+           agrees(exactStart, start), agrees(exactDuration, duration),
+           abs(written.doubleValue - scalar) <= 1e-9 * max(1, scalar) {
+            (start, duration, rate) = (exactStart, exactDuration, written)
+        }
+        let source: TimeRange
+        do { source = try TimeRange(start: start, duration: duration) } catch {
+            throw .unsupported("\(label): its \(field) \(error.description)")
+        }
+        do { try PlaybackRate.validate(rate) } catch {
+            throw .unsupported("\(label): \(error.description)")
+        }
+        return .init(item: .clip(source: source, rate: rate), label: label, targetURL: url)
+    }
+
+    private static func refuseEffects(_ object: [String: Any], label: String) throws(OTIOError) {
+        guard let effects = object["effects"] as? [Any], let first = effects.first as? [String: Any] else { return }
+        let schema = first["OTIO_SCHEMA"] as? String ?? "(none)"
+        throw .unsupported("\(label) has a \(schemaName(schema)) effect; slowpoke reads time warps only on clips")
+    }
+
+    /// `FreezeFrame` for `FreezeFrame.1`.
+    private static func schemaName(_ schema: String) -> String {
+        schema.split(separator: ".").first.map(String.init) ?? schema
+    }
+
+    /// Whether an exact value from metadata still describes the OTIO field (to 1 µs).
+    private static func agrees(_ exact: Time, _ field: Time) -> Bool {
+        abs(exact.seconds - field.seconds) <= 1e-6
+    }
+
+    /// A `RationalTime.1` as an exact time: whole values over whole rates exactly, other doubles
+    /// as their simplest fraction within 1e-9.
+    private static func time(_ any: Any?, label: String, field: String) throws(OTIOError) -> Time {
+        guard let object = any as? [String: Any],
+              let value = (object["value"] as? NSNumber)?.doubleValue,
+              let rate = (object["rate"] as? NSNumber)?.doubleValue, value.isFinite, rate.isFinite, rate > 0
+        else { throw .malformed("\(label) has no valid RationalTime for \(field)") }
+        do {
+            let seconds = try simplestFraction(value) / simplestFraction(rate)
+            return try Time(seconds: seconds)
+        } catch {
+            throw .unsupported("\(label): \(field) (\(value) at rate \(rate)) cannot be an exact time: \(error.description)")
+        }
+    }
+
+    /// The exact value of a whole double, or the first continued-fraction convergent within
+    /// 1e-9 (relative) of it.
+    static func simplestFraction(_ x: Double) -> Rational {
+        if x == x.rounded(), abs(x) < 9.0e18, let whole = try? Rational(Int64(x)) { return whole }
+        var h0: Int128 = 0, h1: Int128 = 1, k0: Int128 = 1, k1: Int128 = 0
+        var remainder = x
+        var best = Rational.zero
+        for _ in 0..<40 {
+            let a = remainder.rounded(.down)
+            guard abs(a) < 1e15 else { break }
+            let ai = Int128(a)
+            (h0, h1) = (h1, ai * h1 + h0)
+            (k0, k1) = (k1, ai * k1 + k0)
+            guard let r = try? Rational.reduce(h1, k1) else { break }
+            best = r
+            if abs(r.doubleValue - x) <= 1e-9 * max(1, abs(x)) { break }
+            let fraction = remainder - a
+            guard fraction > 0 else { break }
+            remainder = 1 / fraction
+        }
+        return best
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+public import Composition
+
+/// A timeline read from an OTIO file, reduced to what slowpoke can play: per track, clips
+/// (a source range of the movie at a rate) and gaps.
+public struct OTIOTimeline: Sendable, Hashable {
+    public enum Item: Sendable, Hashable {
+        /// Plays `source` (media time) at `rate`: it lasts `source.duration / rate` on the track.
+        case clip(source: TimeRange, rate: Rational)
+        case gap(duration: Time)
+    }
+
+    public struct LabeledItem: Sendable, Hashable {
+        public let item: Item
+        /// How messages name it: `clip "shot 3" (item 3 of Video track "V1")`.
+        public let label: String
+        /// The clip's media reference, nil for a gap.
+        public let targetURL: String?
+    }
+
+    public struct Track: Sendable, Hashable {
+        public let mediaType: MediaType
+        public let name: String
+        public let items: [LabeledItem]
+        /// `Video track "V1"`.
+        public var label: String { "\(mediaType == .video ? "Video" : "Audio") track \"\(name)\"" }
+    }
+
+    public let name: String
+    public let tracks: [Track]
+
+    /// Every clip's target URL, in order of first appearance.
+    public var targetURLs: [String] {
+        var seen: [String] = []
+        for track in tracks {
+            for item in track.items {
+                if let url = item.targetURL, !seen.contains(url) { seen.append(url) }
+            }
+        }
+        return seen
+    }
+}
