@@ -1,0 +1,71 @@
+import Composition
+import Foundation
+
+/// How ``TimelineRenderer`` lays a track's segments out in output frames, each with the
+/// crossfades of its joins.
+extension TimelineRenderer {
+    /// How a segment's frames are made.
+    enum Kind: Equatable { case gap, copy, stretch, resample }
+
+    struct Plan {
+        let kind: Kind
+        /// Output frames `[outStart, outEnd)`.
+        let outStart: Int64
+        let outEnd: Int64
+        /// Source frames `[sourceStart, sourceEnd)`.
+        let sourceStart: Int64
+        let sourceEnd: Int64
+        /// Exact playback rate (source over target).
+        let rate: Rational?
+        /// Crossfade half-widths at the start and end.
+        var fadeIn = 0
+        var fadeOut = 0
+        /// A split at an onset inside a stretched segment (see `splitAtOnsets`): the piece before
+        /// it fades out over `fadeOut` frames ending exactly at the onset and reads silence, not
+        /// the onset, past its end; the piece after starts at full level exactly at the onset.
+        var endsAtOnset = false
+        /// The source frame from which this piece reads silence instead of the source: the onset
+        /// that starts the next piece or follows the segment, kept out of its context.
+        var silentFrom: Int64?
+
+        var outCount: Int64 { outEnd - outStart }
+        var sourceCount: Int64 { sourceEnd - sourceStart }
+        /// Output frames where the opening fade rises from 0 to 1, and the closing one falls.
+        var fadeInStart: Int64 { outStart - Int64(fadeIn) }
+        var fadeInEnd: Int64 { outStart + Int64(fadeIn) }
+        var fadeOutStart: Int64 { outEnd - Int64(fadeOut) }
+        var fadeOutEnd: Int64 { endsAtOnset ? outEnd : outEnd + Int64(fadeOut) }
+        var fadeOutWidth: Int { endsAtOnset ? fadeOut : 2 * fadeOut }
+    }
+
+    /// Lays the segments out in output frames. `sourceOrigin` is the source frame of source
+    /// time 0.
+    func plan(_ segments: [CompositionTrackSegment], sourceOrigin: Int64) throws -> [Plan] {
+        let rate = Int32(format.sampleRate)
+        func frames(_ t: Time) throws -> Int64 { try t.rescaled(to: rate, rounding: .toNearestOrAwayFromZero).value }
+        var plans: [Plan] = []
+        for segment in segments {
+            let outStart = try frames(segment.target.start), outEnd = try frames(segment.target.end)
+            guard outEnd > outStart else { continue }
+            guard let source = segment.source, let segmentRate = segment.rate else {
+                plans.append(Plan(kind: .gap, outStart: outStart, outEnd: outEnd, sourceStart: 0, sourceEnd: 0, rate: nil))
+                continue
+            }
+            let kind: Kind
+            if segmentRate == .one && settings.semitones == 0 { kind = .copy }
+            else if settings.algorithm == .varispeed { kind = .resample }
+            else { kind = .stretch }
+            plans.append(Plan(kind: kind, outStart: outStart, outEnd: outEnd,
+                              sourceStart: try frames(source.start) + sourceOrigin,
+                              sourceEnd: try frames(source.end) + sourceOrigin, rate: segmentRate))
+        }
+        // Each join fades over the same width from both sides, never more than half of either
+        // neighbour, so the ramps inside one segment never overlap.
+        for i in plans.indices.dropLast() {
+            let h = Int(min(Int64(crossfadeHalfWidth), plans[i].outCount / 2, plans[i + 1].outCount / 2))
+            plans[i].fadeOut = h
+            plans[i + 1].fadeIn = h
+        }
+        return plans
+    }
+}

@@ -1,0 +1,154 @@
+import Composition
+import Foundation
+
+/// How ``TimelineRenderer`` makes each kind of segment: copied, stretched by Rubber Band or
+/// resampled, each read with context on both sides and trimmed to the segment and its fades.
+extension TimelineRenderer {
+    func copy(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+        var buffer = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
+        var position = plan.outStart - Int64(plan.fadeIn)
+        let end = plan.outEnd + Int64(plan.fadeOut)
+        while position < end {
+            let count = Int(min(Int64(blockSize), end - position))
+            try source.read(at: plan.sourceStart + (position - plan.outStart), count: count, into: &buffer)
+            try emit(buffer, count, position)
+            position += Int64(count)
+        }
+    }
+
+    /// The source frames a stretched or resampled segment reads, with context on both sides,
+    /// and the output position of the first frame it produces. The context covers the fade
+    /// plus the engine's warm-up: at least ``contextFrames`` of input, and of output up to 8
+    /// times that when slowing down (R2 needs about 4096 output frames to settle at 4x slow).
+    func context(_ plan: Plan, ratio: Double) -> (first: Int64, count: Int, outputOrigin: Int64) {
+        let warmUp = Double(contextFrames) * min(1, 4 / ratio)
+        let before = Int64((Double(plan.fadeIn) / ratio + warmUp).rounded(.up))
+        let after = Int64(((plan.endsAtOnset ? 0 : Double(plan.fadeOut)) / ratio + warmUp).rounded(.up))
+        let first = plan.sourceStart - before
+        let origin = plan.outStart - Int64((Double(before) * ratio).rounded())
+        return (first, Int(plan.sourceCount + before + after), origin)
+    }
+
+    func stretch(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+        let ratio = Double(plan.outCount) / Double(plan.sourceCount)
+        let (first, count, origin) = context(plan, ratio: ratio)
+        let stretcher = try Stretcher(sampleRate: format.sampleRate, channels: format.channels, algorithm: settings.algorithm,
+                                      mode: .offline, timeRatio: ratio, pitchScale: settings.pitchScale)
+        stretcher.setExpectedInputDuration(count)
+        stretcher.setMaxProcessSize(blockSize)
+        var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
+        var output = input
+        // R2's transient detector mistakes the rounding noise of mathematically clean signals
+        // (synthesised tones, digital silence) for hard peaks and drifts the pitch by ~2%.
+        // Dither at -120 dBFS, far below any real recording's noise floor, prevents that. The
+        // same seed on both passes keeps study and process input identical.
+        let dithered = settings.algorithm == .timeDomain && ditherTimeDomainInput
+        var dither = Dither()
+        // R2 computes its stretch profile from a study pass over the same input. R3 does not use
+        // one: its output is bit-identical without it, so the input is read only once.
+        if settings.algorithm == .timeDomain {
+            var offset = 0
+            while offset < count {
+                let n = min(blockSize, count - offset)
+                try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
+                if dithered { dither.add(to: &input, count: n) }
+                stretcher.study(input, count: n, final: offset + n == count)
+                offset += n
+            }
+            dither = Dither()
+        }
+        // Rubber Band drops output that overflows its buffer within one process call (4096
+        // frames in at time ratio 32 lost half the output), so each call gets only as much input
+        // as makes about one block of output, and the output is drained after every call.
+        // R2 runs a worker thread per channel, fed by this one: 1024 frames per call (as the
+        // rubberband CLI feeds it) keep the workers busy, where 4096 left them waiting (1.5-1.7
+        // cores in use instead of 1.7-1.75, measured). R3 works on this thread, where larger
+        // calls cost less per frame. The output is the same either way.
+        let feed = settings.algorithm == .timeDomain ? min(1024, blockSize) : blockSize
+        let chunk = max(16, min(feed, Int(Double(blockSize) / max(1, ratio))))
+        let wantedEnd = plan.fadeOutEnd
+        var produced: Int64 = 0
+        func drain() throws -> Bool {
+            while true {
+                let available = stretcher.available
+                if available < 0 { return true }
+                if available == 0 { return false }
+                let got = stretcher.retrieve(into: &output, count: min(available, blockSize))
+                try deliver(output, count: got, at: origin + produced, plan: plan, emit: emit)
+                produced += Int64(got)
+            }
+        }
+        var offset = 0
+        while offset < count {
+            let n = min(chunk, count - offset)
+            try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
+            if dithered { dither.add(to: &input, count: n) }
+            stretcher.process(input, count: n, final: offset + n == count)
+            offset += n
+            _ = try drain()
+            if origin + produced >= wantedEnd { return }
+        }
+        // Rubber Band can hold back output after the final block; keep asking until it says done.
+        // Ten seconds without a single new frame means the engine is stuck: that is an error,
+        // never a silently short output.
+        var idle = 0, before = produced
+        while !(try drain()) && origin + produced < wantedEnd {
+            if produced != before { idle = 0; before = produced }
+            idle += 1
+            if idle > 100_000 {
+                throw TimePitchError.engine("Rubber Band stopped producing audio \(origin + produced - plan.outStart) frames into a segment of \(plan.outCount); the output would be short")
+            }
+            usleep(100)
+        }
+    }
+
+    /// Reads source frames for `plan`; past the end of a piece that ends at an onset, silence,
+    /// so that the onset cannot leak into it.
+    func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, into buffer: inout [[Float]]) throws {
+        try source.read(at: position, count: count, into: &buffer)
+        guard let silent = plan.silentFrom, position + Int64(count) > silent else { return }
+        let from = Int(max(0, silent - position))
+        for c in buffer.indices { for i in from..<count { buffer[c][i] = 0 } }
+    }
+
+    func resample(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+        let ratio = Double(plan.outCount) / Double(plan.sourceCount)
+        let (first, count, origin) = context(plan, ratio: ratio)
+        let resampler = try Resampler(channels: format.channels, rate: plan.rate!, sampleRate: format.sampleRate)
+        var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
+        var produced: Int64 = 0
+        var offset = 0
+        let wantedEnd = plan.outEnd + Int64(plan.fadeOut)
+        while offset < count || offset == count {
+            let n = min(blockSize, count - offset)
+            if n > 0 { try source.read(at: first + Int64(offset), count: n, into: &input) }
+            let (output, got) = try resampler.convert(input, count: n, flush: n == 0)
+            try deliver(output, count: got, at: origin + produced, plan: plan, emit: emit)
+            produced += Int64(got)
+            if n == 0 || origin + produced >= wantedEnd { break }
+            offset += n
+        }
+    }
+
+    /// Passes on the part of a block of output that falls inside the segment and its fades.
+    func deliver(_ block: [[Float]], count: Int, at position: Int64, plan: Plan,
+                         emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+        let lower = plan.fadeInStart, upper = plan.fadeOutEnd
+        let from = max(position, lower), to = min(position + Int64(count), upper)
+        guard to > from else { return }
+        if from > position {
+            // Before the segment's fade-in: only at its start, where the mixer may not have
+            // flushed that far yet, so drop it explicitly.
+            let skip = Int(from - position), n = Int(to - from)
+            try emit(block.map { Array($0[skip..<(skip + n)]) }, n, from)
+            return
+        }
+        // The mixer ignores frames before what it has flushed; trimming the tail is all that
+        // is left, and that only at a segment's very end.
+        if to == position + Int64(count) {
+            try emit(block, count, position)
+        } else {
+            try emit(block, Int(to - position), position)
+        }
+    }
+}
