@@ -31,7 +31,7 @@ public struct Composition: Sendable, Hashable, Codable {
     /// Adds an empty track and returns it. Throws if the ID is taken.
     @discardableResult
     public mutating func addTrack(mediaType: MediaType, trackID: Int32) throws(CompositionError) -> CompositionTrack {
-        guard track(withID: trackID) == nil else { throw .noSuchTrack("track \(trackID) already exists") }
+        guard track(withID: trackID) == nil else { throw .duplicateTrack("track \(trackID) already exists") }
         let track = try CompositionTrack(trackID: trackID, mediaType: mediaType)
         tracks.append(track)
         return track

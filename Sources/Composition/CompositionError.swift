@@ -14,6 +14,10 @@ public enum CompositionError: Error, Equatable, Sendable {
     /// A time or range that falls outside the timeline or the source.
     case beyondTimeline(String)
     case noSuchTrack(String)
+    /// A track ID that the composition already uses.
+    case duplicateTrack(String)
+    /// The document on disk is no longer the one being worked on (another process edited it).
+    case documentChanged(String)
     /// A file with neither a video nor an audio track.
     case noMediaTracks(String)
     /// The project document could not be read as a slowpoke document.
@@ -34,7 +38,7 @@ public enum CompositionError: Error, Equatable, Sendable {
             "exact time arithmetic overflowed: \(what); the edit was not applied"
         case .invalidRational(let what), .invalidTime(let what), .invalidRange(let what),
              .notNumeric(let what), .rateOutOfRange(let what), .beyondTimeline(let what),
-             .noSuchTrack(let what), .noMediaTracks(let what):
+             .noSuchTrack(let what), .noMediaTracks(let what), .duplicateTrack(let what), .documentChanged(let what):
             what
         case .corruptDocument(let path, let reason):
             "\(path) is not a readable slowpoke document (\(reason)); it was left unchanged"

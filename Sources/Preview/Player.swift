@@ -5,40 +5,6 @@ public import Foundation
 import TimePitch
 internal import CSDL2
 
-/// How to start a preview.
-public struct PreviewOptions: Sendable {
-    /// The project document whose timeline plays, and where edits are saved.
-    public var document: URL
-    public var rate: Rational
-    public var algorithm: TimePitchAlgorithm
-    public var semitones: Int
-    /// Composition time to start at.
-    public var start: Time
-    /// False for audio only, with no window (keys then come from ``Player/run(keys:status:message:)``).
-    public var video: Bool
-    /// Start playing at once rather than paused.
-    public var autoplay: Bool
-
-    public init(document: URL, rate: Rational = .one, algorithm: TimePitchAlgorithm = .timeDomain, semitones: Int = 0,
-                start: Time = .zero, video: Bool = true, autoplay: Bool = false) {
-        self.document = document
-        self.rate = rate
-        self.algorithm = algorithm
-        self.semitones = semitones
-        self.start = start
-        self.video = video
-        self.autoplay = autoplay
-    }
-}
-
-/// What happened in a preview session, for the command to report.
-public struct PreviewSummary: Sendable {
-    /// Edits saved to the document, and undone, in order.
-    public var saved: [String] = []
-    /// The document's timeline length at the end.
-    public var duration: Time = .zero
-}
-
 /// The player: a window (or none) showing the composition's video at the time of the audio
 /// being heard, the live time-pitch engine for the audio, and the keys that steer both and
 /// edit the document.
@@ -49,22 +15,22 @@ public struct PreviewSummary: Sendable {
 /// calls ``run(keys:status:message:)``.
 public final class Player {
     public let options: PreviewOptions
-    public private(set) var settings: PlaybackSettings
-    private var document: ProjectDocument
-    private var composition: Composition
-    private let movie: URL
+    public internal(set) var settings: PlaybackSettings
+    var document: ProjectDocument
+    var composition: Composition
+    let movie: URL
     private let session: SDLSession
-    private var feeder: AudioFeeder?
+    var feeder: AudioFeeder?
     private var video: VideoView?
     private var reader: VideoFrameReader?
     /// Wall clock, when there is no audio: composition seconds at `wallAnchor`.
-    private var wallPosition: Double = 0
-    private var wallAnchor = Date()
+    var wallPosition: Double = 0
+    var wallAnchor = Date()
     /// Whether the composition audio's scaled sections were rendered with varispeed.
-    private var audioIsVarispeed: Bool
+    var audioIsVarispeed: Bool
     /// Whether the key list is on screen (h).
     private var showHelp = false
-    private var summary = PreviewSummary()
+    var summary = PreviewSummary()
 
     public init(options: PreviewOptions) throws {
         self.options = options
@@ -108,7 +74,7 @@ public final class Player {
         } else {
             seconds = wallPosition + (settings.playing ? Date().timeIntervalSince(wallAnchor) * settings.rate.doubleValue : 0)
         }
-        return Time(value: Int64((max(0, seconds) * 48000).rounded()), timescale: 48000)
+        return PlaybackClock.time(seconds: seconds)
     }
 
     /// Plays until q, Esc, a closed window or SIGINT/SIGTERM. `keys` is polled for keys that do
@@ -177,7 +143,7 @@ public final class Player {
     private func showVideo(at t: Time) throws -> Bool {
         guard let video else { return false }
         guard let reader, let track = composition.tracks(withMediaType: .video).first,
-              let presentation = try track.presentation(at: min(t, try track.duration - Time(value: 1, timescale: 48000))),
+              let presentation = try track.presentation(at: min(t, try track.duration - PlaybackClock.tick)),
               let source = presentation.sourceTime
         else {
             video.clearFrame()
@@ -195,29 +161,6 @@ public final class Player {
     }
 
     // MARK: Keys
-
-    static func key(for sym: SDL_Keycode) -> PreviewKey? {
-        switch sym {
-        case Int32(SDLK_SPACE.rawValue): return .playPause
-        case Int32(SDLK_LEFT.rawValue): return .slower
-        case Int32(SDLK_RIGHT.rawValue): return .faster
-        case Int32(SDLK_UP.rawValue): return .pitchUp
-        case Int32(SDLK_DOWN.rawValue): return .pitchDown
-        case Int32(SDLK_c.rawValue): return .chipmunk
-        case Int32(SDLK_a.rawValue): return .toggleStretch
-        case Int32(SDLK_COMMA.rawValue): return .stepBack
-        case Int32(SDLK_PERIOD.rawValue): return .stepForward
-        case Int32(SDLK_j.rawValue): return .seekBack
-        case Int32(SDLK_l.rawValue): return .seekForward
-        case Int32(SDLK_LEFTBRACKET.rawValue): return .markStart
-        case Int32(SDLK_RIGHTBRACKET.rawValue): return .markEnd
-        case Int32(SDLK_RETURN.rawValue), Int32(SDLK_KP_ENTER.rawValue): return .apply
-        case Int32(SDLK_u.rawValue): return .undo
-        case Int32(SDLK_h.rawValue): return .help
-        case Int32(SDLK_q.rawValue), Int32(SDLK_ESCAPE.rawValue): return .quit
-        default: return nil
-        }
-    }
 
     private func handle(_ key: PreviewKey, message: (String) -> Void) throws {
         switch key {
@@ -242,7 +185,7 @@ public final class Player {
             try seek(to: try frameStep(from: currentTime, forward: key == .stepForward))
         case .seekBack, .seekForward:
             let t = currentTime.seconds + (key == .seekForward ? 5 : -5)
-            try seek(to: Time(value: Int64((max(0, t) * 48000).rounded()), timescale: 48000))
+            try seek(to: PlaybackClock.time(seconds: t))
         case .markStart: settings.markIn = currentTime
         case .markEnd: settings.markOut = currentTime
         case .apply: try applyEdit(message: message)
@@ -288,65 +231,6 @@ public final class Player {
         let track = composition.tracks(withMediaType: .video).first ?? composition.tracks.first
         let rate = (try track?.presentation(at: t))??.rate?.doubleValue ?? 1
         let seconds = t.seconds + (forward ? 1 : -1) * frame / rate
-        return Time(value: Int64((max(0, seconds) * 48000).rounded()), timescale: 48000)
-    }
-
-    // MARK: Editing
-
-    private func applyEdit(message: (String) -> Void) throws {
-        guard let range = settings.markedRange else {
-            message("mark the range's start with [ and its end with ] first")
-            return
-        }
-        guard settings.rate != .one else {
-            message("the rate is 1x, so the range would not change; pick a rate with ← and → first")
-            return
-        }
-        let edit = try Edit.scale(range: range, rate: settings.rate)
-        try save(message: message) { (document: inout ProjectDocument) throws(CompositionError) in
-            try document.apply(edit)
-            return edit.summary
-        }
-        settings.markIn = nil
-        settings.markOut = nil
-    }
-
-    private func undo(message: (String) -> Void) throws {
-        try save(message: message) { (document: inout ProjectDocument) throws(CompositionError) in
-            "undid: " + (try document.undo()).summary
-        }
-    }
-
-    /// Changes the document on disk (locked, atomically replaced), then plays the new timeline
-    /// from the same moment of the movie.
-    private func save(message: (String) -> Void,
-                      _ change: (inout ProjectDocument) throws(CompositionError) -> String) throws {
-        let expected = composition
-        let (note, updated) = try DocumentStore.modify(options.document) { (document: inout ProjectDocument) throws(CompositionError) in
-            guard document.timeline == expected else {
-                throw CompositionError.invalidRange("the document changed on disk while previewing; quit and start the preview again")
-            }
-            let note = try change(&document)
-            return (note, document)
-        }
-        let before = currentTime
-        let anchorTrack = composition.tracks(withMediaType: .video).first ?? composition.tracks.first
-        let sourceTime = (try anchorTrack?.presentation(at: before))??.sourceTime
-        document = updated
-        composition = updated.timeline
-        var after = min(before, composition.duration)
-        if let sourceTime, let track = composition.tracks.first(where: { $0.trackID == anchorTrack?.trackID }) {
-            let times = try track.compositionTimes(forSourceTime: sourceTime)
-            if let nearest = times.min(by: { abs($0.seconds - before.seconds) < abs($1.seconds - before.seconds) }) { after = nearest }
-        }
-        if let feeder, let track = composition.tracks(withMediaType: .audio).first {
-            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
-            try feeder.seek(to: after.seconds * Double(feeder.format.sampleRate), audio: audio)
-            audioIsVarispeed = settings.algorithm == .varispeed
-        }
-        wallPosition = after.seconds
-        wallAnchor = Date()
-        summary.saved.append(note)
-        message("saved: \(note); the timeline is now \(composition.duration)")
+        return PlaybackClock.time(seconds: seconds)
     }
 }

@@ -1,44 +1,6 @@
 public import Composition
 public import TimePitch
 
-/// A key the player understands, whether it came from the window or the terminal.
-public enum PreviewKey: Sendable, Hashable {
-    case playPause, slower, faster, pitchUp, pitchDown, chipmunk, toggleStretch
-    case stepBack, stepForward, seekBack, seekForward, markStart, markEnd, apply, undo, help, quit
-}
-
-/// The key list, as `--help` and the `h` overlay show it.
-public let previewKeyHelp: [(keys: String, action: String)] = [
-    ("space", "play / pause"),
-    ("← / →", "rate down / up the ladder 1/32 … 3/4, 1, 1.25, 1.5, 2 … 32"),
-    ("↑ / ↓", "pitch ±1 semitone"),
-    ("c", "chipmunk: toggle varispeed"),
-    ("a", "toggle spectral / timeDomain"),
-    (", / .", "step one frame back / forward (paused)"),
-    ("j / l", "seek −5 s / +5 s"),
-    ("[ / ]", "mark the edit range's start / end"),
-    ("Enter", "scale the marked range to the current rate; save"),
-    ("u", "undo the last edit; save"),
-    ("h", "show / hide this list"),
-    ("q / Esc", "quit"),
-]
-
-/// The rates ← and → step through.
-public enum RateLadder {
-    public static let rates: [Rational] = [
-        try! Rational(1, 32), try! Rational(1, 16), try! Rational(1, 8), try! Rational(1, 4), try! Rational(1, 2),
-        try! Rational(3, 4), .one, try! Rational(5, 4), try! Rational(3, 2), try! Rational(2), try! Rational(4),
-        try! Rational(8), try! Rational(16), try! Rational(32),
-    ]
-
-    /// The next rate up (`direction` 1) or down (-1) from `rate`, which need not be on the ladder;
-    /// the same rate at either end.
-    public static func step(from rate: Rational, _ direction: Int) -> Rational {
-        if direction > 0 { return rates.first { $0.doubleValue > rate.doubleValue } ?? rate }
-        return rates.last { $0.doubleValue < rate.doubleValue } ?? rate
-    }
-}
-
 /// What the user has set: everything the status line shows except the clock. Plain state with
 /// no I/O, so its rules are tested on their own.
 public struct PlaybackSettings: Sendable, Hashable {

@@ -1,0 +1,65 @@
+import Composition
+import Foundation
+import Project
+
+/// The preview's edits: a marked range scaled to the current rate, and undo, each saved to the
+/// document at once and played from the same moment of the movie.
+extension Player {
+
+    func applyEdit(message: (String) -> Void) throws {
+        guard let range = settings.markedRange else {
+            message("mark the range's start with [ and its end with ] first")
+            return
+        }
+        guard settings.rate != .one else {
+            message("the rate is 1x, so the range would not change; pick a rate with ← and → first")
+            return
+        }
+        let edit = try Edit.scale(range: range, rate: settings.rate)
+        try save(message: message) { (document: inout ProjectDocument) throws(CompositionError) in
+            try document.apply(edit)
+            return edit.summary
+        }
+        settings.markIn = nil
+        settings.markOut = nil
+    }
+
+    func undo(message: (String) -> Void) throws {
+        try save(message: message) { (document: inout ProjectDocument) throws(CompositionError) in
+            "undid: " + (try document.undo()).summary
+        }
+    }
+
+    /// Changes the document on disk (locked, atomically replaced), then plays the new timeline
+    /// from the same moment of the movie.
+    private func save(message: (String) -> Void,
+                      _ change: (inout ProjectDocument) throws(CompositionError) -> String) throws {
+        let expected = composition
+        let (note, updated) = try DocumentStore.modify(options.document) { (document: inout ProjectDocument) throws(CompositionError) in
+            guard document.timeline == expected else {
+                throw CompositionError.documentChanged("the document changed on disk while previewing; quit and start the preview again")
+            }
+            let note = try change(&document)
+            return (note, document)
+        }
+        let before = currentTime
+        let anchorTrack = composition.tracks(withMediaType: .video).first ?? composition.tracks.first
+        let sourceTime = (try anchorTrack?.presentation(at: before))??.sourceTime
+        document = updated
+        composition = updated.timeline
+        var after = min(before, composition.duration)
+        if let sourceTime, let track = composition.tracks.first(where: { $0.trackID == anchorTrack?.trackID }) {
+            let times = try track.compositionTimes(forSourceTime: sourceTime)
+            if let nearest = times.min(by: { abs($0.seconds - before.seconds) < abs($1.seconds - before.seconds) }) { after = nearest }
+        }
+        if let feeder, let track = composition.tracks(withMediaType: .audio).first {
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
+            try feeder.seek(to: after.seconds * Double(feeder.format.sampleRate), audio: audio)
+            audioIsVarispeed = settings.algorithm == .varispeed
+        }
+        wallPosition = after.seconds
+        wallAnchor = Date()
+        summary.saved.append(note)
+        message("saved: \(note); the timeline is now \(composition.duration)")
+    }
+}

@@ -1,0 +1,21 @@
+/// A key the player understands, whether it came from the window or the terminal.
+public enum PreviewKey: Sendable, Hashable {
+    case playPause, slower, faster, pitchUp, pitchDown, chipmunk, toggleStretch
+    case stepBack, stepForward, seekBack, seekForward, markStart, markEnd, apply, undo, help, quit
+}
+
+/// The key list, as `--help` and the `h` overlay show it.
+public let previewKeyHelp: [(keys: String, action: String)] = [
+    ("space", "play / pause"),
+    ("← / →", "rate down / up the ladder 1/32 … 3/4, 1, 1.25, 1.5, 2 … 32"),
+    ("↑ / ↓", "pitch ±1 semitone"),
+    ("c", "chipmunk: toggle varispeed"),
+    ("a", "toggle spectral / timeDomain"),
+    (", / .", "step one frame back / forward (paused)"),
+    ("j / l", "seek −5 s / +5 s"),
+    ("[ / ]", "mark the edit range's start / end"),
+    ("Enter", "scale the marked range to the current rate; save"),
+    ("u", "undo the last edit; save"),
+    ("h", "show / hide this list"),
+    ("q / Esc", "quit"),
+]

@@ -1,0 +1,29 @@
+public import Composition
+public import Foundation
+public import TimePitch
+
+/// How to start a preview.
+public struct PreviewOptions: Sendable {
+    /// The project document whose timeline plays, and where edits are saved.
+    public var document: URL
+    public var rate: Rational
+    public var algorithm: TimePitchAlgorithm
+    public var semitones: Int
+    /// Composition time to start at.
+    public var start: Time
+    /// False for audio only, with no window (keys then come from ``Player/run(keys:status:message:)``).
+    public var video: Bool
+    /// Start playing at once rather than paused.
+    public var autoplay: Bool
+
+    public init(document: URL, rate: Rational = .one, algorithm: TimePitchAlgorithm = .timeDomain, semitones: Int = 0,
+                start: Time = .zero, video: Bool = true, autoplay: Bool = false) {
+        self.document = document
+        self.rate = rate
+        self.algorithm = algorithm
+        self.semitones = semitones
+        self.start = start
+        self.video = video
+        self.autoplay = autoplay
+    }
+}

@@ -1,0 +1,9 @@
+public import Composition
+
+/// What happened in a preview session, for the command to report.
+public struct PreviewSummary: Sendable {
+    /// Edits saved to the document, and undone, in order.
+    public var saved: [String] = []
+    /// The document's timeline length at the end.
+    public var duration: Time = .zero
+}
