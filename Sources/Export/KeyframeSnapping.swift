@@ -31,7 +31,7 @@ enum KeyframeSnapping {
             return low < keyframes.count ? keyframes[low] : nil
         }
         // Pieces: (source range, rate), or a gap's duration.
-        var pieces: [(source: TimeRange?, rate: Rational?, gap: Time)] = segments.map { ($0.source, $0.rate, $0.target.duration) }
+        var pieces = segments.map(TimelinePiece.init)
         var cuts: [Cut] = []
         var i = 0
         while i < pieces.count - 1 {
@@ -62,21 +62,6 @@ enum KeyframeSnapping {
             }
             i += 1
         }
-        // Lay out again: each media piece keeps its rate; gaps keep their length.
-        var result: [CompositionTrackSegment] = []
-        var start = Time.zero
-        for piece in pieces {
-            if let source = piece.source, let rate = piece.rate {
-                guard source.duration > .zero else { continue }
-                let target = try TimeRange(start: start, duration: source.duration.multiplied(by: rate.reciprocal))
-                result.append(try CompositionTrackSegment(source: source, target: target))
-                start = target.end
-            } else if piece.gap > .zero {
-                let target = try TimeRange(start: start, duration: piece.gap)
-                result.append(try CompositionTrackSegment(emptyTarget: target))
-                start = target.end
-            }
-        }
-        return (result, cuts)
+        return (try TimelinePiece.laidOut(pieces), cuts)
     }
 }

@@ -6,20 +6,24 @@ import TimePitch
 /// A composition's audio track at its natural speed, read by composition frame: the input of
 /// the live time-pitch engine, which then plays it at the user's rate.
 ///
-/// Segments at rate 1 read the movie directly. Scaled segments are rendered once, when the
-/// composition is loaded, by the offline ``TimelineRenderer`` (pitch kept, or following the
-/// rate under varispeed) and kept in memory; a scaled section of s seconds at rate r costs
-/// s / r seconds of audio.
+/// Stretches at rate 1 read the movie directly. Everything else, every scaled segment and every
+/// join where the source jumps (a cut, a gap's edges), is rendered once, when the composition is
+/// loaded, by the offline ``TimelineRenderer`` that export uses, with enough of its neighbours
+/// that the joins fade exactly as they will in the exported file, and kept in memory: a scaled
+/// section of s seconds at rate r costs s / r seconds of audio, a join a few milliseconds.
 final class CompositionAudio {
     let format: AudioFormat
     let frameCount: Int64
     private let reader: AudioFileReader
+    private enum Content {
+        case silence
+        /// The source frame that plays at the piece's start.
+        case source(Int64)
+        case rendered([[Float]])
+    }
     private struct Piece {
         let start: Int64, end: Int64
-        /// Source frame of `start`, for rate-1 pieces.
-        let sourceStart: Int64?
-        /// Rendered audio, for scaled pieces.
-        let rendered: [[Float]]?
+        let content: Content
     }
     private let pieces: [Piece]
     private var scratch: [[Float]]
@@ -27,32 +31,110 @@ final class CompositionAudio {
     init(movie: URL, track: CompositionTrack, varispeed: Bool) throws {
         reader = try AudioFileReader(url: movie)
         format = reader.format
-        let rate = Int32(format.sampleRate)
-        func frames(_ t: Time) throws -> Int64 { try t.rescaled(to: rate, rounding: .toNearestOrAwayFromZero).value }
         let renderer = TimelineRenderer(format: format, settings: try TimePitchSettings(algorithm: varispeed ? .varispeed : .timeDomain))
         renderer.ditherTimeDomainInput = !reader.hasCoarseQuantisation
+        let framesPerSecond = Int32(format.sampleRate)
+        let spans = try FrameSpan.spans(of: track.segments, framesPerSecond: framesPerSecond)
+        let total = spans.last?.target.upperBound ?? 0
+        // Neighbours rendered on each side of a region: twice a join's fade, so every fade in
+        // the region is as wide as in the whole timeline.
+        let margin = Int64(renderer.crossfadeHalfWidth) * 4
         var pieces: [Piece] = []
-        for segment in track.segments {
-            let start = try frames(segment.target.start), end = try frames(segment.target.end)
-            guard end > start else { continue }
-            guard let source = segment.source, let segmentRate = segment.rate else {
-                pieces.append(Piece(start: start, end: end, sourceStart: nil, rendered: nil))
-                continue
-            }
-            if segmentRate == .one {
-                pieces.append(Piece(start: start, end: end, sourceStart: try frames(source.start), rendered: nil))
-                continue
-            }
-            let alone = try CompositionTrackSegment(source: source, target: TimeRange(start: .zero, duration: segment.target.duration))
-            var out = [[Float]](repeating: [], count: format.channels)
-            try renderer.render([alone], from: reader, to: { block, count in
-                for c in out.indices { out[c].append(contentsOf: block[c][0..<count]) }
-            })
-            pieces.append(Piece(start: start, end: end, sourceStart: nil, rendered: out))
+        var position: Int64 = 0
+        for region in Self.renderedRegions(spans, fade: Int64(renderer.crossfadeHalfWidth), merging: 2 * margin, total: total) {
+            pieces += Self.direct(spans, from: position, to: region.lowerBound)
+            let rendered = try Self.render(region, of: track.segments, margin: margin, framesPerSecond: framesPerSecond,
+                                           renderer: renderer, reader: reader)
+            pieces.append(Piece(start: region.lowerBound, end: region.upperBound, content: .rendered(rendered)))
+            position = region.upperBound
         }
+        pieces += Self.direct(spans, from: position, to: total)
         self.pieces = pieces
-        frameCount = pieces.last?.end ?? 0
+        frameCount = total
         scratch = [[Float]](repeating: [Float](repeating: 0, count: 4096), count: format.channels)
+    }
+
+    /// Frames that must come from the renderer, in order: each span not played at rate 1 and
+    /// each join where the source does not simply continue, `fade` frames either side; regions
+    /// closer than `merging` become one.
+    private static func renderedRegions(_ spans: [FrameSpan], fade: Int64, merging: Int64, total: Int64) -> [Range<Int64>] {
+        var regions: [Range<Int64>] = []
+        func add(_ lower: Int64, _ upper: Int64) {
+            let range = max(0, lower)..<min(total, upper)
+            guard !range.isEmpty else { return }
+            if let last = regions.last, range.lowerBound <= last.upperBound + merging {
+                regions[regions.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                regions.append(range)
+            }
+        }
+        for (i, span) in spans.enumerated() {
+            if span.source != nil, span.rate != .one { add(span.target.lowerBound - fade, span.target.upperBound + fade) }
+            guard i + 1 < spans.count else { continue }
+            let next = spans[i + 1]
+            let continues = span.rate == .one && next.rate == .one && span.source != nil && span.source?.upperBound == next.source?.lowerBound
+            let silent = span.source == nil && next.source == nil
+            if !continues && !silent { add(next.target.lowerBound - fade, next.target.lowerBound + fade) }
+        }
+        return regions
+    }
+
+    /// Pieces read straight from the movie (rate 1) or silent (gaps) over `[from, to)`, which no
+    /// scaled span overlaps.
+    private static func direct(_ spans: [FrameSpan], from: Int64, to: Int64) -> [Piece] {
+        spans.compactMap { span in
+            let a = max(from, span.target.lowerBound), b = min(to, span.target.upperBound)
+            guard a < b else { return nil }
+            guard let source = span.source else { return Piece(start: a, end: b, content: .silence) }
+            return Piece(start: a, end: b, content: .source(source.lowerBound + (a - span.target.lowerBound)))
+        }
+    }
+
+    /// Output frames `region` of the timeline, rendered from the segments around it: rate-1
+    /// segments and gaps trimmed to `margin` frames beyond it, scaled ones whole, laid out from a
+    /// whole frame so that every position matches the full timeline's.
+    private static func render(_ region: Range<Int64>, of segments: [CompositionTrackSegment], margin: Int64,
+                               framesPerSecond: Int32, renderer: TimelineRenderer, reader: AudioFileReader) throws -> [[Float]] {
+        func time(_ frame: Int64) -> Time { Time(value: frame, timescale: framesPerSecond) }
+        func frame(_ t: Time) throws -> Int64 { try t.rescaled(to: framesPerSecond, rounding: .down).value }
+        func nearest(_ t: Time) throws -> Int64 { try t.rescaled(to: framesPerSecond, rounding: .toNearestOrAwayFromZero).value }
+        let low = time(max(0, region.lowerBound - margin)), high = time(region.upperBound + margin)
+        var window: [CompositionTrackSegment] = []
+        for segment in segments where segment.target.end > low && segment.target.start < high {
+            if segment.rate != nil && segment.rate != .one { window.append(segment); continue }
+            let start = max(segment.target.start, low), end = min(segment.target.end, high)
+            let target = try TimeRange(start: start, end: end)
+            if let source = segment.source {
+                // Trimmed at a whole frame, its source starts at the very frame the whole
+                // segment plays there (not at a rounding of the exact time, one frame off).
+                let sourceStart = start == segment.target.start ? source.start
+                    : time(try nearest(source.start) + (try nearest(start) - (try nearest(segment.target.start))))
+                window.append(try CompositionTrackSegment(source: try TimeRange(start: sourceStart, duration: end - start), target: target))
+            } else {
+                window.append(try CompositionTrackSegment(emptyTarget: target))
+            }
+        }
+        guard let first = window.first else { return [] }
+        let origin = try frame(first.target.start)
+        let shift = time(origin)
+        var shifted: [CompositionTrackSegment] = []
+        if first.target.start > shift { shifted.append(try CompositionTrackSegment(emptyTarget: try TimeRange(start: .zero, end: first.target.start - shift))) }
+        for segment in window {
+            let target = try TimeRange(start: segment.target.start - shift, end: segment.target.end - shift)
+            if let source = segment.source { shifted.append(try CompositionTrackSegment(source: source, target: target)) }
+            else { shifted.append(try CompositionTrackSegment(emptyTarget: target)) }
+        }
+        let keep = (region.lowerBound - origin)..<(region.upperBound - origin)
+        var out = [[Float]](repeating: [], count: reader.format.channels)
+        var written: Int64 = 0
+        try renderer.render(shifted, from: reader, to: { block, count in
+            let a = max(written, keep.lowerBound), b = min(written + Int64(count), keep.upperBound)
+            if a < b {
+                for c in out.indices { out[c].append(contentsOf: block[c][Int(a - written)..<Int(b - written)]) }
+            }
+            written += Int64(count)
+        })
+        return out
     }
 
     /// `count` frames from composition frame `from`; silence outside the track and in gaps.
@@ -64,11 +146,13 @@ final class CompositionAudio {
             let piece = pieces[index]
             let a = max(from, piece.start), b = min(end, piece.end)
             let n = Int(b - a), offset = Int(a - from)
-            if let sourceStart = piece.sourceStart {
+            switch piece.content {
+            case .silence: break
+            case .source(let sourceStart):
                 if scratch[0].count < n { scratch = [[Float]](repeating: [Float](repeating: 0, count: n), count: format.channels) }
                 try reader.read(at: sourceStart + (a - piece.start), count: n, into: &scratch)
                 for c in out.indices { out[c].replaceSubrange(offset..<(offset + n), with: scratch[c][0..<n]) }
-            } else if let rendered = piece.rendered {
+            case .rendered(let rendered):
                 let first = Int(a - piece.start)
                 for c in out.indices {
                     let available = max(0, min(n, rendered[c].count - first))

@@ -41,26 +41,25 @@ extension TimelineRenderer {
     /// Lays the segments out in output frames. `sourceOrigin` is the source frame of source
     /// time 0.
     func plan(_ segments: [CompositionTrackSegment], sourceOrigin: Int64) throws -> [Plan] {
-        let rate = Int32(format.sampleRate)
-        func frames(_ t: Time) throws -> Int64 { try t.rescaled(to: rate, rounding: .toNearestOrAwayFromZero).value }
-        var plans: [Plan] = []
-        for segment in segments {
-            let outStart = try frames(segment.target.start), outEnd = try frames(segment.target.end)
-            guard outEnd > outStart else { continue }
-            guard let source = segment.source, let segmentRate = segment.rate else {
-                plans.append(Plan(kind: .gap, outStart: outStart, outEnd: outEnd, sourceStart: 0, sourceEnd: 0, rate: nil))
-                continue
+        let plans = try FrameSpan.spans(of: segments, framesPerSecond: Int32(format.sampleRate), sourceOrigin: sourceOrigin)
+            .map { span -> Plan in
+                guard let source = span.source, let rate = span.rate else {
+                    return Plan(kind: .gap, outStart: span.target.lowerBound, outEnd: span.target.upperBound, sourceStart: 0, sourceEnd: 0, rate: nil)
+                }
+                let kind: Kind
+                if rate == .one && settings.semitones == 0 { kind = .copy }
+                else if settings.algorithm == .varispeed { kind = .resample }
+                else { kind = .stretch }
+                return Plan(kind: kind, outStart: span.target.lowerBound, outEnd: span.target.upperBound,
+                            sourceStart: source.lowerBound, sourceEnd: source.upperBound, rate: rate)
             }
-            let kind: Kind
-            if segmentRate == .one && settings.semitones == 0 { kind = .copy }
-            else if settings.algorithm == .varispeed { kind = .resample }
-            else { kind = .stretch }
-            plans.append(Plan(kind: kind, outStart: outStart, outEnd: outEnd,
-                              sourceStart: try frames(source.start) + sourceOrigin,
-                              sourceEnd: try frames(source.end) + sourceOrigin, rate: segmentRate))
-        }
-        // Each join fades over the same width from both sides, never more than half of either
-        // neighbour, so the ramps inside one segment never overlap.
+        return withJoins(plans)
+    }
+
+    /// Each join fades over the same width from both sides, never more than half of either
+    /// neighbour, so the ramps inside one segment never overlap.
+    private func withJoins(_ plans: [Plan]) -> [Plan] {
+        var plans = plans
         for i in plans.indices.dropLast() {
             let h = Int(min(Int64(crossfadeHalfWidth), plans[i].outCount / 2, plans[i + 1].outCount / 2))
             plans[i].fadeOut = h
