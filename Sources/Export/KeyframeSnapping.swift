@@ -1,66 +1,99 @@
 import Composition
 
-/// Passthrough copies compressed frames, so a cut can only resume at a keyframe. This moves
-/// every cut in a timeline to keyframes: a removed source range `[e, s)` becomes `[K(e), K(s))`,
-/// where `K(x)` is the first keyframe at or after `x`. The frames before the cut keep their whole
-/// group of pictures (so B-frames never lose a reference), and the frames after it start at a
-/// keyframe. Segments keep their rates; the timeline is laid out again.
+/// Passthrough copies compressed frames, so a run of copied frames can only resume at a
+/// keyframe and can only end where no kept frame refers to a dropped one (``CutPoints``). This
+/// moves every cut of the whole timeline, after all its edits, to such points:
+///
+/// - The source the timeline skips is found first, as maximal ranges: before the first piece,
+///   between consecutive pieces (however many edits made them), and after the last.
+/// - A skipped range `[x, y)` becomes `[stop(x), resume(y))`: it ends a little earlier when
+///   B-frames shown before `x` depend on frames after it, and resumes at the next keyframe.
+///   When that keyframe lies further past `y` than the range is long, cutting would lose more
+///   of what the timeline keeps than it removes, so the range is kept instead (played at the
+///   rate of the piece before it).
+/// - Snapped ranges that overlap merge, and every piece loses what they cover. Pieces keep
+///   their rates and gaps their lengths; the timeline is laid out again.
 enum KeyframeSnapping {
     struct Cut: Equatable {
-        /// What the timeline asked to remove, in source time.
+        /// What the timeline skips, in source time.
         let requested: TimeRange
-        /// What passthrough removes; nil when no keyframe falls inside it and nothing is cut.
+        /// What passthrough removes for it (merged with its neighbours' when they overlap); nil
+        /// when it is kept.
         let actual: TimeRange?
     }
 
     /// Whether the timeline plays its media without skipping any source in between (gaps aside),
-    /// so that ``snap(_:keyframes:)`` has no cut to move, whatever the keyframes.
+    /// so that no cut between pieces can move.
     static func removesNothing(_ segments: [CompositionTrackSegment]) -> Bool {
         let sources = segments.compactMap(\.source)
         return zip(sources, sources.dropFirst()).allSatisfy { $0.end == $1.start }
     }
 
-    /// The segments with every cut moved to keyframes, and what each cut became.
-    static func snap(_ segments: [CompositionTrackSegment], keyframes: [Time]) throws -> ([CompositionTrackSegment], [Cut]) {
-        func keyframe(atOrAfter t: Time) -> Time? {
-            var low = 0, high = keyframes.count
-            while low < high {
-                let mid = (low + high) / 2
-                if keyframes[mid] < t { low = mid + 1 } else { high = mid }
-            }
-            return low < keyframes.count ? keyframes[low] : nil
-        }
-        // Pieces: (source range, rate), or a gap's duration.
+    /// The segments with every cut moved to where passthrough can make it, and what each
+    /// skipped range became.
+    static func snap(_ segments: [CompositionTrackSegment], points: CutPoints) throws -> ([CompositionTrackSegment], [Cut]) {
         var pieces = segments.map(TimelinePiece.init)
-        var cuts: [Cut] = []
-        var i = 0
-        while i < pieces.count - 1 {
-            // The next media piece after i (skipping gaps).
-            guard let a = pieces[i].source, let j = pieces[(i + 1)...].firstIndex(where: { $0.source != nil }),
-                  let b = pieces[j].source else { i += 1; continue }
-            if b.start < a.end {
-                throw ExportError.unsupported("the timeline plays source \(b.start) again after \(a.end); passthrough cannot repeat frames (use --fps)")
-            }
-            guard b.start > a.end else { i += 1; continue }
-            let requested = try TimeRange(start: a.end, end: b.start)
-            let resume = keyframe(atOrAfter: b.start) ?? b.end
-            let stop = keyframe(atOrAfter: a.end) ?? a.end
-            if stop >= resume {
-                // No keyframe inside the removed range: cutting would leave undecodable frames,
-                // so the whole range stays.
-                cuts.append(Cut(requested: requested, actual: nil))
-                pieces[i].source = try TimeRange(start: a.start, end: b.start)
+        let media = pieces.indices.filter { pieces[$0].source != nil }
+        guard let firstMedia = media.first, let lastMedia = media.last else { return (segments, []) }
+        for (i, j) in zip(media, media.dropFirst()) where pieces[j].source!.start < pieces[i].source!.end {
+            throw ExportError.unsupported("the timeline plays source \(pieces[j].source!.start) again after \(pieces[i].source!.end); passthrough cannot repeat frames (use --fps)")
+        }
+        // 1. What the timeline skips: (range, index of the piece before it or nil).
+        var skipped: [(range: TimeRange, before: Int?)] = []
+        let firstStart = pieces[firstMedia].source!.start
+        if firstStart > .zero { skipped.append((try TimeRange(start: .zero, end: firstStart), nil)) }
+        for (i, j) in zip(media, media.dropFirst()) where pieces[j].source!.start > pieces[i].source!.end {
+            skipped.append((try TimeRange(start: pieces[i].source!.end, end: pieces[j].source!.start), i))
+        }
+        let lastEnd = pieces[lastMedia].source!.end
+        if lastEnd < points.end { skipped.append((try TimeRange(start: lastEnd, end: points.end), lastMedia)) }
+
+        // 2. Each becomes a cut passthrough can make, or is kept.
+        var removals: [TimeRange] = []
+        var decided: [(TimeRange, TimeRange?)] = []
+        for (range, before) in skipped {
+            let stop = before == nil ? range.start : points.stop(atOrBefore: range.start)
+            let resume = range.end >= points.end ? points.end : points.resume(atOrAfter: range.end)
+            if let resume, try resume - range.end <= range.duration {
+                let actual = try TimeRange(start: stop, end: resume)
+                removals.append(actual)
+                decided.append((range, actual))
             } else {
-                cuts.append(Cut(requested: requested, actual: try TimeRange(start: stop, end: resume)))
-                pieces[i].source = try TimeRange(start: a.start, end: stop)
-                if resume < b.end {
-                    pieces[j].source = try TimeRange(start: resume, end: b.end)
-                } else {
-                    pieces[j].source = nil
-                    pieces[j].gap = .zero
-                }
+                // Keep it: the piece before plays on through it (the first piece starts earlier).
+                let i = before ?? firstMedia
+                let source = pieces[i].source!
+                pieces[i].source = try TimeRange(start: min(source.start, range.start), end: max(source.end, range.end))
+                decided.append((range, nil))
             }
-            i += 1
+        }
+
+        // 3. Merge overlapping removals; each piece loses what they cover.
+        var merged: [TimeRange] = []
+        for r in removals.sorted(by: { $0.start < $1.start }) {
+            if let last = merged.last, r.start <= last.end {
+                merged[merged.count - 1] = try TimeRange(start: last.start, end: max(last.end, r.end))
+            } else {
+                merged.append(r)
+            }
+        }
+        for i in media {
+            guard var source = pieces[i].source else { continue }
+            for r in merged where r.start < source.end && r.end > source.start {
+                if r.start <= source.start && r.end >= source.end {
+                    pieces[i].gap = .zero
+                    pieces[i].source = nil
+                    break
+                }
+                if r.start <= source.start { source = try TimeRange(start: r.end, end: source.end) }
+                else if r.end >= source.end { source = try TimeRange(start: source.start, end: r.start) }
+                else { throw ExportError.unsupported("internal: a cut at \(r) falls inside the kept source \(source)") }
+            }
+            if pieces[i].source != nil { pieces[i].source = source }
+        }
+        let cuts = try decided.map { requested, actual in
+            // A kept range can still fall inside a neighbour's removal.
+            let covering = actual ?? requested
+            return Cut(requested: requested, actual: merged.first { $0.start <= covering.start && $0.end >= covering.end } ?? actual)
         }
         return (try TimelinePiece.laidOut(pieces), cuts)
     }

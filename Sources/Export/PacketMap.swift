@@ -58,6 +58,7 @@ struct PacketMap {
             let next = segments.first { ($0.source?.start ?? d) > d }
             return next?.target.start ?? last.target.end
         }
+        let decodeTimes = try Self.decodeTimes(packets)
         for (index, packet) in packets.enumerated() {
             guard let pts = try map(packet.pts) else {
                 dropped += 1
@@ -65,7 +66,7 @@ struct PacketMap {
             }
             let end = try map(packet.pts + packet.duration)
                 ?? (try Self.endOfFrame(pts: packet.pts, duration: packet.duration, track: track))
-            mapped.append((index, pts, try mapDecode(packet.dts), end))
+            mapped.append((index, pts, try mapDecode(decodeTimes[index]), end))
         }
         // The exact timescale: the least common multiple of every mapped time's denominator.
         var lcm: Int64 = Int64(preferred)
@@ -102,6 +103,24 @@ struct PacketMap {
         self.timescale = timescale
         self.exact = exact
         self.dropped = dropped
+    }
+
+    /// Decode times made from the presentation times: the k-th decoded frame is decoded when
+    /// the frame k - d in presentation order is shown, d being the stream's reorder depth (the
+    /// least delay that decodes no frame after it is shown). Matroska stores no decode times and
+    /// libavformat's guesses break once mapped; stored ones can lie in another segment than
+    /// their frame. These are frame times, so any monotonic time map keeps each at or before its
+    /// frame's presentation, and strictly increasing.
+    static func decodeTimes(_ packets: [SourcePacket]) throws -> [Time] {
+        let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts || (packets[$0].pts == packets[$1].pts && $0 < $1) }
+        guard let first = order.first else { return [] }
+        var rank = [Int](repeating: 0, count: packets.count)
+        for (r, i) in order.enumerated() { rank[i] = r }
+        let depth = max(0, packets.indices.map { $0 - rank[$0] }.max() ?? 0)
+        let step = packets[first].duration > .zero ? packets[first].duration : Time(value: 1, timescale: 1000)
+        return try packets.indices.map { i in
+            i >= depth ? packets[order[i - depth]].pts : try packets[first].pts - step.multiplied(by: Rational(Int64(depth - i), 1))
+        }
     }
 
     /// The composition time at which a frame that starts at `pts` stops showing, when its end

@@ -69,12 +69,16 @@ public struct PassthroughExporter {
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
         // 2. Cuts move to keyframes; the audio follows the same timeline.
-        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, keyframes: scan.keyframes)
+        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, points: scan.cutPoints)
+        var reported: [TimeRange] = []
         for cut in cuts {
-            if let actual = cut.actual, actual != cut.requested {
-                warning("passthrough cuts at keyframes: the removal of source \(cut.requested) became \(actual)")
-            } else if cut.actual == nil {
-                warning("passthrough cannot remove source \(cut.requested): no keyframe falls inside it (export with --fps to cut exactly)")
+            if let actual = cut.actual {
+                guard actual != cut.requested, !reported.contains(actual) else { continue }
+                reported.append(actual)
+                let requested = cuts.filter { $0.actual == actual }.map { "\($0.requested)" }.joined(separator: ", ")
+                warning("passthrough cuts where the copied frames can be decoded: the removal of source \(requested) became \(actual) (export with --fps to cut exactly)")
+            } else {
+                warning("passthrough cannot remove source \(cut.requested): the next keyframe is too far after it, and cutting there would lose more than it removes, so it stays (export with --fps to cut exactly)")
             }
         }
         if segments.contains(where: \.isEmpty) {

@@ -23,6 +23,8 @@ struct VideoScan {
     var end: Time = .zero
     /// Whether frame i (in presentation order) is a keyframe.
     var isKey: [Bool] = []
+    /// Where passthrough may end and resume copying.
+    var cutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
 
     /// The earliest presentation time among the video packets up to the third keyframe (at
     /// most 300 packets): the movie's first frame, and so ``origin``, in every ordinary stream.
@@ -63,6 +65,9 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var raw: [(pts: Int64, dts: Int64, duration: Int64, key: Bool)] = []
+        // Keyframes a passthrough run may resume from (see RandomAccessPicture).
+        var resumable: [Bool] = []
+        let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
         raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
         var lastDts = Int64.min
         while true {
@@ -81,7 +86,9 @@ struct VideoScan {
             var dts = p.dts != sp_av_nopts_value() ? p.dts : pts
             if dts <= lastDts { dts = lastDts + 1 }
             lastDts = dts
-            raw.append((pts, dts, max(p.duration, 0), p.flags & AV_PKT_FLAG_KEY != 0))
+            let key = p.flags & AV_PKT_FLAG_KEY != 0
+            raw.append((pts, dts, max(p.duration, 0), key))
+            resumable.append(key && randomAccess.isRandomAccess(packet.pointer))
         }
         let declared = input.stream(index).pointer.pointee.nb_frames
         if declared > raw.count {
@@ -117,6 +124,7 @@ struct VideoScan {
         keyframes = zip(presentationTimes, isKey).filter(\.1).map(\.0)
         let last = order[order.count - 1]
         end = try seconds(raw[last].pts + max(durations[last], 1))
+        cutPoints = CutPoints(decodeOrder: try raw.map { try seconds($0.pts) }, keyframe: resumable, end: end)
     }
 
     var frameCount: Int { presentationTicks.count }

@@ -41,7 +41,7 @@ import Testing
         }
         let scaled = [try segment(0, 2, at: 0), try segment(2, 3, at: 2, rate: 4), try segment(3, 10, at: 6)]
         #expect(KeyframeSnapping.removesNothing(scaled))
-        #expect(try KeyframeSnapping.snap(scaled, keyframes: [.zero, Time(value: 5, timescale: 1)]).0 == scaled)
+        #expect(try KeyframeSnapping.snap(scaled, points: CutPoints(decodeOrder: (0..<300).map { Time(value: $0, timescale: 30) }, keyframe: (0..<300).map { $0 % 150 == 0 }, end: .seconds(10))).0 == scaled)
         let cut = [try segment(0, 2, at: 0), try segment(3, 10, at: 2)]
         #expect(!KeyframeSnapping.removesNothing(cut))
     }

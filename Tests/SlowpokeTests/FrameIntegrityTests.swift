@@ -1,0 +1,113 @@
+import Composition
+import Foundation
+import Project
+import TestSupport
+import Testing
+
+/// Footage shaped like real files, made by ffmpeg at test time, edited by seeded random
+/// sequences of scale / remove / insert-gap, exported in passthrough, then checked by ffmpeg's
+/// own decoder: every output frame is byte-identical to a source frame, in source order, with
+/// nothing on `-v error`, and as many frames as the export said it wrote.
+///
+/// `SLOWPOKE_SEEDS=N` runs N seeds per shape instead of the default; a failure names its seed,
+/// and `SLOWPOKE_SEED=K` replays one.
+@Suite struct FrameIntegrityTests {
+    /// A name, its container, and how ffmpeg makes it from a moving test pattern (no audio:
+    /// these tests are about pictures).
+    static let shapes: [(name: String, seconds: Int, rate: Int, args: [String])] = [
+        ("closed-gop.mp4", 10, 30, ["-c:v", "libx264", "-preset", "veryfast", "-g", "30", "-bf", "2"]),
+        ("open-gop.mp4", 10, 30, ["-c:v", "libx264", "-preset", "veryfast", "-x264-params", "open-gop=1", "-bf", "3", "-g", "48"]),
+        ("b-pyramid.mkv", 8, 30, ["-c:v", "libx264", "-preset", "medium", "-bf", "4", "-x264-params", "b-pyramid=normal", "-g", "60"]),
+        ("long-gop.mp4", 10, 30, ["-c:v", "libx264", "-preset", "ultrafast"]),
+        ("intra.mov", 6, 30, ["-c:v", "mjpeg", "-q:v", "5"]),
+        ("240fps.mp4", 3, 240, ["-c:v", "libx264", "-preset", "veryfast", "-g", "120", "-bf", "3"]),
+        ("vfr.mp4", 8, 30, ["-vf", "settb=1/90000,setpts='(N/30+0.012*random(1))/TB'", "-fps_mode", "vfr",
+                            "-video_track_timescale", "90000", "-c:v", "libx264", "-preset", "veryfast", "-g", "45"]),
+    ]
+
+    static var seeds: [UInt64] {
+        let env = ProcessInfo.processInfo.environment
+        if let one = env["SLOWPOKE_SEED"].flatMap(UInt64.init) { return [one] }
+        return Array(1...UInt64(env["SLOWPOKE_SEEDS"].flatMap(Int.init) ?? 4))
+    }
+
+    /// Each decoded frame's MD5, in presentation order.
+    static func frameMD5s(_ file: URL) throws -> (md5s: [String], errors: String) {
+        let result = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                                     "-f", "framemd5", "-"])
+        let md5s = result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        return (md5s, result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)")
+    }
+
+    /// Random edits through the document, as the CLI makes them; refused ones are skipped.
+    static func edit(_ document: URL, seed: UInt64) throws -> [String] {
+        var g = SplitMix64(state: seed)
+        let rates = ["1/32", "1/8", "1/4", "1/3", "1/2", "2/3", "3/2", "2", "4", "8", "32"].map(r)
+        return try DocumentStore.modify(document) { (doc: inout ProjectDocument) throws(CompositionError) -> [String] in
+            var applied: [String] = []
+            for _ in 0..<Int.random(in: 2...6, using: &g) {
+                let duration = doc.timeline.duration
+                guard let picked = randomRange(within: duration, &g) else { continue }
+                let edit: Edit
+                switch Int.random(in: 0..<3, using: &g) {
+                case 0: edit = .remove(range: picked)
+                case 1: edit = .insertGap(range: try TimeRange(start: picked.start, duration: s("0.5")))
+                default:
+                    guard let scaled = try? Edit.scale(range: picked, rate: rates.randomElement(using: &g)!) else { continue }
+                    edit = scaled
+                }
+                do { try doc.apply(edit); applied.append(edit.summary) } catch { continue }
+            }
+            return applied
+        }
+    }
+
+    @Test(arguments: shapes.map(\.name)) func everyPassthroughFrameIsASourceFrameInOrder(shape name: String) throws {
+        let shape = try #require(Self.shapes.first { $0.name == name })
+        let folder = try TemporaryFolder("integrity")
+        let source = folder.file(name)
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(shape.rate):duration=\(shape.seconds)"]
+                                        + shape.args + ["-pix_fmt", "yuv420p", source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (sourceMD5s, sourceErrors) = try Self.frameMD5s(source)
+        try #require(sourceErrors.isEmpty && sourceMD5s.count > 50, "\(sourceErrors)")
+        var indices: [String: [Int]] = [:]
+        for (i, md5) in sourceMD5s.enumerated() { indices[md5, default: []].append(i) }
+
+        var exported = 0, framesChecked = 0
+        for seed in Self.seeds {
+            let seedFolder = folder.file("seed\(seed)")
+            try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
+            let movie = seedFolder.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: source, to: movie)
+            let opened = try TestSupport.run(TestSupport.slowpoke, ["open", movie.path])
+            try #require(opened.status == 0, "\(opened.stderr)")
+            let document = DocumentStore.documentURL(forMovie: movie)
+            let edits = try Self.edit(document, seed: seed)
+            let context = "\(name) seed \(seed) (SLOWPOKE_SEED=\(seed)): \(edits.joined(separator: "; "))"
+            let output = seedFolder.appendingPathComponent("out." + movie.pathExtension)
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", output.path])
+            #expect(export.status == 0, "\(context)\n\(export.stderr)")
+            guard export.status == 0 else { continue }
+            exported += 1
+            let (md5s, errors) = try Self.frameMD5s(output)
+            #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
+            let promised = export.stdout.split(separator: " ").firstIndex(of: "frames,").flatMap { i in
+                Int(export.stdout.split(separator: " ")[i - 1])
+            }
+            #expect(promised == md5s.count, "\(context): the export said \(promised ?? -1) frames, ffmpeg decodes \(md5s.count)")
+            var last = -1
+            for (k, md5) in md5s.enumerated() {
+                guard let next = indices[md5]?.first(where: { $0 > last }) else {
+                    Issue.record("\(context): output frame \(k) is \(indices[md5] == nil ? "no source frame" : "out of order")")
+                    break
+                }
+                last = next
+                framesChecked += 1
+            }
+        }
+        #expect(exported >= (Self.seeds.count + 1) / 2, "only \(exported) of \(Self.seeds.count) seeds exported")
+        #expect(framesChecked >= 20 * exported, "only \(framesChecked) frames were checked")
+    }
+}
