@@ -35,7 +35,7 @@ public enum CompositionError: Error, Equatable, Sendable {
     public var description: String {
         switch self {
         case .overflow(let what):
-            "exact time arithmetic overflowed: \(what); the edit was not applied"
+            "exact time arithmetic overflowed: \(what)"
         case .invalidRational(let what), .invalidTime(let what), .invalidRange(let what),
              .notNumeric(let what), .rateOutOfRange(let what), .beyondTimeline(let what),
              .noSuchTrack(let what), .noMediaTracks(let what), .duplicateTrack(let what), .documentChanged(let what):

@@ -95,6 +95,19 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         return Presentation(segmentIndex: index, segment: segment, sourceTime: try segment.sourceTime(at: t))
     }
 
+    /// ``presentation(at:)`` with the source time rounded to the nearest tick of `timescale`,
+    /// for exports where the exact source time does not fit (see ``CompositionError/overflow(_:)``).
+    public func approximatePresentation(at t: Time, timescale: Int32) -> Presentation? {
+        guard let index = segmentIndex(at: t) else { return nil }
+        let segment = segments[index]
+        var sourceTime: Time?
+        if let source = segment.source, let rate = segment.rate {
+            let seconds = source.start.seconds + (t.seconds - segment.target.start.seconds) * rate.doubleValue
+            sourceTime = Time(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
+        }
+        return Presentation(segmentIndex: index, segment: segment, sourceTime: sourceTime)
+    }
+
     /// Every composition time at which source time `s` plays, in order. Empty when `s` was
     /// removed; more than one when its range was inserted more than once.
     public func compositionTimes(forSourceTime s: Time) throws(CompositionError) -> [Time] {
@@ -104,6 +117,18 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
             if let t = try segment.compositionTime(forSourceTime: s) { times.append(t) }
         }
         return times
+    }
+
+    /// The first composition time at which source time `s` plays, rounded to the nearest tick of
+    /// `timescale`: for exports that must round because the exact time does not fit (see
+    /// ``CompositionError/overflow(_:)``). Nil when no segment plays `s`.
+    public func approximateCompositionTime(forSourceTime s: Time, timescale: Int32) -> Time? {
+        for segment in segments {
+            guard let source = segment.source, let rate = segment.rate, source.contains(s) else { continue }
+            let seconds = segment.target.start.seconds + (s.seconds - source.start.seconds) / rate.doubleValue
+            return Time(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
+        }
+        return nil
     }
 
     // MARK: Edits (AVMutableCompositionTrack)

@@ -38,7 +38,9 @@ struct FramePlan {
         let times = scan.presentationTimes
         for k in 0..<count {
             let t = try Self.time(of: k, fps: fps)
-            guard let p = try track.presentation(at: t), let s = p.sourceTime, let range = p.segment.source,
+            // Rates stacked so deep that the exact source time does not fit: the nearest tick of
+            // the source's own timescale picks the same frame but for a tie within that tick.
+            guard let p = try Self.presentation(of: track, at: t, timescale: Int32(min(Int64(max(scan.timescale, 1)) * 8, Int64(Int32.max)))), let s = p.sourceTime, let range = p.segment.source,
                   let rate = p.rate else {
                 sources.append(.gap)
                 continue
@@ -74,5 +76,14 @@ struct FramePlan {
         }
         self.sources = sources
         self.needed = needed
+    }
+
+    private static func presentation(of track: CompositionTrack, at t: Time, timescale: Int32) throws -> Presentation? {
+        do {
+            return try track.presentation(at: t)
+        } catch {
+            guard case .overflow = error else { throw error }
+            return track.approximatePresentation(at: t, timescale: timescale)
+        }
     }
 }

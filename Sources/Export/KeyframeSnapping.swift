@@ -8,7 +8,7 @@ import Composition
 ///   between consecutive pieces (however many edits made them), and after the last.
 /// - A skipped range `[x, y)` becomes `[stop(x), resume(y))`: it ends a little earlier when
 ///   B-frames shown before `x` depend on frames after it, and resumes at the next keyframe.
-///   When that keyframe lies further past `y` than the range is long, cutting would lose more
+///   (or at the end when there is none). When that lies further past `y` than the range is long, cutting would lose more
 ///   of what the timeline keeps than it removes, so the range is kept instead (played at the
 ///   rate of the piece before it).
 /// - Snapped ranges that overlap merge, and every piece loses what they cover. Pieces keep
@@ -53,8 +53,9 @@ enum KeyframeSnapping {
         var decided: [(TimeRange, TimeRange?)] = []
         for (range, before) in skipped {
             let stop = before == nil ? range.start : points.stop(atOrBefore: range.start)
-            let resume = range.end >= points.end ? points.end : points.resume(atOrAfter: range.end)
-            if let resume, try resume - range.end <= range.duration {
+            // Without a keyframe to resume from, the cut runs to the end.
+            let resume = range.end >= points.end ? points.end : (points.resume(atOrAfter: range.end) ?? points.end)
+            if try resume - range.end <= range.duration {
                 let actual = try TimeRange(start: stop, end: resume)
                 removals.append(actual)
                 decided.append((range, actual))

@@ -37,43 +37,43 @@ struct PacketMap {
     /// exact one fits. Throws when a source time plays more than once (passthrough cannot
     /// repeat frames).
     init(packets: [SourcePacket], track: CompositionTrack, preferred: Int32, fixedTimescale: Int32? = nil) throws {
-        var mapped: [(index: Int, pts: Time, dts: Time, end: Time)] = []
+        var mapped: [(index: Int, pts: Time, end: Time)] = []
         var dropped = 0
-        let segments = track.segments.filter { !$0.isEmpty }
+        // Where exact arithmetic overflows (rates like 1/(31·29·23·19) stacked on a 1/15360 s
+        // grid), times are rounded to `preferred` ticks instead, and the map says it is inexact.
+        var rounded = false
         func map(_ s: Time) throws -> Time? {
-            let times = try track.compositionTimes(forSourceTime: s)
-            if times.count > 1 {
-                throw ExportError.unsupported("the timeline plays source time \(s) more than once; passthrough cannot repeat frames")
+            do {
+                let times = try track.compositionTimes(forSourceTime: s)
+                if times.count > 1 {
+                    throw ExportError.unsupported("the timeline plays source time \(s) more than once; passthrough cannot repeat frames")
+                }
+                return times.first
+            } catch CompositionError.overflow {
+                rounded = true
+                return track.approximateCompositionTime(forSourceTime: s, timescale: preferred)
             }
-            return times.first
         }
-        /// DTS can lie outside every segment (before the first frame, in a removed range): extend
-        /// the mapping monotonically there, with the nearest segment's rate.
-        func mapDecode(_ d: Time) throws -> Time {
-            if let t = try map(d) { return t }
-            guard let first = segments.first, let last = segments.last else { return d }
-            if let s = first.source, d < s.start { return try first.target.start - (s.start - d).multiplied(by: first.rate!.reciprocal) }
-            if let s = last.source, d >= s.end { return try last.target.end + (d - s.end).multiplied(by: last.rate!.reciprocal) }
-            // Inside a removed range: the time at which the following segment starts.
-            let next = segments.first { ($0.source?.start ?? d) > d }
-            return next?.target.start ?? last.target.end
-        }
-        let decodeTimes = try Self.decodeTimes(packets)
         for (index, packet) in packets.enumerated() {
             guard let pts = try map(packet.pts) else {
                 dropped += 1
                 continue
             }
-            let end = try map(packet.pts + packet.duration)
-                ?? (try Self.endOfFrame(pts: packet.pts, duration: packet.duration, track: track))
-            mapped.append((index, pts, try mapDecode(decodeTimes[index]), end))
+            var end = try map(packet.pts + packet.duration)
+            if end == nil {
+                do { end = try Self.endOfFrame(pts: packet.pts, duration: packet.duration, track: track) } catch CompositionError.overflow {
+                    rounded = true
+                    end = pts
+                }
+            }
+            mapped.append((index, pts, end ?? pts))
         }
         // The exact timescale: the least common multiple of every mapped time's denominator.
         var lcm: Int64 = Int64(preferred)
-        var exact = true
-        if fixedTimescale == nil {
+        var exact = !rounded
+        if fixedTimescale == nil && exact {
             for m in mapped {
-                for t in [m.pts, m.dts, m.end] {
+                for t in [m.pts, m.end] {
                     guard let d = t.exactSeconds?.denominator else { continue }
                     guard let next = Rational.leastCommonMultiple(lcm, d, limit: Self.maximumTimescale) else { exact = false; break }
                     lcm = next
@@ -87,40 +87,37 @@ struct PacketMap {
         entries.reserveCapacity(mapped.count)
         for m in mapped {
             let pts = try m.pts.rescaled(to: timescale).value
-            let dts = try m.dts.rescaled(to: timescale).value
             let end = try m.end.rescaled(to: timescale).value
-            entries.append(Entry(index: m.index, pts: pts, dts: dts, duration: max(1, end - pts)))
+            entries.append(Entry(index: m.index, pts: pts, dts: 0, duration: max(1, end - pts)))
         }
-        // Rounding (or a removed range) can make decode times tie; keep them strictly
-        // increasing and never after the presentation time.
-        for i in entries.indices.dropFirst() where entries[i].dts <= entries[i - 1].dts {
-            entries[i].dts = entries[i - 1].dts + 1
+        // Rounding can make presentation times tie: keep them strictly increasing, in
+        // presentation order, a tick apart at the least.
+        let order = entries.indices.sorted { entries[$0].pts < entries[$1].pts || (entries[$0].pts == entries[$1].pts && $0 < $1) }
+        for (a, b) in zip(order, order.dropFirst()) where entries[b].pts <= entries[a].pts {
+            entries[b].pts = entries[a].pts + 1
         }
-        for i in entries.indices where entries[i].dts > entries[i].pts {
-            throw ExportError.unsupported("packet \(entries[i].index) would be decoded after it is shown; the source's timestamps cannot be retimed without re-encoding (try --fps)")
-        }
+        // Decode times from the presentation times (see decodeTimes): strictly increasing and
+        // never after their frame is shown, whatever the map did.
+        let decode = Self.decodeTimes(entries.map(\.pts), step: entries.first.map { max(1, $0.duration) } ?? 1)
+        for i in entries.indices { entries[i].dts = decode[i] }
         self.entries = entries
         self.timescale = timescale
         self.exact = exact
         self.dropped = dropped
     }
 
-    /// Decode times made from the presentation times: the k-th decoded frame is decoded when
-    /// the frame k - d in presentation order is shown, d being the stream's reorder depth (the
-    /// least delay that decodes no frame after it is shown). Matroska stores no decode times and
-    /// libavformat's guesses break once mapped; stored ones can lie in another segment than
-    /// their frame. These are frame times, so any monotonic time map keeps each at or before its
-    /// frame's presentation, and strictly increasing.
-    static func decodeTimes(_ packets: [SourcePacket]) throws -> [Time] {
-        let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts || (packets[$0].pts == packets[$1].pts && $0 < $1) }
-        guard let first = order.first else { return [] }
-        var rank = [Int](repeating: 0, count: packets.count)
-        for (r, i) in order.enumerated() { rank[i] = r }
-        let depth = max(0, packets.indices.map { $0 - rank[$0] }.max() ?? 0)
-        let step = packets[first].duration > .zero ? packets[first].duration : Time(value: 1, timescale: 1000)
-        return try packets.indices.map { i in
-            i >= depth ? packets[order[i - depth]].pts : try packets[first].pts - step.multiplied(by: Rational(Int64(depth - i), 1))
-        }
+    /// Decode times made from presentation times (ticks, in decode order, distinct): the k-th
+    /// decoded frame is decoded when the frame k - d in presentation order is shown, d being the
+    /// reorder depth (the least delay that decodes no frame after it is shown); the first d are
+    /// `step` apart before the first frame. Matroska stores no decode times and libavformat's
+    /// guesses break once mapped; stored ones can fall in another segment than their frame.
+    static func decodeTimes(_ pts: [Int64], step: Int64) -> [Int64] {
+        let sorted = pts.sorted()
+        guard let first = sorted.first else { return [] }
+        var rank: [Int64: Int] = [:]
+        for (r, t) in sorted.enumerated() { rank[t] = r }
+        let depth = max(0, pts.indices.map { $0 - rank[pts[$0]]! }.max() ?? 0)
+        return pts.indices.map { i in i >= depth ? sorted[i - depth] : first - step * Int64(depth - i) }
     }
 
     /// The composition time at which a frame that starts at `pts` stops showing, when its end

@@ -76,9 +76,12 @@ public struct PassthroughExporter {
                 guard actual != cut.requested, !reported.contains(actual) else { continue }
                 reported.append(actual)
                 let requested = cuts.filter { $0.actual == actual }.map { "\($0.requested)" }.joined(separator: ", ")
-                warning("passthrough cuts where the copied frames can be decoded: the removal of source \(requested) became \(actual) (export with --fps to cut exactly)")
+                let lost = cuts.filter { $0.actual == actual }.map(\.requested.end).max().map { $0 < actual.end } ?? false
+                warning("passthrough cuts where the copied frames can be decoded: the removal of source \(requested) became \(actual)"
+                        + (lost ? ", so the timeline loses source it keeps up to \(actual.end) (no keyframe to resume from comes sooner)" : "")
+                        + " (export with --fps to cut exactly)")
             } else {
-                warning("passthrough cannot remove source \(cut.requested): the next keyframe is too far after it, and cutting there would lose more than it removes, so it stays (export with --fps to cut exactly)")
+                warning("passthrough cannot remove source \(cut.requested): resuming after it needs a keyframe that decoding can start from, and the next one is further away than the range is long (an open GOP's keyframes need the pictures before them), so the range stays (export with --fps to cut exactly)")
             }
         }
         if segments.contains(where: \.isEmpty) {
