@@ -18,10 +18,10 @@ public struct Fingerprint: Sendable, Hashable, Codable {
         self.sha256HeadTail = sha256HeadTail
     }
 
-    /// Reads the fingerprint of the file at `url`.
+    /// Reads the fingerprint of the file at `url`; for a symbolic link, of the file it points to.
     public init(of url: URL) throws(CompositionError) {
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
             // Whole seconds: the document stores ISO 8601 times, which have no fractions.
             let modified = Date(timeIntervalSince1970: ((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0).rounded(.down))

@@ -84,6 +84,28 @@ final class Scratch {
         #expect(try Fingerprint(of: scratch.movie).sha256HeadTail == String(expected))
     }
 
+    /// A movie opened through a symbolic link is fingerprinted by what the link points to, so
+    /// the next command does not find it "changed" (issue 20, defect 10).
+    @Test func aSymbolicLinkIsFingerprintedByItsTarget() throws {
+        let scratch = try Scratch()
+        let link = scratch.folder.appendingPathComponent("link.mp4")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: scratch.movie)
+        let size = try #require((try FileManager.default.attributesOfItem(atPath: scratch.movie.path)[.size] as? NSNumber)?.int64Value)
+        let throughLink = try Fingerprint(of: link)
+        #expect(throughLink.size == size)
+        #expect(throughLink.change(to: try Fingerprint(of: scratch.movie)) == nil)
+        // And through the CLI, with a real movie behind the link.
+        let folder = try TemporaryFolder("symlink")
+        let movie = try folder.copy(media: "clip60.mp4")
+        let clipLink = folder.file("link.mp4")
+        try FileManager.default.createSymbolicLink(at: clipLink, withDestinationURL: movie)
+        let opened = try TestSupport.run(TestSupport.slowpoke, ["open", clipLink.path])
+        try #require(opened.status == 0, "\(opened.stderr)")
+        let scaled = try TestSupport.run(TestSupport.slowpoke, ["scale", folder.file("link.slowpoke").path,
+                                                                "--range", "1-2", "--rate", "0.5"])
+        #expect(scaled.status == 0, "\(scaled.stderr)")
+    }
+
     @Test func editsUndoAndRedo() throws {
         let scratch = try Scratch()
         _ = try scratch.create()
