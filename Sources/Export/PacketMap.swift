@@ -28,6 +28,8 @@ struct PacketMap {
         let pts: Time
         let dts: Time
         let duration: Time
+        /// Damaged, or decoded from a damaged one before the next keyframe: never copied.
+        var damaged = false
     }
 
     /// The largest timescale slowpoke asks a container for.
@@ -55,7 +57,7 @@ struct PacketMap {
             }
         }
         for (index, packet) in packets.enumerated() {
-            guard let pts = try map(packet.pts) else {
+            guard !packet.damaged, let pts = try map(packet.pts) else {
                 dropped += 1
                 continue
             }

@@ -67,6 +67,8 @@ struct VideoScan {
         var raw: [(pts: Int64, dts: Int64, duration: Int64, key: Bool)] = []
         // Keyframes a passthrough run may resume from (see RandomAccessPicture).
         var resumable: [Bool] = []
+        var damaged: [Bool] = []
+        var inDamage = false
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
         raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
         var lastDts = Int64.min
@@ -79,19 +81,29 @@ struct VideoScan {
             guard more else { break }
             let p = packet.pointer.pointee
             guard Int(p.stream_index) == index else { continue }
-            if p.flags & AV_PKT_FLAG_CORRUPT != 0 {
-                warning("video packet \(raw.count) of \(name) is marked corrupt; it is used as it is")
-            }
+            // A damaged packet, and every one decoded after it up to the next keyframe that
+            // decoding can start from, would decode wrongly: they are marked and never copied.
+            let key = p.flags & AV_PKT_FLAG_KEY != 0
+            let startsAfresh = key && randomAccess.isRandomAccess(packet.pointer)
+            if p.flags & AV_PKT_FLAG_CORRUPT != 0 { inDamage = true } else if startsAfresh { inDamage = false }
+            damaged.append(inDamage)
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
             var dts = p.dts != sp_av_nopts_value() ? p.dts : pts
             if dts <= lastDts { dts = lastDts + 1 }
             lastDts = dts
-            let key = p.flags & AV_PKT_FLAG_KEY != 0
             raw.append((pts, dts, max(p.duration, 0), key))
-            resumable.append(key && randomAccess.isRandomAccess(packet.pointer))
+            resumable.append(startsAfresh && !inDamage)
         }
         let declared = input.stream(index).pointer.pointee.nb_frames
-        if declared > raw.count {
+        // AVI counts a 0-byte index entry as a frame ("show the previous one again"), which the
+        // demuxer skips: a hole in timestamps that count frames. Those are not damage.
+        let isFrameCounter = input.stream(index).pointer.pointee.avg_frame_rate.num > 0
+            && av_cmp_q(av_inv_q(input.stream(index).pointer.pointee.avg_frame_rate), tb) == 0
+        var repeats: Int64 = 0
+        if isFrameCounter, let low = raw.map(\.pts).min(), let high = raw.map(\.pts).max() {
+            repeats = max(0, high - low + 1 - Int64(raw.count))
+        }
+        if declared > Int64(raw.count) + repeats {
             warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
         }
         let order = raw.indices.sorted { raw[$0].pts < raw[$1].pts }
@@ -115,7 +127,14 @@ struct VideoScan {
             packets.reserveCapacity(raw.count)
             for (i, r) in raw.enumerated() {
                 packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
-                                                      duration: try seconds(firstPts + max(durations[i], 1))))
+                                                      duration: try seconds(firstPts + max(durations[i], 1)), damaged: damaged[i]))
+            }
+            let lost = raw.indices.filter { damaged[$0] }
+            if let first = lost.first, let last = lost.last {
+                let times = try lost.map { try seconds(raw[$0].pts) }
+                let which = lost.count == 1 ? "video packet \(first) of \(name) (source \(times[0])) is damaged; passthrough leaves it out"
+                    : "\(lost.count) video packets of \(name) (\(first)-\(last) in decode order, source \(times.min()!)-\(times.max()!)) are damaged or depend on a damaged one; passthrough leaves them out"
+                warning(which + ", so the frame before stays on screen")
             }
         }
         presentationTicks = order.map { raw[$0].pts }
