@@ -81,14 +81,44 @@ final class FrameDecoder {
 
     private func seconds(_ i: Int) -> String { String(format: "%.3f", scan.presentationTimes[i].seconds) }
 
+    /// Positions the decoder on the keyframe `key`, or one before it. Seeking in some formats
+    /// is imprecise (MPEG-TS seeks by byte position and can land past the keyframe asked for,
+    /// mid-GOP): packets before the first keyframe read are dropped, and when that keyframe
+    /// comes after `key`, the seek goes back a keyframe at a time, to the start at the last.
     private func seek(toFrame key: Int) throws {
-        let ticks = scan.presentationTicks[key]
-        let result = av_seek_frame(input.pointer, Int32(stream), ticks, AVSEEK_FLAG_BACKWARD)
-        if result < 0 { throw ExportError.av(path: name, AVFailure(code: result, operation: "seeking")) }
-        avcodec_flush_buffers(decoder.pointer)
-        position = key - 1
-        draining = false
-        finished = false
+        let target = scan.presentationTicks[key]
+        var aim = key
+        for attempt in 0... {
+            // Far before the start: the first packet.
+            let fromTop = attempt >= 6 || aim == 0
+            let ticks = fromTop ? -(Int64(1) << 40) : scan.presentationTicks[aim]
+            let result = av_seek_frame(input.pointer, Int32(stream), ticks, AVSEEK_FLAG_BACKWARD)
+            if result < 0 { throw ExportError.av(path: name, AVFailure(code: result, operation: "seeking")) }
+            avcodec_flush_buffers(decoder.pointer)
+            draining = false
+            finished = false
+            // The first keyframe packet of the stream from here.
+            var found: Int64?
+            while found == nil {
+                let more: Bool
+                do { more = try input.read(into: packet) } catch { more = false }
+                guard more else { break }
+                let p = packet.pointer.pointee
+                guard Int(p.stream_index) == stream, p.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                found = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            }
+            if found == nil && fromTop { finished = true; position = key - 1; return }
+            if let landed = found, landed <= target || fromTop {
+                position = (scan.frame(ticks: landed) ?? key) - 1
+                decoder.pointer.pointee.skip_frame = AVDISCARD_DEFAULT
+                let sent = decoder.send(packet)
+                if sent < 0 && sent != sp_averror_eagain() {
+                    warning("damaged video packet at \(seconds(max(0, position + 1))) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
+                }
+                return
+            }
+            aim = aim > 0 ? scan.keyframe(before: aim - 1) : 0
+        }
     }
 
     /// Feeds one packet or takes one frame.
