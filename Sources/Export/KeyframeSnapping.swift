@@ -31,7 +31,12 @@ enum KeyframeSnapping {
 
     /// The segments with every cut moved to where passthrough can make it, and what each
     /// skipped range became.
-    static func snap(_ segments: [CompositionTrackSegment], points: CutPoints) throws -> ([CompositionTrackSegment], [Cut]) {
+    ///
+    /// Frames an edit list hides lie before source time 0 in `points`. Unless `carriesHidden`
+    /// (the output keeps them as undisplayed references), a timeline that starts at 0 starts
+    /// with a cut too, which always resumes at a keyframe: hidden frames are never shown.
+    static func snap(_ segments: [CompositionTrackSegment], points: CutPoints,
+                     carriesHidden: Bool = false) throws -> ([CompositionTrackSegment], [Cut]) {
         var pieces = segments.map(TimelinePiece.init)
         let media = pieces.indices.filter { pieces[$0].source != nil }
         guard let firstMedia = media.first, let lastMedia = media.last else { return (segments, []) }
@@ -41,7 +46,9 @@ enum KeyframeSnapping {
         // 1. What the timeline skips: (range, index of the piece before it or nil).
         var skipped: [(range: TimeRange, before: Int?)] = []
         let firstStart = pieces[firstMedia].source!.start
-        if firstStart > .zero { skipped.append((try TimeRange(start: .zero, end: firstStart), nil)) }
+        let streamStart = min(.zero, points.times.first ?? .zero)
+        let hiddenStart = carriesHidden && firstStart == .zero ? Time.zero : streamStart
+        if firstStart > hiddenStart { skipped.append((try TimeRange(start: hiddenStart, end: firstStart), nil)) }
         for (i, j) in zip(media, media.dropFirst()) where pieces[j].source!.start > pieces[i].source!.end {
             skipped.append((try TimeRange(start: pieces[i].source!.end, end: pieces[j].source!.start), i))
         }
@@ -55,7 +62,7 @@ enum KeyframeSnapping {
             let stop = before == nil ? range.start : points.stop(atOrBefore: range.start)
             // Without a keyframe to resume from, the cut runs to the end.
             let resume = range.end >= points.end ? points.end : (points.resume(atOrAfter: range.end) ?? points.end)
-            if try resume - range.end <= range.duration {
+            if try resume - range.end <= range.duration || range.start < .zero {
                 let actual = try TimeRange(start: stop, end: resume)
                 removals.append(actual)
                 decided.append((range, actual))

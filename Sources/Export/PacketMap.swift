@@ -7,6 +7,8 @@ struct PacketMap {
     struct Entry {
         /// The packet's position in the source's decode order.
         let index: Int
+        /// Hidden by the edit list: carried (before time 0) only as a reference.
+        var hidden = false
         /// Output ticks.
         var pts: Int64
         var dts: Int64
@@ -30,6 +32,8 @@ struct PacketMap {
         let duration: Time
         /// Damaged, or decoded from a damaged one before the next keyframe: never copied.
         var damaged = false
+        /// Hidden by the source's edit list (before source time 0): a decode reference only.
+        var hidden = false
     }
 
     /// The largest timescale slowpoke asks a container for.
@@ -38,8 +42,14 @@ struct PacketMap {
     /// Maps `packets` through `track`. `preferred` is the source's own timescale, used when no
     /// exact one fits. Throws when a source time plays more than once (passthrough cannot
     /// repeat frames).
-    init(packets: [SourcePacket], track: CompositionTrack, preferred: Int32, fixedTimescale: Int32? = nil) throws {
-        var mapped: [(index: Int, pts: Time, end: Time)] = []
+    /// With `keepsHidden` (a container that writes an edit list of its own), frames the
+    /// source's edit list hides are kept before time 0, undisplayed, when the timeline starts
+    /// with the start of the movie, so the first shown frame still has its references.
+    init(packets: [SourcePacket], track: CompositionTrack, preferred: Int32, fixedTimescale: Int32? = nil,
+         keepsHidden: Bool = false) throws {
+        var mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)] = []
+        let first = track.segments.first
+        let startsAtZero = keepsHidden && first?.source?.start == .zero
         var dropped = 0
         // Where exact arithmetic overflows (rates like 1/(31·29·23·19) stacked on a 1/15360 s
         // grid), times are rounded to `preferred` ticks instead, and the map says it is inexact.
@@ -57,6 +67,15 @@ struct PacketMap {
             }
         }
         for (index, packet) in packets.enumerated() {
+            if packet.hidden {
+                if startsAtZero, !packet.damaged, let rate = first?.rate, packet.pts < .zero {
+                    let pts = try packet.pts.multiplied(by: rate.reciprocal)
+                    mapped.append((index, pts, min(.zero, try (packet.pts + packet.duration).multiplied(by: rate.reciprocal)), true))
+                } else {
+                    dropped += 1
+                }
+                continue
+            }
             guard !packet.damaged, let pts = try map(packet.pts) else {
                 dropped += 1
                 continue
@@ -68,7 +87,7 @@ struct PacketMap {
                     end = pts
                 }
             }
-            mapped.append((index, pts, end ?? pts))
+            mapped.append((index, pts, end ?? pts, false))
         }
         // The exact timescale: the least common multiple of every mapped time's denominator.
         var lcm: Int64 = Int64(preferred)
@@ -90,7 +109,7 @@ struct PacketMap {
         for m in mapped {
             let pts = try m.pts.rescaled(to: timescale).value
             let end = try m.end.rescaled(to: timescale).value
-            entries.append(Entry(index: m.index, pts: pts, dts: 0, duration: max(1, end - pts)))
+            entries.append(Entry(index: m.index, hidden: m.hidden, pts: pts, dts: 0, duration: max(1, end - pts)))
         }
         // Rounding can make presentation times tie: keep them strictly increasing, in
         // presentation order, a tick apart at the least.

@@ -69,9 +69,14 @@ public struct PassthroughExporter {
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
         // 2. Cuts move to keyframes; the audio follows the same timeline.
-        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, points: scan.cutPoints)
+        let carriesHidden = session.muxer == "mp4" || session.muxer == "mov"
+        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, points: scan.cutPoints, carriesHidden: carriesHidden)
         var reported: [TimeRange] = []
         for cut in cuts {
+            if cut.requested.start < .zero, let actual = cut.actual {
+                warning("\(session.movieName) hides its first \(String(format: "%.3f", -cut.requested.start.seconds)) s with an edit list, which \(session.muxer) cannot do; passthrough starts at the next keyframe \(actual.end) in, the first shown frame it can decode without them (export to .mp4 or .mov to keep them hidden, or with --fps)")
+                continue
+            }
             if let actual = cut.actual {
                 guard actual != cut.requested, !reported.contains(actual) else { continue }
                 reported.append(actual)
@@ -89,7 +94,8 @@ public struct PassthroughExporter {
         }
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
         let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
-                                fixedTimescale: session.muxer == "matroska" ? 1000 : nil)
+                                fixedTimescale: session.muxer == "matroska" ? 1000 : nil,
+                                keepsHidden: carriesHidden)
 
         // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise
         // rendered and encoded on threads of its own while the video is copied (the copy waits
@@ -110,7 +116,7 @@ public struct PassthroughExporter {
         })
         try session.commit()
         try progress(1)
-        return Result(output: session.destination.destination, videoFrames: map.entries.count, duration: timeline.duration,
+        return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
                       timescale: map.timescale, exact: map.exact, audio: audioOutput.handling,
                       cuts: cuts.map { ($0.requested, $0.actual) })
     }

@@ -105,6 +105,8 @@ public enum Prober {
             let p = packet.pointer.pointee
             let index = Int(p.stream_index)
             guard index < tallies.count, p.pts != sp_av_nopts_value() else { continue }
+            // Video an edit list hides (a trim without re-encoding) is never shown.
+            if streams[index].kind == .video && p.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
             tallies[index].count += 1
             tallies[index].first = min(tallies[index].first ?? p.pts, p.pts)
             tallies[index].end = max(tallies[index].end ?? Int64.min, p.pts + max(p.duration, 0))

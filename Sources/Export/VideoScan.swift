@@ -65,6 +65,8 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var raw: [(pts: Int64, dts: Int64, duration: Int64, key: Bool)] = []
+        // Frames an edit list hides: decoded as references, never shown.
+        var hidden: [Bool] = []
         // Keyframes a passthrough run may resume from (see RandomAccessPicture).
         var resumable: [Bool] = []
         var damaged: [Bool] = []
@@ -92,6 +94,7 @@ struct VideoScan {
             if dts <= lastDts { dts = lastDts + 1 }
             lastDts = dts
             raw.append((pts, dts, max(p.duration, 0), key))
+            hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
             resumable.append(startsAfresh && !inDamage)
         }
         let declared = input.stream(index).pointer.pointee.nb_frames
@@ -106,7 +109,8 @@ struct VideoScan {
         if declared > Int64(raw.count) + repeats {
             warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
         }
-        let order = raw.indices.sorted { raw[$0].pts < raw[$1].pts }
+        let shown = raw.indices.contains { !hidden[$0] } ? raw.indices.filter { !hidden[$0] } : Array(raw.indices)
+        let order = shown.sorted { raw[$0].pts < raw[$1].pts }
         guard let first = order.first else {
             throw ExportError.notMedia(path: input.path, reason: "its video stream has no frames")
         }
@@ -123,11 +127,13 @@ struct VideoScan {
             if rank + 1 < order.count { durations[i] = raw[order[rank + 1]].pts - raw[i].pts }
             else { durations[i] = rank > 0 ? durations[order[rank - 1]] : 1 }
         }
+        for i in raw.indices where durations[i] == 0 { durations[i] = durations[order[0]] }
         if keepPackets {
             packets.reserveCapacity(raw.count)
             for (i, r) in raw.enumerated() {
                 packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
-                                                      duration: try seconds(firstPts + max(durations[i], 1)), damaged: damaged[i]))
+                                                      duration: try seconds(firstPts + max(durations[i], 1)), damaged: damaged[i],
+                                                      hidden: hidden[i] && shown.count < raw.count))
             }
             let lost = raw.indices.filter { damaged[$0] }
             if let first = lost.first, let last = lost.last {
