@@ -124,7 +124,18 @@ public enum Prober {
                 if let shortest = steps.min(), let longest = steps.max() {
                     streams[index].frameRateMode = longest - shortest <= 1 ? .constant : .variable
                 }
-                streams[index].presentationDuration = time(end - first, timeBase)
+                // A last packet without a duration ends where it starts; the stream's stated
+                // end (variable-rate files) or the frame interval before it then says how long
+                // it is shown, so the movie's video ends where its last frame ends.
+                var videoEnd = end
+                if let last = times.last, end <= last {
+                    videoEnd = last + (steps.last ?? 0)
+                }
+                let st = input.stream(index).pointer.pointee
+                if st.duration != sp_av_nopts_value() && st.duration > 0 && st.start_time != sp_av_nopts_value() {
+                    videoEnd = max(videoEnd, st.start_time + st.duration)
+                }
+                streams[index].presentationDuration = time(videoEnd - first, timeBase)
             case .audio:
                 // The container's stated duration excludes encoder priming that an edit list
                 // hides; fall back to the packet span when there is none.
