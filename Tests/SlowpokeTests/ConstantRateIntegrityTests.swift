@@ -39,12 +39,8 @@ import Testing
     }
 
     @Test(arguments: FrameIntegrityTests.shapes.map(\.name)) func everyFrameIsTheOneSampleAndHoldPredicts(shape name: String) throws {
-        let shape = try #require(FrameIntegrityTests.shapes.first { $0.name == name })
         let folder = try TemporaryFolder("cfr-integrity")
-        let source = folder.file(name)
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(shape.rate):duration=\(shape.seconds)"]
-                                        + shape.args + ["-pix_fmt", "yuv420p", source.path])
-        try #require(made.status == 0, "\(made.stderr)")
+        let source = try FrameIntegrityTests.make(name, in: folder)
         let (ticks, timescale) = try Self.frameTimes(source)
         let sourceFrames = try Self.lumaFrames(source, width: 320, height: 180)
         try #require(sourceFrames.count == ticks.count, "\(sourceFrames.count) decoded frames, \(ticks.count) packets")
@@ -52,18 +48,11 @@ import Testing
 
         var checked = 0, exported = 0
         for seed in FrameIntegrityTests.seeds {
-            let seedFolder = folder.file("seed\(seed)")
-            try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
-            let movie = seedFolder.appendingPathComponent(name)
-            try FileManager.default.copyItem(at: source, to: movie)
-            try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
-            let document = DocumentStore.documentURL(forMovie: movie)
-            let edits = try FrameIntegrityTests.edit(document, seed: seed)
+            let (document, context) = try FrameIntegrityTests.editedCopy(of: source, seed: seed, in: folder)
             let track = try #require(try DocumentStore.read(document).timeline.track(withID: 0))
             // Long slow-motion timelines cost encoding time, not coverage.
             guard track.duration <= .seconds(40) else { continue }
-            let context = "\(name) seed \(seed) (SLOWPOKE_SEED=\(seed)): \(edits.joined(separator: "; "))"
-            let output = seedFolder.appendingPathComponent("out.mkv")
+            let output = document.deletingLastPathComponent().appendingPathComponent("out.mkv")
             let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--fps", "30", "--crf", "1",
                                                                      "--preset", "ultrafast", "-o", output.path])
             #expect(export.status == 0, "\(context)\n\(export.stderr)")

@@ -63,13 +63,33 @@ import Testing
         }
     }
 
-    @Test(arguments: shapes.map(\.name)) func everyPassthroughFrameIsASourceFrameInOrder(shape name: String) throws {
-        let shape = try #require(Self.shapes.first { $0.name == name })
-        let folder = try TemporaryFolder("integrity")
+    /// Makes the shape `name` in `folder` with ffmpeg.
+    static func make(_ name: String, in folder: TemporaryFolder) throws -> URL {
+        let shape = try #require(shapes.first { $0.name == name })
         let source = folder.file(name)
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(shape.rate):duration=\(shape.seconds)"]
                                         + shape.args + ["-pix_fmt", "yuv420p", source.path])
         try #require(made.status == 0, "\(made.stderr)")
+        return source
+    }
+
+    /// A copy of `source` in a folder of its own, opened and edited by `seed`: the document and
+    /// a description naming the seed and its edits.
+    static func editedCopy(of source: URL, seed: UInt64, in folder: TemporaryFolder) throws -> (document: URL, context: String) {
+        let seedFolder = folder.file("seed\(seed)")
+        try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
+        let movie = seedFolder.appendingPathComponent(source.lastPathComponent)
+        try FileManager.default.copyItem(at: source, to: movie)
+        let opened = try TestSupport.run(TestSupport.slowpoke, ["open", movie.path])
+        try #require(opened.status == 0, "\(opened.stderr)")
+        let document = DocumentStore.documentURL(forMovie: movie)
+        let edits = try edit(document, seed: seed)
+        return (document, "\(source.lastPathComponent) seed \(seed) (SLOWPOKE_SEED=\(seed)): \(edits.joined(separator: "; "))")
+    }
+
+    @Test(arguments: shapes.map(\.name)) func everyPassthroughFrameIsASourceFrameInOrder(shape name: String) throws {
+        let folder = try TemporaryFolder("integrity")
+        let source = try Self.make(name, in: folder)
         let (sourceMD5s, sourceErrors) = try Self.frameMD5s(source)
         try #require(sourceErrors.isEmpty && sourceMD5s.count > 50, "\(sourceErrors)")
         var indices: [String: [Int]] = [:]
@@ -77,16 +97,8 @@ import Testing
 
         var exported = 0, framesChecked = 0
         for seed in Self.seeds {
-            let seedFolder = folder.file("seed\(seed)")
-            try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
-            let movie = seedFolder.appendingPathComponent(name)
-            try FileManager.default.copyItem(at: source, to: movie)
-            let opened = try TestSupport.run(TestSupport.slowpoke, ["open", movie.path])
-            try #require(opened.status == 0, "\(opened.stderr)")
-            let document = DocumentStore.documentURL(forMovie: movie)
-            let edits = try Self.edit(document, seed: seed)
-            let context = "\(name) seed \(seed) (SLOWPOKE_SEED=\(seed)): \(edits.joined(separator: "; "))"
-            let output = seedFolder.appendingPathComponent("out." + movie.pathExtension)
+            let (document, context) = try Self.editedCopy(of: source, seed: seed, in: folder)
+            let output = document.deletingLastPathComponent().appendingPathComponent("out." + source.pathExtension)
             let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", output.path])
             #expect(export.status == 0, "\(context)\n\(export.stderr)")
             guard export.status == 0 else { continue }
