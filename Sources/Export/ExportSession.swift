@@ -80,6 +80,43 @@ final class ExportSession {
         muxer = Self.muxers[output.pathExtension.lowercased()]!
     }
 
+    /// What of the movie this export does not carry, one sentence each: streams besides the
+    /// document's video and first audio, and chapters. Exporters warn with these before any work
+    /// (every stream of a movie is the user's; none goes without a word).
+    func leftOut() throws -> [String] {
+        let input = try InputFormatContext(path: movie.path)
+        var lines: [String] = []
+        let kept = [videoStream.index, document.media.primaryAudio?.index].compactMap { $0 }
+        for i in 0..<input.streamCount where !kept.contains(i) {
+            let st = input.stream(i).pointer.pointee
+            let kind = av_get_media_type_string(st.codecpar.pointee.codec_type).map { String(cString: $0) } ?? "data"
+            let codec = String(cString: avcodec_get_name(st.codecpar.pointee.codec_id))
+            var facts = [kind, codec]
+            for key in ["language", "title", "filename"] {
+                if let entry = av_dict_get(st.metadata, key, nil, 0), let value = entry.pointee.value { facts.append("\(key) \(String(cString: value))") }
+            }
+            lines.append("\(movieName) stream \(i) (\(facts.joined(separator: ", "))) is not in the export: slowpoke exports one video and one audio stream")
+        }
+        let chapters = Int(input.pointer.pointee.nb_chapters)
+        if chapters > 0 {
+            lines.append("\(movieName) has \(chapters) chapter\(chapters == 1 ? "" : "s"), which the export does not carry")
+        }
+        return lines
+    }
+
+    /// Refuses, before any work, a passthrough video codec the output container cannot hold.
+    func checkContainerHoldsTheVideo() throws {
+        let input = try InputFormatContext(path: movie.path)
+        let codec = input.stream(videoStream.index).parameters.pointee.codec_id
+        guard let format = av_guess_format(muxer, nil, nil), avformat_query_codec(format, codec, 0) == 0 else { return }
+        let name = String(cString: avcodec_get_name(codec))
+        let holders = Self.extensions.filter { ext in
+            av_guess_format(Self.muxers[ext]!, nil, nil).map { avformat_query_codec($0, codec, 0) == 1 } ?? false
+        }
+        let advice = holders.isEmpty ? "export with --fps to re-encode it" : "export to ." + holders.joined(separator: " or .") + ", or with --fps to re-encode it"
+        throw ExportError.unsupported(".\(destination.destination.pathExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
+    }
+
     /// Whether a timeline of `segments` plays the source from its start, once, at rate 1 with
     /// no pitch shift: then its audio is copied packet for packet instead of rendered (as long
     /// as the video keeps every frame too, which the exporter knows).

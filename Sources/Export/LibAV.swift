@@ -36,6 +36,7 @@ struct AVLibraries: @unchecked Sendable {
     typealias FindBestStream = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, AVMediaType, Int32, Int32, UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, Int32) -> Int32
     typealias FindInputFormat = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>?
     typealias GuessFormat = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>?
+    typealias QueryCodec = @convention(c) (UnsafePointer<AVOutputFormat>?, AVCodecID, Int32) -> Int32
     typealias ReadFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
     typealias SeekFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int32) -> Int32
     typealias SeekFile = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int64, Int64, Int32) -> Int32
@@ -80,6 +81,7 @@ struct AVLibraries: @unchecked Sendable {
     let findBestStream: FindBestStream
     let findInputFormat: FindInputFormat
     let guessFormat: GuessFormat
+    let queryCodec: QueryCodec
     let readFrame: ReadFrame
     let seekFrame: SeekFrame
     let seekFile: SeekFile
@@ -143,6 +145,7 @@ struct AVLibraries: @unchecked Sendable {
         findBestStream = try symbol(avformat, "av_find_best_stream")
         findInputFormat = try symbol(avformat, "av_find_input_format")
         guessFormat = try symbol(avformat, "av_guess_format")
+        queryCodec = try symbol(avformat, "avformat_query_codec")
         readFrame = try symbol(avformat, "av_read_frame")
         seekFrame = try symbol(avformat, "av_seek_frame")
         seekFile = try symbol(avformat, "avformat_seek_file")
@@ -192,6 +195,7 @@ func avformat_close_input(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVForma
 @discardableResult func avformat_find_stream_info(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
 @discardableResult func av_find_best_stream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
 @discardableResult func av_find_input_format(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
+func avformat_query_codec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
 @discardableResult func av_guess_format(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
 @discardableResult func av_read_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
 @discardableResult func av_seek_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }

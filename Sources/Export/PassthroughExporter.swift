@@ -48,6 +48,8 @@ public struct PassthroughExporter {
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
         let videoTrack = session.videoTrack
+        try session.checkContainerHoldsTheVideo()
+        for line in try session.leftOut() { warning(line) }
 
         // Rendered audio needs only the timeline and the source time of the first frame. When
         // the timeline removes nothing, no cut can move, so the audio starts rendering on its

@@ -19,6 +19,7 @@ import Testing
         let findBestStream: AVLibraries.FindBestStream = av_find_best_stream
         let findInputFormat: AVLibraries.FindInputFormat = av_find_input_format
         let guessFormat: AVLibraries.GuessFormat = av_guess_format
+        let queryCodec: AVLibraries.QueryCodec = avformat_query_codec
         let readFrame: AVLibraries.ReadFrame = av_read_frame
         let seekFrame: AVLibraries.SeekFrame = av_seek_frame
         let seekFile: AVLibraries.SeekFile = avformat_seek_file
@@ -62,6 +63,7 @@ import Testing
         #expect(address(library.findBestStream) == address(findBestStream), "av_find_best_stream")
         #expect(address(library.findInputFormat) == address(findInputFormat), "av_find_input_format")
         #expect(address(library.guessFormat) == address(guessFormat), "av_guess_format")
+        #expect(address(library.queryCodec) == address(queryCodec), "avformat_query_codec")
         #expect(address(library.readFrame) == address(readFrame), "av_read_frame")
         #expect(address(library.seekFrame) == address(seekFrame), "av_seek_frame")
         #expect(address(library.seekFile) == address(seekFile), "avformat_seek_file")
