@@ -89,6 +89,9 @@ public struct StreamInfo: Sendable, Hashable, Codable {
     public var realFrameRate: Rational?
     public var frameCount: Int?
     public var frameRateMode: FrameRateMode?
+    /// For interlaced video, which field comes first: `topFirst` or `bottomFirst`; nil for
+    /// progressive or unknown.
+    public var fieldOrder: String?
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorSpace: String?

@@ -69,6 +69,11 @@ public enum Prober {
             info.colorTransfer = name(av_color_transfer_name(par.color_trc))
             info.colorSpace = name(av_color_space_name(par.color_space))
             info.colorRange = name(av_color_range_name(par.color_range))
+            switch par.field_order {
+            case AV_FIELD_TT, AV_FIELD_TB: info.fieldOrder = "topFirst"
+            case AV_FIELD_BB, AV_FIELD_BT: info.fieldOrder = "bottomFirst"
+            default: break
+            }
         case .audio:
             info.sampleRate = Int(par.sample_rate)
             info.channels = Int(par.ch_layout.nb_channels)

@@ -88,6 +88,7 @@ enum Report {
             if let r = s.realFrameRate, r != s.averageFrameRate { rates += " (r \(r))" }
             parts.append(rates)
             if let mode = s.frameRateMode { parts.append(mode.rawValue == "constant" ? "constant rate" : "variable rate") }
+            if let order = s.fieldOrder { parts.append(order == "topFirst" ? "interlaced, top field first" : "interlaced, bottom field first") }
             if let n = s.frameCount { parts.append("\(n) frames") }
         case .audio:
             if let r = s.sampleRate { parts.append("\(r) Hz") }

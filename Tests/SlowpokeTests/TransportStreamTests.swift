@@ -42,4 +42,27 @@ import Testing
             Issue.record("\(name): output frame \(k) scores \(score) dB against the source frame it should show")
         }
     }
+
+    /// `info` shows an interlaced stream's field order, as ffprobe reads it.
+    @Test func infoShowsTheFieldOrder() throws {
+        let folder = try TemporaryFolder("fields")
+        var checked = 0
+        for (flags, expected) in [(["-flags", "+ilme+ildct", "-top", "1"], "topFirst"), (["-flags", "+ilme+ildct", "-top", "0"], "bottomFirst"), ([], nil)] {
+            let movie = folder.file("f\(checked).ts")
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25:duration=1",
+                                                       "-c:v", "mpeg2video"] + flags + [movie.path])
+            try #require(made.status == 0, "\(made.stderr)")
+            let probed = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=field_order",
+                                                          "-of", "csv=p=0", movie.path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let oracle: String? = ["tt": "topFirst", "tb": "topFirst", "bb": "bottomFirst", "bt": "bottomFirst"][String(probed.prefix(2))]
+            #expect(oracle == expected, "ffprobe says \(probed)")
+            try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
+            let info = try TestSupport.run(TestSupport.slowpoke, ["info", movie.deletingPathExtension().appendingPathExtension("slowpoke").path, "--json"])
+            let json = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any]
+            let streams = (json?["media"] as? [String: Any])?["streams"] as? [[String: Any]]
+            #expect(streams?.first?["fieldOrder"] as? String == oracle, "\(info.stdout.prefix(400))")
+            checked += 1
+        }
+        #expect(checked == 3)
+    }
 }
