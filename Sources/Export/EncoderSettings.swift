@@ -107,7 +107,11 @@ public struct EncoderSettings: Sendable, Equatable {
             throw .unsupported("--preset \(preset) is not one of \(Self.presets.joined(separator: ", "))")
         }
         guard crf >= 0, crf <= 51 else { throw .unsupported("--crf \(crf) is outside 0…51") }
-        return self
+        // x264 is lossless at CRF 0 only in the High 4:4:4 Predictive profile; asked for High it
+        // refuses to open (and prints to the terminal itself).
+        var settings = self
+        if codec == .h264 && crf == 0 { settings.profile = "high444" }
+        return settings
     }
 }
 

@@ -66,3 +66,4 @@ import Testing
         #expect(checked == 3)
     }
 }
+
