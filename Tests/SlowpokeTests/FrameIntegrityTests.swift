@@ -21,6 +21,9 @@ import Testing
         ("long-gop.mp4", 10, 30, ["-c:v", "libx264", "-preset", "ultrafast"]),
         ("intra.mov", 6, 30, ["-c:v", "mjpeg", "-q:v", "5"]),
         ("240fps.mp4", 3, 240, ["-c:v", "libx264", "-preset", "veryfast", "-g", "120", "-bf", "3"]),
+        ("hevc-bframes.mkv", 6, 30, ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "bframes=4:keyint=60:log-level=error"]),
+        ("vp9.mkv", 6, 30, ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30"]),
+        ("prores.mov", 4, 30, ["-c:v", "prores_ks", "-profile:v", "0", "-pix_fmt", "yuv422p10le"]),
         ("vfr.mp4", 8, 30, ["-vf", "settb=1/90000,setpts='(N/30+0.012*random(1))/TB'", "-fps_mode", "vfr",
                             "-video_track_timescale", "90000", "-c:v", "libx264", "-preset", "veryfast", "-g", "45"]),
     ]
@@ -68,7 +71,7 @@ import Testing
         let shape = try #require(shapes.first { $0.name == name })
         let source = folder.file(name)
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(shape.rate):duration=\(shape.seconds)"]
-                                        + shape.args + ["-pix_fmt", "yuv420p", source.path])
+                                        + shape.args + (shape.args.contains("-pix_fmt") ? [] : ["-pix_fmt", "yuv420p"]) + [source.path])
         try #require(made.status == 0, "\(made.stderr)")
         return source
     }
