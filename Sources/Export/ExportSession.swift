@@ -80,11 +80,22 @@ final class ExportSession {
         muxer = Self.muxers[output.pathExtension.lowercased()]!
     }
 
-    /// What of the movie this export does not carry, one sentence each: streams besides the
-    /// document's video and first audio, and chapters. Exporters warn with these before any work
-    /// (every stream of a movie is the user's; none goes without a word).
-    func leftOut() throws -> [String] {
+    /// Whether the container can keep frames as undisplayed references behind an edit list of
+    /// its own (mp4 and mov can; Matroska cannot).
+    var canHideFrames: Bool { muxer == "mp4" || muxer == "mov" }
+
+    /// Checks before any work, from one look at the movie: with `copyingVideo` (passthrough),
+    /// refuses a video codec the container cannot hold; then returns what of the movie this
+    /// export does not carry, one sentence each, for the exporter to warn with (every stream of
+    /// a movie is the user's; none goes without a word).
+    func preflight(copyingVideo: Bool) throws -> [String] {
         let input = try InputFormatContext(path: movie.path)
+        if copyingVideo { try checkContainerHolds(videoOf: input) }
+        return leftOut(of: input)
+    }
+
+    /// Streams besides the document's video and first audio, and chapters.
+    private func leftOut(of input: InputFormatContext) -> [String] {
         var lines: [String] = []
         let kept = [videoStream.index, document.media.primaryAudio?.index].compactMap { $0 }
         for i in 0..<input.streamCount where !kept.contains(i) {
@@ -104,9 +115,8 @@ final class ExportSession {
         return lines
     }
 
-    /// Refuses, before any work, a passthrough video codec the output container cannot hold.
-    func checkContainerHoldsTheVideo() throws {
-        let input = try InputFormatContext(path: movie.path)
+    /// Refuses a passthrough video codec the output container cannot hold.
+    private func checkContainerHolds(videoOf input: InputFormatContext) throws {
         let codec = input.stream(videoStream.index).parameters.pointee.codec_id
         guard let format = av_guess_format(muxer, nil, nil), avformat_query_codec(format, codec, 0) == 0 else { return }
         let name = String(cString: avcodec_get_name(codec))

@@ -110,11 +110,7 @@ final class FrameDecoder {
             if found == nil && fromTop { finished = true; position = key - 1; return }
             if let landed = found, landed <= target || fromTop {
                 position = (scan.frame(ticks: landed) ?? key) - 1
-                decoder.pointer.pointee.skip_frame = AVDISCARD_DEFAULT
-                let sent = decoder.send(packet)
-                if sent < 0 && sent != sp_averror_eagain() {
-                    warning("damaged video packet at \(seconds(max(0, position + 1))) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
-                }
+                send(skipping: false, at: position + 1)
                 return
             }
             aim = aim > 0 ? scan.keyframe(before: aim - 1) : 0
@@ -156,14 +152,21 @@ final class FrameDecoder {
                 let pts = packet.pointer.pointee.pts
                 let index = pts != sp_av_nopts_value() ? scan.frame(ticks: pts) : nil
                 let skippable = index.map { !needed[$0] && $0 != wanted } ?? false
-                decoder.pointer.pointee.skip_frame = skippable ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
-                let sent = decoder.send(packet)
-                if sent < 0 && sent != sp_averror_eagain() {
-                    let at = index.map(seconds) ?? "?"
-                    warning("damaged video packet at \(at) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
-                }
+                send(skipping: skippable, at: index)
                 return
             }
+        }
+    }
+
+    /// Sends the packet read last to the decoder (discarding it inside the decoder when
+    /// `skipping` and nothing refers to it); a packet it refuses is skipped with a warning naming
+    /// frame `index`.
+    private func send(skipping: Bool, at index: Int?) {
+        decoder.pointer.pointee.skip_frame = skipping ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+        let sent = decoder.send(packet)
+        if sent < 0 && sent != sp_averror_eagain() {
+            let at = index.map { seconds(max(0, $0)) } ?? "?"
+            warning("damaged video packet at \(at) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
         }
     }
 }

@@ -25,10 +25,10 @@ struct PacketMap {
     let dropped: Int
 
     /// A source packet as read from the file, in seconds of source time (0 is the first
-    /// presented frame).
+    /// presented frame). Its stored decode time is not kept: decode times are derived from the
+    /// mapped presentation times (see ``decodeTimes(_:step:)``).
     struct SourcePacket {
         let pts: Time
-        let dts: Time
         let duration: Time
         /// Damaged, or decoded from a damaged one before the next keyframe: never copied.
         var damaged = false
@@ -42,14 +42,14 @@ struct PacketMap {
     /// Maps `packets` through `track`. `preferred` is the source's own timescale, used when no
     /// exact one fits. Throws when a source time plays more than once (passthrough cannot
     /// repeat frames).
-    /// With `keepsHidden` (a container that writes an edit list of its own), frames the
+    /// With `carriesHidden` (a container that writes an edit list of its own), frames the
     /// source's edit list hides are kept before time 0, undisplayed, when the timeline starts
     /// with the start of the movie, so the first shown frame still has its references.
     init(packets: [SourcePacket], track: CompositionTrack, preferred: Int32, fixedTimescale: Int32? = nil,
-         keepsHidden: Bool = false) throws {
+         carriesHidden: Bool = false) throws {
         var mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)] = []
         let first = track.segments.first
-        let startsAtZero = keepsHidden && first?.source?.start == .zero
+        let startsAtZero = carriesHidden && first?.source?.start == .zero
         var dropped = 0
         // Where exact arithmetic overflows (rates like 1/(31·29·23·19) stacked on a 1/15360 s
         // grid), times are rounded to `preferred` ticks instead, and the map says it is inexact.

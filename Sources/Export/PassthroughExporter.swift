@@ -48,8 +48,7 @@ public struct PassthroughExporter {
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
         let videoTrack = session.videoTrack
-        try session.checkContainerHoldsTheVideo()
-        for line in try session.leftOut() { warning(line) }
+        for line in try session.preflight(copyingVideo: true) { warning(line) }
 
         // Rendered audio needs only the timeline and the source time of the first frame. When
         // the timeline removes nothing, no cut can move, so the audio starts rendering on its
@@ -71,8 +70,7 @@ public struct PassthroughExporter {
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
         // 2. Cuts move to keyframes; the audio follows the same timeline.
-        let carriesHidden = session.muxer == "mp4" || session.muxer == "mov"
-        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, points: scan.cutPoints, carriesHidden: carriesHidden)
+        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, points: scan.cutPoints, carriesHidden: session.canHideFrames)
         var reported: [TimeRange] = []
         for cut in cuts {
             if cut.requested.start < .zero, let actual = cut.actual {
@@ -97,7 +95,7 @@ public struct PassthroughExporter {
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
         let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
                                 fixedTimescale: session.muxer == "matroska" ? 1000 : nil,
-                                keepsHidden: carriesHidden)
+                                carriesHidden: session.canHideFrames)
 
         // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise
         // rendered and encoded on threads of its own while the video is copied (the copy waits

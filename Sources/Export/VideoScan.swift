@@ -64,7 +64,7 @@ struct VideoScan {
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
-        var raw: [(pts: Int64, dts: Int64, duration: Int64, key: Bool)] = []
+        var raw: [(pts: Int64, duration: Int64, key: Bool)] = []
         // Frames an edit list hides: decoded as references, never shown.
         var hidden: [Bool] = []
         // Keyframes a passthrough run may resume from (see RandomAccessPicture).
@@ -73,7 +73,6 @@ struct VideoScan {
         var inDamage = false
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
         raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
-        var lastDts = Int64.min
         while true {
             let more: Bool
             do { more = try input.read(into: packet) } catch {
@@ -90,10 +89,7 @@ struct VideoScan {
             if p.flags & AV_PKT_FLAG_CORRUPT != 0 { inDamage = true } else if startsAfresh { inDamage = false }
             damaged.append(inDamage)
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
-            var dts = p.dts != sp_av_nopts_value() ? p.dts : pts
-            if dts <= lastDts { dts = lastDts + 1 }
-            lastDts = dts
-            raw.append((pts, dts, max(p.duration, 0), key))
+            raw.append((pts, max(p.duration, 0), key))
             hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
             resumable.append(startsAfresh && !inDamage)
         }
@@ -128,28 +124,29 @@ struct VideoScan {
             else { durations[i] = rank > 0 ? durations[order[rank - 1]] : 1 }
         }
         for i in raw.indices where durations[i] == 0 { durations[i] = durations[order[0]] }
+        // Every packet's source time, in decode order, worked out once.
+        let times = try raw.map { try seconds($0.pts) }
         if keepPackets {
             packets.reserveCapacity(raw.count)
             for (i, r) in raw.enumerated() {
-                packets.append(PacketMap.SourcePacket(pts: try seconds(r.pts), dts: try seconds(r.dts),
-                                                      duration: try seconds(firstPts + max(durations[i], 1)), damaged: damaged[i],
-                                                      hidden: hidden[i] && shown.count < raw.count))
+                packets.append(PacketMap.SourcePacket(pts: times[i], duration: try seconds(firstPts + max(durations[i], 1)),
+                                                      damaged: damaged[i], hidden: hidden[i] && shown.count < raw.count))
             }
             let lost = raw.indices.filter { damaged[$0] }
             if let first = lost.first, let last = lost.last {
-                let times = try lost.map { try seconds(raw[$0].pts) }
+                let times = lost.map { times[$0] }
                 let which = lost.count == 1 ? "video packet \(first) of \(name) (source \(times[0])) is damaged; passthrough leaves it out"
                     : "\(lost.count) video packets of \(name) (\(first)-\(last) in decode order, source \(times.min()!)-\(times.max()!)) are damaged or depend on a damaged one; passthrough leaves them out"
                 warning(which + ", so the frame before stays on screen")
             }
         }
         presentationTicks = order.map { raw[$0].pts }
-        presentationTimes = try presentationTicks.map(seconds)
+        presentationTimes = order.map { times[$0] }
         isKey = order.map { raw[$0].key }
         keyframes = zip(presentationTimes, isKey).filter(\.1).map(\.0)
         let last = order[order.count - 1]
         end = try seconds(raw[last].pts + max(durations[last], 1))
-        cutPoints = CutPoints(decodeOrder: try raw.map { try seconds($0.pts) }, keyframe: resumable, end: end)
+        cutPoints = CutPoints(decodeOrder: times, keyframe: resumable, end: end)
     }
 
     var frameCount: Int { presentationTicks.count }

@@ -11,7 +11,7 @@ import Testing
     func packets(_ count: Int = 300, fps: Int32 = 30) -> [PacketMap.SourcePacket] {
         (0..<count).map { i in
             let t = Time(value: Int64(i), timescale: fps)
-            return PacketMap.SourcePacket(pts: t, dts: t, duration: Time(value: 1, timescale: fps))
+            return PacketMap.SourcePacket(pts: t, duration: Time(value: 1, timescale: fps))
         }
     }
 

@@ -68,7 +68,7 @@ import Testing
                     #expect(frame.max() ?? 0 <= 20, "\(context): output frame \(k) in a gap is not black")
                     continue
                 }
-                let index = max(0, (times.lastIndex { $0 <= s }) ?? 0)
+                let index = times.lastIndex { $0 <= s } ?? 0
                 let score = Self.psnr(frame, sourceFrames[index])
                 if score < 35 {
                     Issue.record("\(context): output frame \(k) at \(t) shows source \(s) with \(score) dB against frame \(index)")

@@ -7,9 +7,9 @@ import Testing
 /// player shows: 8.7 s and 261 frames, never the hidden 0.3 s (issue 20, defect 8).
 @Suite struct EditListTests {
     func frameMD5s(_ file: URL) throws -> [String] {
-        let run = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
-        #expect(run.stderr.isEmpty, "\(run.stderr)")
-        return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map(String.init) }
+        let (md5s, errors) = try TestSupport.frameMD5s(file)
+        #expect(errors.isEmpty, "\(errors)")
+        return md5s
     }
 
     @Test func hiddenFramesAreNeverShown() throws {

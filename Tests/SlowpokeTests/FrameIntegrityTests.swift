@@ -34,15 +34,6 @@ import Testing
         return Array(1...UInt64(env["SLOWPOKE_SEEDS"].flatMap(Int.init) ?? 4))
     }
 
-    /// Each decoded frame's MD5, in presentation order.
-    static func frameMD5s(_ file: URL) throws -> (md5s: [String], errors: String) {
-        let result = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-fps_mode", "passthrough",
-                                                     "-f", "framemd5", "-"])
-        let md5s = result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
-            .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
-        return (md5s, result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)")
-    }
-
     /// Random edits through the document, as the CLI makes them; refused ones are skipped.
     static func edit(_ document: URL, seed: UInt64) throws -> [String] {
         var g = SplitMix64(state: seed)
@@ -93,7 +84,7 @@ import Testing
     @Test(arguments: shapes.map(\.name)) func everyPassthroughFrameIsASourceFrameInOrder(shape name: String) throws {
         let folder = try TemporaryFolder("integrity")
         let source = try Self.make(name, in: folder)
-        let (sourceMD5s, sourceErrors) = try Self.frameMD5s(source)
+        let (sourceMD5s, sourceErrors) = try TestSupport.frameMD5s(source)
         try #require(sourceErrors.isEmpty && sourceMD5s.count > 50, "\(sourceErrors)")
         var indices: [String: [Int]] = [:]
         for (i, md5) in sourceMD5s.enumerated() { indices[md5, default: []].append(i) }
@@ -106,7 +97,7 @@ import Testing
             #expect(export.status == 0, "\(context)\n\(export.stderr)")
             guard export.status == 0 else { continue }
             exported += 1
-            let (md5s, errors) = try Self.frameMD5s(output)
+            let (md5s, errors) = try TestSupport.frameMD5s(output)
             #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
             let promised = export.stdout.split(separator: " ").firstIndex(of: "frames,").flatMap { i in
                 Int(export.stdout.split(separator: " ")[i - 1])

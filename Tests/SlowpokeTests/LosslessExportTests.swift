@@ -13,11 +13,7 @@ import Testing
                                                                  "--crf", "0", "--preset", "ultrafast", "-o", output.path])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(!export.stderr.contains("x264 [error]"), "\(export.stderr)")
-        func md5s(_ file: URL) throws -> [Substring] {
-            try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
-                .stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
-        }
-        let source = try md5s(movie), out = try md5s(output)
+        let source = try TestSupport.frameMD5s(movie).md5s, out = try TestSupport.frameMD5s(output).md5s
         #expect(source.count == 600 && out == source, "\(out.count) frames, \(zip(out, source).filter { $0 != $1 }.count) differ")
     }
 }
