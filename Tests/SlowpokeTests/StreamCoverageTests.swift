@@ -10,9 +10,12 @@ import Testing
         let folder = try TemporaryFolder("streams")
         let movie = folder.file("multi.mkv")
         try Data("1\n00:00:01,000 --> 00:00:02,000\nHello\n".utf8).write(to: folder.file("s.srt"))
+        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1500\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1500\nEND=3000\ntitle=Two\n".utf8)
+            .write(to: folder.file("chapters.txt"))
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=3",
                                                    "-f", "lavfi", "-i", "sine=f=440:d=3", "-f", "lavfi", "-i", "sine=f=660:d=3",
-                                                   "-i", folder.file("s.srt").path, "-map", "0", "-map", "1", "-map", "2", "-map", "3",
+                                                   "-i", folder.file("s.srt").path, "-i", folder.file("chapters.txt").path, "-map_chapters", "4",
+                                                   "-map", "0", "-map", "1", "-map", "2", "-map", "3",
                                                    "-c:v", "libx264", "-c:a", "aac", "-c:s", "srt",
                                                    "-metadata:s:a:1", "language=fra", "-metadata:s:a:1", "title=Commentaire", movie.path])
         try #require(made.status == 0, "\(made.stderr)")
@@ -23,6 +26,7 @@ import Testing
             #expect(export.status == 0, "\(export.stderr)")
             #expect(export.stderr.contains("stream 2 (audio, aac, language fra, title Commentaire) is not in the export"), "\(export.stderr)")
             #expect(export.stderr.contains("stream 3 (subtitle, subrip) is not in the export"), "\(export.stderr)")
+            #expect(export.stderr.contains("multi.mkv has 2 chapters, which the export does not carry"), "\(export.stderr)")
         }
     }
 
