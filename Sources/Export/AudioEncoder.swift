@@ -18,8 +18,10 @@ final class AudioEncoder {
     private var written: Int64 = 0
 
     /// `display` names the output in errors; `globalHeader` is the muxer's `AVFMT_GLOBALHEADER`.
+    /// `layout` names the channels (the source's, in its order); by default the usual layout
+    /// for their count.
     init(format: AudioFormat, codecID: AVCodecID, sampleFormat: AVSampleFormat, bitRate: Int? = nil,
-         bitsPerRawSample: Int32? = nil, globalHeader: Bool, display: String) throws(ExportError) {
+         bitsPerRawSample: Int32? = nil, layout: AVChannelLayout? = nil, globalHeader: Bool, display: String) throws(ExportError) {
         try LibAV.load()
         self.format = format
         self.display = display
@@ -30,18 +32,17 @@ final class AudioEncoder {
         let e = context.pointer
         e.pointee.sample_rate = Int32(format.sampleRate)
         e.pointee.sample_fmt = sampleFormat
-        av_channel_layout_default(&e.pointee.ch_layout, Int32(format.channels))
+        var layout = Self.named(layout, channels: format.channels)
+        defer { av_channel_layout_uninit(&layout) }
+        av_channel_layout_copy(&e.pointee.ch_layout, &layout)
         e.pointee.time_base = AVRational(num: 1, den: Int32(format.sampleRate))
         if let bitsPerRawSample { e.pointee.bits_per_raw_sample = bitsPerRawSample }
         if let bitRate { e.pointee.bit_rate = Int64(bitRate) }
         if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         let opened = avcodec_open2(e, codec, nil)
         guard opened >= 0 else { throw .av(path: display, AVFailure(code: opened, operation: "opening the encoder")) }
-        var layout = AVChannelLayout()
-        av_channel_layout_default(&layout, Int32(format.channels))
         converter = try SampleConverter(inLayout: layout, inFormat: AV_SAMPLE_FMT_FLTP, inRate: Int32(format.sampleRate),
                                         outChannels: Int32(format.channels), outFormat: sampleFormat, outRate: Int32(format.sampleRate))
-        av_channel_layout_uninit(&layout)
         frame = try Frame()
         packet = try Packet()
         frameSize = e.pointee.frame_size > 0 ? Int(e.pointee.frame_size) : 4096
@@ -49,6 +50,17 @@ final class AudioEncoder {
     }
 
     var timeBase: AVRational { context.pointer.pointee.time_base }
+
+    /// `layout` if it names `channels` channels in a known order, else the default for the count.
+    private static func named(_ layout: AVChannelLayout?, channels: Int) -> AVChannelLayout {
+        var made = AVChannelLayout()
+        if var layout, layout.nb_channels == Int32(channels), layout.order != AV_CHANNEL_ORDER_UNSPEC,
+           av_channel_layout_copy(&made, &layout) >= 0 {
+            return made
+        }
+        av_channel_layout_default(&made, Int32(channels))
+        return made
+    }
 
     /// Appends `count` frames of `samples`, delivering every packet that completes.
     func write(_ samples: [[Float]], count: Int, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {

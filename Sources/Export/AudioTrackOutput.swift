@@ -3,10 +3,10 @@ import Composition
 import TimePitch
 internal import CFFmpeg
 
-/// The audio of an exported movie. It is copied packet for packet when the timeline leaves the
-/// audio untouched; otherwise it is rendered through TimePitch and encoded as AAC on threads of
-/// its own (``RenderedAudio``) while the video is written, and its packets are interleaved with
-/// the video as they come.
+/// One audio track of an exported movie. It is copied packet for packet when the timeline leaves
+/// the audio untouched; otherwise it is rendered through TimePitch and encoded on threads of its
+/// own (``RenderedAudio``) while the video is written, and its packets are interleaved with the
+/// video as they come.
 final class AudioTrackOutput {
     let handling: AudioHandling
     /// Copied audio: the movie, opened a second time to read its audio packets.
@@ -20,46 +20,41 @@ final class AudioTrackOutput {
     private var output: UnsafeMutablePointer<AVStream>?
     private let packet: Packet
     private var pending = false
-    private var done: Bool
+    private var done = false
     private let timeBase: AVRational
     private let shift: Int64
+    /// Added to every packet's time: the encoder delay a container states for itself.
+    private var leadIn: Int64 = 0
     private let end: Int64
 
-    /// Prepares the audio of `stream` (nil: the movie has none) for a timeline of `segments`;
-    /// rendered audio starts rendering at once. `waiting` runs about every 50 ms while the muxer
-    /// waits for rendered audio, and may throw to stop the export (an interrupt).
-    init(movie url: URL, stream: StreamInfo?, segments: [CompositionTrackSegment], untouched: Bool,
-         settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String, display: String,
+    /// Prepares audio `stream` for a timeline of `segments`: copied when `copy`, otherwise
+    /// rendered and encoded as `choice` says, which starts at once. `waiting` runs about every
+    /// 50 ms while the muxer waits for rendered audio, and may throw to stop the export (an
+    /// interrupt).
+    init(movie url: URL, stream: Int, segments: [CompositionTrackSegment], copy: Bool,
+         settings: TimePitchSettings, choice: AudioCodecChoice, origin: Time, end: Time, muxer: String, display: String,
          waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
         self.muxer = muxer
         self.warning = warning
         self.waiting = waiting
         packet = try Packet()
-        guard let stream else {
-            handling = .none
-            input = nil; rendered = nil; inputIndex = 0
-            done = true
-            timeBase = AVRational(num: 1, den: 1); shift = 0; self.end = 0
-            return
-        }
-        if untouched && settings.semitones == 0 {
+        if copy {
             handling = .copied
             let source = try InputFormatContext(path: url.path)
-            for other in 0..<source.streamCount where other != stream.index { source.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+            for other in 0..<source.streamCount where other != stream { source.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
             input = source
-            inputIndex = stream.index
+            inputIndex = stream
             rendered = nil
-            timeBase = source.stream(stream.index).pointer.pointee.time_base
+            timeBase = source.stream(stream).pointer.pointee.time_base
         } else {
             handling = .rendered
-            let audio = try RenderedAudio(url: url, stream: stream.index, segments: segments, settings: settings,
-                                          bitRate: bitRate, origin: origin, muxer: muxer, display: display)
+            let audio = try RenderedAudio(url: url, stream: stream, segments: segments, settings: settings,
+                                          choice: choice, origin: origin, muxer: muxer, display: display)
             rendered = audio
             input = nil
             inputIndex = 0
             timeBase = audio.timeBase
         }
-        done = false
         // Copied audio shifts by the same origin as the video, and stops where the timeline does.
         let ticksPerSecond = timeBase.den / max(1, timeBase.num)
         shift = handling == .copied ? try origin.rescaled(to: ticksPerSecond).value : 0
@@ -75,6 +70,12 @@ final class AudioTrackOutput {
                                           metadata: rendered.metadata.pointer, disposition: rendered.disposition)
         } else if let input {
             output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
+        }
+        // Matroska states Opus's encoder delay (CodecDelay) and players skip it; the first
+        // packet's negative time would instead delay every stream to make room.
+        if muxer == "matroska", let parameters = output?.pointee.codecpar.pointee, parameters.codec_id == AV_CODEC_ID_OPUS,
+           parameters.initial_padding > 0, parameters.sample_rate > 0 {
+            leadIn = av_rescale_q(Int64(parameters.initial_padding), AVRational(num: 1, den: parameters.sample_rate), timeBase)
         }
     }
 
@@ -132,8 +133,8 @@ final class AudioTrackOutput {
             }
             let adts = p.pointee.dts != sp_av_nopts_value() ? p.pointee.dts : p.pointee.pts
             if av_compare_ts(adts - shift, timeBase, dts, base) > 0 { return }
-            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts -= shift }
-            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts -= shift }
+            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts += leadIn - shift }
+            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts += leadIn - shift }
             p.pointee.stream_index = output!.pointee.index
             av_packet_rescale_ts(p, timeBase, output!.pointee.time_base)
             p.pointee.pos = -1

@@ -97,7 +97,8 @@ public struct ConstantRateExporter {
         if let preset = options.preset { encoderSettings.preset = preset }
         encoderSettings = try encoderSettings.validated()
 
-        let encoder = try session.start(audio: audio, videoTimescale: nil, metadata: source.owner) { writer in
+        let encoder = try session.start(audio: audio, segments: segments, origin: scan.origin, videoTimescale: nil,
+                                        metadata: source.owner, warning: warning) { writer in
             let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
                                        sampleAspectRatio: source.pointer.pointee.sample_aspect_ratio, fps: options.fps,
                                        globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,

@@ -36,7 +36,8 @@ final class ExportSession {
     let videoTrack: CompositionTrack
 
     private var writer: MovieWriter?
-    private var audio: AudioTrackOutput?
+    private var audio: AudioTracks?
+    private var subtitles: SubtitleTracks?
     private var videoOut: UnsafeMutablePointer<AVStream>?
 
     /// The containers slowpoke exports movies to, by extension, with libavformat's muxer names.
@@ -91,28 +92,43 @@ final class ExportSession {
     func preflight(copyingVideo: Bool) throws -> [String] {
         let input = try InputFormatContext(path: movie.path)
         if copyingVideo { try checkContainerHolds(videoOf: input) }
+        subtitlePlan = SubtitleTracks.plan(input, muxer: muxer)
         return leftOut(of: input)
     }
 
-    /// Streams besides the document's video and first audio, and chapters.
+    /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:)``).
+    private var subtitlePlan: [(stream: Int, fate: SubtitleTracks.Fate)] = []
+
+    /// Streams the export does not carry, with why.
     private func leftOut(of input: InputFormatContext) -> [String] {
         var lines: [String] = []
-        let kept = [videoStream.index, document.media.primaryAudio?.index].compactMap { $0 }
+        var kept = [videoStream.index] + audioStreams
+        var reasons: [Int: String] = [:]
+        for (stream, fate) in subtitlePlan {
+            if case .leave(let why) = fate { reasons[stream] = why } else { kept.append(stream) }
+        }
         for i in 0..<input.streamCount where !kept.contains(i) {
             let st = input.stream(i).pointer.pointee
+            if st.codecpar.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT && muxer == "matroska" { continue }
             let kind = av_get_media_type_string(st.codecpar.pointee.codec_type).map { String(cString: $0) } ?? "data"
             let codec = String(cString: avcodec_get_name(st.codecpar.pointee.codec_id))
             var facts = [kind, codec]
             for key in ["language", "title", "filename"] {
                 if let entry = av_dict_get(st.metadata, key, nil, 0), let value = entry.pointee.value { facts.append("\(key) \(String(cString: value))") }
             }
-            lines.append("\(movieName) stream \(i) (\(facts.joined(separator: ", "))) is not in the export: slowpoke exports one video and one audio stream")
-        }
-        let chapters = Int(input.pointer.pointee.nb_chapters)
-        if chapters > 0 {
-            lines.append("\(movieName) has \(chapters) chapter\(chapters == 1 ? "" : "s"), which the export does not carry")
+            let why = reasons[i] ?? Self.whyNot(kind: st.codecpar.pointee.codec_type, muxer: muxer)
+            lines.append("\(movieName) stream \(i) (\(facts.joined(separator: ", "))) is not in the export: \(why)")
         }
         return lines
+    }
+
+    /// Why a stream of `kind` is not carried into `muxer`'s container.
+    private static func whyNot(kind: AVMediaType, muxer: String) -> String {
+        switch kind {
+        case AVMEDIA_TYPE_ATTACHMENT: "only Matroska holds attachments (export to .mkv to keep it)"
+        case AVMEDIA_TYPE_VIDEO: "slowpoke exports one video stream"
+        default: "slowpoke does not carry timed data streams"
+        }
     }
 
     /// Refuses a passthrough video codec the output container cannot hold.
@@ -135,34 +151,56 @@ final class ExportSession {
             && segments[0].source?.start == .zero && settings.semitones == 0
     }
 
-    /// The movie's audio for a timeline of `segments` whose first video frame is at source time
-    /// `origin` and which ends at `end`: copied when `untouched`, otherwise rendered (starting
-    /// at once, on threads of its own). `waiting` runs about every 50 ms while the muxer waits
-    /// for rendered audio and may throw to stop the export.
+    /// The movie's audio streams, in order, the document's first.
+    var audioStreams: [Int] { document.media.streams.filter { $0.kind == .audio }.map(\.index) }
+
+    /// Every audio track of the movie for a timeline of `segments` whose first video frame is at
+    /// source time `origin` and which ends at `end`: copied when `untouched` (and the container
+    /// holds the codec), otherwise rendered (starting at once, on threads of their own).
+    /// `waiting` runs about every 50 ms while the muxer waits for rendered audio and may throw
+    /// to stop the export.
     func audio(segments: [CompositionTrackSegment], untouched: Bool, origin: Time, end: Time,
                settings: TimePitchSettings, bitRate: Int,
-               waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws -> AudioTrackOutput {
-        try AudioTrackOutput(movie: movie, stream: document.media.primaryAudio, segments: segments,
-                             untouched: untouched, settings: settings, bitRate: bitRate,
-                             origin: origin, end: end, muxer: muxer, display: destination.destination.path,
-                             waiting: waiting, warning: warning)
+               waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws -> AudioTracks {
+        let input = try InputFormatContext(path: movie.path)
+        return try AudioTracks(movie: movie, input: input, streams: audioStreams, name: movieName, segments: segments,
+                               untouched: untouched, settings: settings, bitRate: bitRate, origin: origin, end: end,
+                               muxer: muxer, display: destination.destination.path, waiting: waiting, warning: warning)
     }
 
     /// Opens the muxer on the temporary file; `addVideo` adds the video stream to it (and may
-    /// hand back what made it, an encoder say). Then the audio's stream and the movie's global
-    /// metadata (title, creation time …) from `source` are added and the header is written.
-    /// `videoTimescale` asks mp4 and mov for that video timescale.
+    /// hand back what made it, an encoder say). Then the audio's streams, the subtitles and the
+    /// attachments, the chapters and the movie's global metadata (title, creation time …) from
+    /// `source` are added and the header is written. Subtitles and chapters follow the timeline
+    /// of `segments`, whose source time 0 is the movie's `origin`. `videoTimescale` asks mp4 and
+    /// mov for that video timescale.
     @discardableResult
-    func start<Video>(audio: AudioTrackOutput, videoTimescale: Int32?, metadata source: InputFormatContext,
+    func start<Video>(audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
+                      videoTimescale: Int32?, metadata source: InputFormatContext, warning: (String) -> Void,
                       addVideo: (MovieWriter) throws -> (stream: UnsafeMutablePointer<AVStream>, made: Video)) throws -> Video {
         let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
         let video = try addVideo(writer)
         videoOut = video.stream
         try audio.attach(to: writer)
+        let globalHeader = writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
+        let subtitles = try SubtitleTracks(movie: movie, plan: subtitlePlan, segments: segments, origin: origin,
+                                           globalHeader: globalHeader, display: destination.destination.path, warning: warning)
+        try subtitles.attach(to: writer)
+        if muxer == "matroska" {
+            for i in 0..<source.streamCount where source.stream(i).parameters.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT {
+                _ = try writer.addStream(copying: source.stream(i), timeBase: AVRational(num: 1, den: 1000))
+            }
+        }
+        let chapters = try ChapterList(source, segments: segments, origin: origin, display: destination.destination.path)
+        if !chapters.removed.isEmpty {
+            warning("the timeline removes all of \(movieName)'s chapter\(chapters.removed.count == 1 ? "" : "s") \(chapters.removed.joined(separator: ", ")), so the export leaves \(chapters.removed.count == 1 ? "it" : "them") out")
+        }
+        try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: muxer == "matroska" ? nil : videoTimescale)
         self.writer = writer
         self.audio = audio
+        self.subtitles = subtitles
         return video.made
     }
 
@@ -171,6 +209,7 @@ final class ExportSession {
     func write(video packet: UnsafeMutablePointer<AVPacket>, in timeBase: AVRational) throws {
         guard let writer, let audio, let videoOut else { preconditionFailure("ExportSession.write before start") }
         try audio.pump(upTo: packet.pointee.dts, in: timeBase, writer: writer)
+        try subtitles?.pump(upTo: packet.pointee.dts, in: timeBase, writer: writer)
         packet.pointee.stream_index = videoOut.pointee.index
         packet.pointee.pos = -1
         av_packet_rescale_ts(packet, timeBase, videoOut.pointee.time_base)
@@ -181,6 +220,7 @@ final class ExportSession {
     func finish() throws {
         guard let writer, let audio else { preconditionFailure("ExportSession.finish before start") }
         try audio.finish(writer: writer)
+        try subtitles?.finish(writer: writer)
         try writer.finish()
     }
 

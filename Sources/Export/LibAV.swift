@@ -55,6 +55,11 @@ struct AVLibraries: @unchecked Sendable {
     typealias PacketMoveRef = @convention(c) (UnsafeMutablePointer<AVPacket>?, UnsafeMutablePointer<AVPacket>?) -> Void
     typealias PacketRescaleTS = @convention(c) (UnsafeMutablePointer<AVPacket>?, AVRational, AVRational) -> Void
     typealias PacketUnref = @convention(c) (UnsafeMutablePointer<AVPacket>?) -> Void
+    typealias PacketRef = @convention(c) (UnsafeMutablePointer<AVPacket>?, UnsafePointer<AVPacket>?) -> Int32
+    typealias NewPacket = @convention(c) (UnsafeMutablePointer<AVPacket>?, Int32) -> Int32
+    typealias DecodeSubtitle = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<AVSubtitle>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<AVPacket>?) -> Int32
+    typealias EncodeSubtitle = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<UInt8>?, Int32, UnsafePointer<AVSubtitle>?) -> Int32
+    typealias FreeSubtitle = @convention(c) (UnsafeMutablePointer<AVSubtitle>?) -> Void
     typealias AllocCodecContext = @convention(c) (UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>?
     typealias FreeCodecContext = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) -> Void
     typealias OpenCodec = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVCodec>?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
@@ -100,6 +105,11 @@ struct AVLibraries: @unchecked Sendable {
     let packetMoveRef: PacketMoveRef
     let packetRescaleTS: PacketRescaleTS
     let packetUnref: PacketUnref
+    let packetRef: PacketRef
+    let newPacket: NewPacket
+    let decodeSubtitle: DecodeSubtitle
+    let encodeSubtitle: EncodeSubtitle
+    let freeSubtitle: FreeSubtitle
     let allocCodecContext: AllocCodecContext
     let freeCodecContext: FreeCodecContext
     let openCodec: OpenCodec
@@ -164,6 +174,11 @@ struct AVLibraries: @unchecked Sendable {
         packetMoveRef = try symbol(avcodec, "av_packet_move_ref")
         packetRescaleTS = try symbol(avcodec, "av_packet_rescale_ts")
         packetUnref = try symbol(avcodec, "av_packet_unref")
+        packetRef = try symbol(avcodec, "av_packet_ref")
+        newPacket = try symbol(avcodec, "av_new_packet")
+        decodeSubtitle = try symbol(avcodec, "avcodec_decode_subtitle2")
+        encodeSubtitle = try symbol(avcodec, "avcodec_encode_subtitle")
+        freeSubtitle = try symbol(avcodec, "avsubtitle_free")
         allocCodecContext = try symbol(avcodec, "avcodec_alloc_context3")
         freeCodecContext = try symbol(avcodec, "avcodec_free_context")
         openCodec = try symbol(avcodec, "avcodec_open2")
@@ -215,6 +230,11 @@ func av_packet_free(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>
 func av_packet_move_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
 func av_packet_rescale_ts(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
 func av_packet_unref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
+@discardableResult func av_packet_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafePointer<AVPacket>?) -> Int32 { av.packetRef(dst, src) }
+@discardableResult func av_new_packet(_ pkt: UnsafeMutablePointer<AVPacket>?, _ size: Int32) -> Int32 { av.newPacket(pkt, size) }
+@discardableResult func avcodec_decode_subtitle2(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
+@discardableResult func avcodec_encode_subtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }
+func avsubtitle_free(_ sub: UnsafeMutablePointer<AVSubtitle>?) { av.freeSubtitle(sub) }
 @discardableResult func avcodec_alloc_context3(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
 func avcodec_free_context(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
 @discardableResult func avcodec_open2(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }

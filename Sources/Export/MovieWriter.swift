@@ -32,7 +32,9 @@ final class MovieWriter {
     func addStream(copying source: StreamView, timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
         let stream = try addStream(parameters: source.parameters, timeBase: timeBase,
                                    metadata: source.pointer.pointee.metadata, disposition: source.pointer.pointee.disposition)
+        let sourceTag = source.parameters.pointee.codec_tag
         stream.pointee.codecpar.pointee.codec_tag = 0
+        tagHEVC(stream, keeping: sourceTag == Self.hev1 ? Self.hev1 : Self.hvc1)
         stream.pointee.sample_aspect_ratio = source.pointer.pointee.sample_aspect_ratio
         let src = source.pointer.pointee
         for i in 0..<Int(src.nb_side_data) {
@@ -73,6 +75,7 @@ final class MovieWriter {
     /// side data: always the display matrix (rotation); the HDR entries only when `keepHDR`.
     func addStream(encoder: CodecContext, source: StreamView, keepHDR: Bool) throws -> UnsafeMutablePointer<AVStream> {
         let stream = try addStream(encoder: encoder)
+        tagHEVC(stream, keeping: Self.hvc1)
         stream.pointee.avg_frame_rate = encoder.pointer.pointee.framerate
         stream.pointee.sample_aspect_ratio = encoder.pointer.pointee.sample_aspect_ratio
         stream.pointee.disposition = source.pointer.pointee.disposition
@@ -86,6 +89,22 @@ final class MovieWriter {
             target.update(from: entry.data, count: entry.size)
         }
         return stream
+    }
+
+    /// HEVC's sample entry names in mp4 and mov. Apple's players play only `hvc1` (parameter
+    /// sets in the sample entry); libavformat writes `hev1` unless told.
+    static let hvc1 = fourCC("hvc1"), hev1 = fourCC("hev1")
+
+    private static func fourCC(_ code: String) -> UInt32 {
+        code.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// Tags an HEVC stream of an mp4 or mov file `tag` (`hvc1`, or the `hev1` of a source that
+    /// had it); other streams and containers keep libavformat's choice.
+    private func tagHEVC(_ stream: UnsafeMutablePointer<AVStream>, keeping tag: UInt32) {
+        let name = String(cString: context.pointee.oformat.pointee.name)
+        guard name == "mp4" || name == "mov", stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC else { return }
+        stream.pointee.codecpar.pointee.codec_tag = tag
     }
 
     func writeHeader(videoTimescale: Int32?) throws(ExportError) {

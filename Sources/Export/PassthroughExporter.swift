@@ -55,11 +55,11 @@ public struct PassthroughExporter {
         // own threads before the scan, from the first frame of the first GOP; it starts again
         // in the rare case that the scan finds an earlier one.
         var done = 0.0
-        func audio(_ segments: [CompositionTrackSegment], origin: Time, end: Time, untouched: Bool) throws -> AudioTrackOutput {
+        func audio(_ segments: [CompositionTrackSegment], origin: Time, end: Time, untouched: Bool) throws -> AudioTracks {
             try session.audio(segments: segments, untouched: untouched, origin: origin, end: end,
                               settings: settings, bitRate: audioBitRate, waiting: { try progress(done) }, warning: warning)
         }
-        var early: (audio: AudioTrackOutput, origin: Time)?
+        var early: (audio: AudioTracks, origin: Time)?
         if document.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
            KeyframeSnapping.removesNothing(videoTrack.segments),
            let origin = try VideoScan.leadingOrigin(movie: session.movie, stream: session.videoStream.index) {
@@ -101,7 +101,7 @@ public struct PassthroughExporter {
         // rendered and encoded on threads of its own while the video is copied (the copy waits
         // for it).
         let untouched = ExportSession.playsSourceUntouched(segments, settings: settings) && scan.packets.count == map.entries.count
-        let audioOutput: AudioTrackOutput
+        let audioOutput: AudioTracks
         if let early, early.origin == scan.origin, segments == videoTrack.segments {
             audioOutput = early.audio
         } else {
@@ -110,7 +110,8 @@ public struct PassthroughExporter {
         }
 
         // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, audio: audioOutput, session: session, progress: { fraction in
+        try copyVideo(map: map, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
+                      warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
         })
@@ -124,12 +125,13 @@ public struct PassthroughExporter {
     // MARK: Muxing
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
-    private func copyVideo(map: PacketMap, audio: AudioTrackOutput, session: ExportSession,
-                           progress: (Double) throws -> Void) throws {
+    private func copyVideo(map: PacketMap, audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
+                           session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
         for other in 0..<video.streamCount where other != videoStream { video.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
-        try session.start(audio: audio, videoTimescale: map.timescale, metadata: video) { writer in
+        try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
+                          metadata: video, warning: warning) { writer in
             (try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale)), ())
         }
 

@@ -3,7 +3,8 @@ import Composition
 import TimePitch
 internal import CFFmpeg
 
-/// A movie's audio rendered through a timeline and encoded as AAC while the video is written.
+/// An audio track of a movie rendered through a timeline and encoded (see ``AudioCodecChoice``)
+/// while the video is written.
 /// Two threads of its own do the work: one decodes and renders (Rubber Band may add its own),
 /// the other encodes, since AAC is most of an export's audio cost. Encoded packets wait in a
 /// bounded queue until the muxer interleaves them with the video, so memory stays bounded
@@ -28,8 +29,9 @@ final class RenderedAudio: @unchecked Sendable {
     private let lock = NSLock()
     private var warnings: [String] = []
 
-    /// Opens the audio `stream` of `url` and an AAC encoder, and starts rendering and encoding. `origin` is the source time the timeline's source time 0 stands for.
-    init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, bitRate: Int,
+    /// Opens the audio `stream` of `url` and an encoder as `choice` says, and starts rendering
+    /// and encoding. `origin` is the source time the timeline's source time 0 stands for.
+    init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, choice: AudioCodecChoice,
          origin: Time, muxer: String, display: String) throws {
         reader = try AudioFileReader(url: url, stream: stream)
         // Copied rather than kept open: every open movie holds its sample tables, which grow
@@ -38,8 +40,10 @@ final class RenderedAudio: @unchecked Sendable {
         metadata = try MetadataDictionary(copying: movie.stream(stream).pointer.pointee.metadata, display: display)
         disposition = movie.stream(stream).pointer.pointee.disposition
         let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
-        encoder = try AudioEncoder(format: reader.format, codecID: AV_CODEC_ID_AAC, sampleFormat: AV_SAMPLE_FMT_FLTP,
-                                   bitRate: bitRate, globalHeader: globalHeader, display: display)
+        encoder = try AudioEncoder(format: reader.format, codecID: choice.codec, sampleFormat: choice.sampleFormat,
+                                   bitRate: choice.bitRate, bitsPerRawSample: choice.bitsPerRawSample,
+                                   layout: movie.stream(stream).parameters.pointee.ch_layout,
+                                   globalHeader: globalHeader, display: display)
         parameters = try CodecParameters(of: encoder.context, display: display)
         timeBase = encoder.timeBase
         renderer = TimelineRenderer(format: reader.format, settings: settings)

@@ -38,6 +38,11 @@ import Testing
         let packetMoveRef: AVLibraries.PacketMoveRef = av_packet_move_ref
         let packetRescaleTS: AVLibraries.PacketRescaleTS = av_packet_rescale_ts
         let packetUnref: AVLibraries.PacketUnref = av_packet_unref
+        let packetRef: AVLibraries.PacketRef = av_packet_ref
+        let newPacket: AVLibraries.NewPacket = av_new_packet
+        let decodeSubtitle: AVLibraries.DecodeSubtitle = avcodec_decode_subtitle2
+        let encodeSubtitle: AVLibraries.EncodeSubtitle = avcodec_encode_subtitle
+        let freeSubtitle: AVLibraries.FreeSubtitle = avsubtitle_free
         let allocCodecContext: AVLibraries.AllocCodecContext = avcodec_alloc_context3
         let freeCodecContext: AVLibraries.FreeCodecContext = avcodec_free_context
         let openCodec: AVLibraries.OpenCodec = avcodec_open2
@@ -82,6 +87,11 @@ import Testing
         #expect(address(library.packetMoveRef) == address(packetMoveRef), "av_packet_move_ref")
         #expect(address(library.packetRescaleTS) == address(packetRescaleTS), "av_packet_rescale_ts")
         #expect(address(library.packetUnref) == address(packetUnref), "av_packet_unref")
+        #expect(address(library.packetRef) == address(packetRef), "av_packet_ref")
+        #expect(address(library.newPacket) == address(newPacket), "av_new_packet")
+        #expect(address(library.decodeSubtitle) == address(decodeSubtitle), "avcodec_decode_subtitle2")
+        #expect(address(library.encodeSubtitle) == address(encodeSubtitle), "avcodec_encode_subtitle")
+        #expect(address(library.freeSubtitle) == address(freeSubtitle), "avsubtitle_free")
         #expect(address(library.allocCodecContext) == address(allocCodecContext), "avcodec_alloc_context3")
         #expect(address(library.freeCodecContext) == address(freeCodecContext), "avcodec_free_context")
         #expect(address(library.openCodec) == address(openCodec), "avcodec_open2")

@@ -1,0 +1,53 @@
+/// Where source material plays in a timeline: the inverse of ``CompositionTrack/presentation(at:)``
+/// for whole ranges. Subtitle cues and chapters follow the timeline this way: a range in a
+/// removed stretch vanishes, one crossing a cut is clipped at it, one in a scaled stretch
+/// stretches with it.
+///
+/// Exact where the arithmetic fits; where it overflows (stacked prime rates), the times are
+/// rounded to microseconds.
+public enum SourceMapping {
+    /// The composition ranges, in order, where source `range` plays in `segments` (a track's
+    /// segments, in order); pieces that meet are joined. Empty when none of it plays.
+    public static func compositionRanges(of range: TimeRange, in segments: [CompositionTrackSegment]) -> [TimeRange] {
+        var pieces: [TimeRange] = []
+        for segment in segments {
+            guard let source = segment.source, source.overlaps(range) else { continue }
+            let from = max(source.start, range.start), to = min(source.end, range.end)
+            guard let start = compositionTime(of: from, in: segment), let end = compositionTime(of: to, in: segment),
+                  let piece = try? TimeRange(start: start, end: end), !piece.isEmpty else { continue }
+            pieces.append(piece)
+        }
+        pieces.sort { $0.start < $1.start }
+        var joined: [TimeRange] = []
+        for piece in pieces {
+            if let last = joined.last, piece.start <= last.end {
+                if piece.end > last.end, let merged = try? TimeRange(start: last.start, end: piece.end) { joined[joined.count - 1] = merged }
+            } else {
+                joined.append(piece)
+            }
+        }
+        return joined
+    }
+
+    /// The composition time at which source time `s` plays, or, when `s` is not played (removed),
+    /// where the first source after it plays: where the cut is. Nil when nothing at or after `s`
+    /// plays.
+    public static func compositionTime(atOrAfter s: Time, in segments: [CompositionTrackSegment]) -> Time? {
+        var best: Time?
+        for segment in segments {
+            guard let source = segment.source, s < source.end else { continue }
+            guard let t = compositionTime(of: max(s, source.start), in: segment) else { continue }
+            if best.map({ t < $0 }) ?? true { best = t }
+        }
+        return best
+    }
+
+    /// Where source time `s` (within or at the end of `segment`'s source) plays.
+    private static func compositionTime(of s: Time, in segment: CompositionTrackSegment) -> Time? {
+        if let exact = try? segment.compositionTime(forSourceTime: s) { return exact }
+        guard let source = segment.source else { return nil }
+        let fraction = (s.seconds - source.start.seconds) / max(source.duration.seconds, 1e-12)
+        let seconds = segment.target.start.seconds + fraction * segment.target.duration.seconds
+        return Time(value: Int64((seconds * 1_000_000).rounded()), timescale: 1_000_000)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Composition
+import TimePitch
+internal import CFFmpeg
+
+/// Every audio track of an exported movie, each an ``AudioTrackOutput`` of its own: all of them
+/// follow the timeline with the same algorithm, keep their language, title, disposition and
+/// channel layout, and are interleaved with the video in the order of their streams. Each
+/// rendered track holds only its own bounded buffers.
+final class AudioTracks {
+    let tracks: [AudioTrackOutput]
+    /// Source stream numbers, in the order of ``tracks``.
+    let streams: [Int]
+
+    /// What the export did with the document's audio (the first track), or `.none`.
+    var handling: AudioHandling { tracks.first?.handling ?? .none }
+
+    /// Prepares every audio stream of `movie` (its `input`, opened for this look) for a timeline
+    /// of `segments`. A track is copied when the timeline leaves it `untouched` and `muxer`
+    /// can hold its codec; otherwise it is rendered (see ``AudioCodecChoice``), and `warning`
+    /// hears why a codec changed before any work starts.
+    init(movie: URL, input: InputFormatContext, streams: [Int], name: String, segments: [CompositionTrackSegment],
+         untouched: Bool, settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String,
+         display: String, waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
+        let format = av_guess_format(muxer, nil, nil)
+        var made: [AudioTrackOutput] = []
+        var kept: [Int] = []
+        for index in streams {
+            let parameters = input.stream(index).parameters.pointee
+            let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
+            let copy = untouched && settings.semitones == 0 && holds
+            let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: bitRate,
+                                          name: "\(name) audio stream \(index)")
+            if !copy, let note = choice.note { warning(note) }
+            do {
+                made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy,
+                                                 settings: settings, choice: choice, origin: origin, end: end, muxer: muxer,
+                                                 display: display, waiting: waiting, warning: warning))
+                kept.append(index)
+            } catch where index != streams.first {
+                // The document's own audio must export; a further track that cannot is named.
+                warning("\(name) audio stream \(index) is not in the export: \(error.localizedDescription)")
+            }
+        }
+        tracks = made
+        self.streams = kept
+    }
+
+    /// Adds every track's output stream.
+    func attach(to writer: MovieWriter) throws {
+        for track in tracks { try track.attach(to: writer) }
+    }
+
+    /// Writes every audio packet due before `dts` (in `base`).
+    func pump(upTo dts: Int64, in base: AVRational, writer: MovieWriter) throws {
+        for track in tracks { try track.pump(upTo: dts, in: base, writer: writer) }
+    }
+
+    /// Writes whatever audio is left.
+    func finish(writer: MovieWriter) throws {
+        for track in tracks { try track.finish(writer: writer) }
+    }
+}

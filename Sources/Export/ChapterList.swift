@@ -1,0 +1,68 @@
+import Foundation
+import Composition
+internal import CFFmpeg
+
+/// A movie's chapters, retimed through the timeline: a chapter starting in a removed range
+/// starts where the cut is, one in a scaled range stretches with it, and one wholly removed is
+/// left out (and named). Titles and other metadata are kept.
+struct ChapterList {
+    struct Chapter {
+        let id: Int64
+        /// Milliseconds of the output.
+        let start: Int64
+        let end: Int64
+        let title: String?
+        let metadata: MetadataDictionary
+    }
+    let chapters: [Chapter]
+    /// Titles (or numbers) of chapters the timeline removes entirely.
+    let removed: [String]
+
+    /// The chapters of `input` for a timeline of `segments` whose source time 0 is `origin`.
+    init(_ input: InputFormatContext, segments: [CompositionTrackSegment], origin: Time, display: String) throws {
+        var kept: [Chapter] = []
+        var removed: [String] = []
+        for i in 0..<Int(input.pointer.pointee.nb_chapters) {
+            guard let chapter = input.pointer.pointee.chapters[i]?.pointee else { continue }
+            let base = chapter.time_base
+            func time(_ ticks: Int64) throws -> Time {
+                try Time(value: ticks, timescale: 1).multiplied(by: Rational(Int64(base.num), Int64(base.den))) - origin
+            }
+            let title = av_dict_get(chapter.metadata, "title", nil, 0).map { String(cString: $0.pointee.value) }
+            let range = try TimeRange(start: time(chapter.start), end: time(max(chapter.start, chapter.end)))
+            let played = SourceMapping.compositionRanges(of: range, in: segments)
+            guard let first = played.first, let last = played.last else {
+                removed.append(title.map { "\"\($0)\"" } ?? "\(i + 1)")
+                continue
+            }
+            kept.append(Chapter(id: chapter.id, start: try first.start.rescaled(to: 1000).value,
+                                end: try last.end.rescaled(to: 1000).value, title: title,
+                                metadata: try MetadataDictionary(copying: chapter.metadata, display: display)))
+        }
+        chapters = kept
+        self.removed = removed
+    }
+
+    /// Sets the chapters of the output `context`, before its header is written.
+    func write(into context: UnsafeMutablePointer<AVFormatContext>) throws(ExportError) {
+        guard !chapters.isEmpty else { return }
+        // libavformat frees these with the context.
+        guard let table = av_mallocz(chapters.count * MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride)?
+            .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else {
+            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "adding chapters"))
+        }
+        context.pointee.chapters = table
+        for chapter in chapters {
+            guard let made = av_mallocz(MemoryLayout<AVChapter>.stride)?.assumingMemoryBound(to: AVChapter.self) else {
+                throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "adding chapters"))
+            }
+            made.pointee.id = chapter.id
+            made.pointee.time_base = AVRational(num: 1, den: 1000)
+            made.pointee.start = chapter.start
+            made.pointee.end = chapter.end
+            av_dict_copy(&made.pointee.metadata, chapter.metadata.pointer, 0)
+            table[Int(context.pointee.nb_chapters)] = made
+            context.pointee.nb_chapters += 1
+        }
+    }
+}
