@@ -1,35 +1,46 @@
 internal import CFFmpeg
 
 /// How a rendered audio track is encoded: as its source's own codec where slowpoke can encode it
-/// and the container can hold it (Opus, Vorbis and FLAC in Matroska, AAC anywhere), otherwise
-/// as AAC, with a note saying so.
+/// and the container can hold it (Opus, Vorbis, FLAC and PCM in Matroska, PCM in mov, AAC
+/// anywhere), otherwise as AAC, saying why.
 struct AudioCodecChoice {
     let codec: AVCodecID
     let sampleFormat: AVSampleFormat
     /// nil for lossless codecs.
     let bitRate: Int?
     let bitsPerRawSample: Int32?
-    /// Why the source's codec was not kept, when it was not.
-    let note: String?
+    /// Why the source's codec is not kept; nil when it is.
+    let why: String?
 
+    private static let pcm: [AVCodecID] = [AV_CODEC_ID_PCM_S16LE, AV_CODEC_ID_PCM_S24LE, AV_CODEC_ID_PCM_S32LE,
+                                           AV_CODEC_ID_PCM_F32LE, AV_CODEC_ID_PCM_S16BE, AV_CODEC_ID_PCM_S24BE]
     /// Codecs kept as they are, by muxer; the rest become AAC.
     private static let kept: [String: [AVCodecID]] = [
-        "matroska": [AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS, AV_CODEC_ID_FLAC],
-        "mp4": [AV_CODEC_ID_AAC], "mov": [AV_CODEC_ID_AAC],
+        "matroska": [AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS, AV_CODEC_ID_FLAC] + pcm,
+        "mp4": [AV_CODEC_ID_AAC], "mov": [AV_CODEC_ID_AAC] + pcm,
     ]
+    /// Where each kept codec can go, for the advice.
+    private static func keepers(of id: AVCodecID) -> [String] {
+        [("mkv", "matroska"), ("mov", "mov"), ("mp4", "mp4")].filter { kept[$0.1]?.contains(id) == true }.map { "." + $0.0 }
+    }
 
     /// The choice for a source stream with `source` parameters, written by `muxer`; `aacBitRate`
-    /// is the AAC bit rate asked for. `name` names the stream in the note.
-    init(source: AVCodecParameters, muxer: String, aacBitRate: Int, name: String) {
+    /// is the AAC bit rate asked for.
+    init(source: AVCodecParameters, muxer: String, aacBitRate: Int) {
         let id = source.codec_id
         if Self.kept[muxer]?.contains(id) == true, id != AV_CODEC_ID_AAC, let encoder = avcodec_find_encoder(id),
            let format = Self.sampleFormat(of: encoder) {
             codec = id
-            let lossless = id == AV_CODEC_ID_FLAC
-            sampleFormat = lossless ? (source.bits_per_raw_sample > 16 ? AV_SAMPLE_FMT_S32 : AV_SAMPLE_FMT_S16) : format
+            let lossless = id == AV_CODEC_ID_FLAC || Self.pcm.contains(id)
+            let deep = source.bits_per_raw_sample > 16 || source.bits_per_coded_sample > 16
+            if id == AV_CODEC_ID_FLAC {
+                sampleFormat = deep ? AV_SAMPLE_FMT_S32 : AV_SAMPLE_FMT_S16
+            } else {
+                sampleFormat = format
+            }
             bitRate = lossless ? nil : (source.bit_rate > 0 ? Int(source.bit_rate) : 128_000)
-            bitsPerRawSample = lossless && source.bits_per_raw_sample > 16 ? 24 : nil
-            note = nil
+            bitsPerRawSample = id == AV_CODEC_ID_FLAC && deep ? 24 : nil
+            why = nil
             return
         }
         codec = AV_CODEC_ID_AAC
@@ -37,8 +48,14 @@ struct AudioCodecChoice {
         bitRate = aacBitRate
         bitsPerRawSample = nil
         let sourceName = String(cString: avcodec_get_name(id))
-        note = id == AV_CODEC_ID_AAC ? nil
-            : "\(name) (\(sourceName)) is encoded as AAC: slowpoke cannot write \(sourceName) into \(muxer == "matroska" ? "Matroska" : muxer)"
+        let places = Self.keepers(of: id)
+        if id == AV_CODEC_ID_AAC {
+            why = nil
+        } else if avcodec_find_encoder(id) == nil || places.isEmpty {
+            why = "slowpoke cannot write \(sourceName) audio"
+        } else {
+            why = "slowpoke keeps \(sourceName) audio only in \(places.joined(separator: " or ")); export to one to keep it"
+        }
     }
 
     /// The encoder's preferred planar-float-like sample format, or its first one.

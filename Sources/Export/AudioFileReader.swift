@@ -23,6 +23,8 @@ public final class AudioFileReader: AudioSource {
     private let packet: Packet
     private let frame: Frame
     private let timeBase: AVRational
+    /// Samples in one tick of `timeBase` (at least 1): how far a timestamp may be off.
+    private let tickSamples: Int64
 
     /// Decoded frames from position `bufferStart` on.
     private var buffer: [[Float]]
@@ -68,6 +70,7 @@ public final class AudioFileReader: AudioSource {
         }
         format = AudioFormat(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         timeBase = stream.pointer.pointee.time_base
+        tickSamples = max(1, av_rescale_q_rnd(1, timeBase, AVRational(num: 1, den: parameters.sample_rate), AV_ROUND_UP))
         let duration = stream.pointer.pointee.duration
         frameCount = duration > 0 && duration != sp_av_nopts_value()
             ? av_rescale_q(duration, timeBase, AVRational(num: 1, den: parameters.sample_rate)) : nil
@@ -232,12 +235,15 @@ public final class AudioFileReader: AudioSource {
                                             outChannels: Int32(format.channels), outFormat: AV_SAMPLE_FMT_FLTP,
                                             outRate: Int32(format.sampleRate))
         }
-        // Where this frame belongs, from its timestamp; continuous audio just follows on.
+        // Where this frame belongs, from its timestamp; continuous audio just follows on. A
+        // timestamp is only as exact as its tick (Matroska's millisecond is 48 samples at
+        // 48 kHz), so audio within a tick of where it follows on is taken as continuous:
+        // moving every frame to its rounded stamp would drop and insert samples all along.
         var position = bufferStart == Int64.min ? 0 : bufferEnd
         let pts = f.best_effort_timestamp
         if pts != sp_av_nopts_value() {
             let stamped = av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate)))
-            if bufferStart == Int64.min || abs(stamped - position) > 1 { position = stamped }
+            if bufferStart == Int64.min || abs(stamped - position) > tickSamples { position = stamped }
         }
         let capacity = converter!.outputCapacity(for: count) + 32
         if capacity > scratchCapacity {

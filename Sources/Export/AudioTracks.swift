@@ -17,8 +17,8 @@ final class AudioTracks {
 
     /// Prepares every audio stream of `movie` (its `input`, opened for this look) for a timeline
     /// of `segments`. A track is copied when the timeline leaves it `untouched` and `muxer`
-    /// can hold its codec; otherwise it is rendered (see ``AudioCodecChoice``), and `warning`
-    /// hears why a codec changed before any work starts.
+    /// can hold its codec; otherwise it is rendered (see ``AudioCodecChoice``; the export's
+    /// preflight has said which codecs change).
     init(movie: URL, input: InputFormatContext, streams: [Int], name: String, segments: [CompositionTrackSegment],
          untouched: Bool, settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String,
          display: String, waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
@@ -29,9 +29,7 @@ final class AudioTracks {
             let parameters = input.stream(index).parameters.pointee
             let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
             let copy = untouched && settings.semitones == 0 && holds
-            let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: bitRate,
-                                          name: "\(name) audio stream \(index)")
-            if !copy, let note = choice.note { warning(note) }
+            let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: bitRate)
             do {
                 made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy,
                                                  settings: settings, choice: choice, origin: origin, end: end, muxer: muxer,

@@ -64,7 +64,7 @@ public struct ConstantRateExporter {
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
         let (name, videoStream, track) = (session.movieName, session.videoStream, session.videoTrack)
-        for line in try session.preflight(copyingVideo: false) { warning(line) }
+        for line in try session.preflight(copyingVideo: false, settings: settings) { warning(line) }
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
         // every sample, which grows with the movie's length. Only passthrough maps packets; the

@@ -89,47 +89,17 @@ final class ExportSession {
     /// refuses a video codec the container cannot hold; then returns what of the movie this
     /// export does not carry, one sentence each, for the exporter to warn with (every stream of
     /// a movie is the user's; none goes without a word).
-    func preflight(copyingVideo: Bool) throws -> [String] {
+    func preflight(copyingVideo: Bool, settings: TimePitchSettings) throws -> [String] {
         let input = try InputFormatContext(path: movie.path)
         if copyingVideo { try checkContainerHolds(videoOf: input) }
-        subtitlePlan = SubtitleTracks.plan(input, muxer: muxer)
-        return leftOut(of: input)
+        let plan = StreamPlan(input: input, document: document, container: destination.destination.pathExtension.lowercased(),
+                              muxer: muxer, copyingVideo: copyingVideo, settings: settings)
+        subtitlePlan = plan.subtitles
+        return plan.warnings(movieName: movieName, input: input)
     }
 
-    /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:)``).
+    /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:settings:)``).
     private var subtitlePlan: [(stream: Int, fate: SubtitleTracks.Fate)] = []
-
-    /// Streams the export does not carry, with why.
-    private func leftOut(of input: InputFormatContext) -> [String] {
-        var lines: [String] = []
-        var kept = [videoStream.index] + audioStreams
-        var reasons: [Int: String] = [:]
-        for (stream, fate) in subtitlePlan {
-            if case .leave(let why) = fate { reasons[stream] = why } else { kept.append(stream) }
-        }
-        for i in 0..<input.streamCount where !kept.contains(i) {
-            let st = input.stream(i).pointer.pointee
-            if st.codecpar.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT && muxer == "matroska" { continue }
-            let kind = av_get_media_type_string(st.codecpar.pointee.codec_type).map { String(cString: $0) } ?? "data"
-            let codec = String(cString: avcodec_get_name(st.codecpar.pointee.codec_id))
-            var facts = [kind, codec]
-            for key in ["language", "title", "filename"] {
-                if let entry = av_dict_get(st.metadata, key, nil, 0), let value = entry.pointee.value { facts.append("\(key) \(String(cString: value))") }
-            }
-            let why = reasons[i] ?? Self.whyNot(kind: st.codecpar.pointee.codec_type, muxer: muxer)
-            lines.append("\(movieName) stream \(i) (\(facts.joined(separator: ", "))) is not in the export: \(why)")
-        }
-        return lines
-    }
-
-    /// Why a stream of `kind` is not carried into `muxer`'s container.
-    private static func whyNot(kind: AVMediaType, muxer: String) -> String {
-        switch kind {
-        case AVMEDIA_TYPE_ATTACHMENT: "only Matroska holds attachments (export to .mkv to keep it)"
-        case AVMEDIA_TYPE_VIDEO: "slowpoke exports one video stream"
-        default: "slowpoke does not carry timed data streams"
-        }
-    }
 
     /// Refuses a passthrough video codec the output container cannot hold.
     private func checkContainerHolds(videoOf input: InputFormatContext) throws {
@@ -143,12 +113,12 @@ final class ExportSession {
         throw ExportError.unsupported(".\(destination.destination.pathExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
     }
 
-    /// Whether a timeline of `segments` plays the source from its start, once, at rate 1 with
-    /// no pitch shift: then its audio is copied packet for packet instead of rendered (as long
-    /// as the video keeps every frame too, which the exporter knows).
-    static func playsSourceUntouched(_ segments: [CompositionTrackSegment], settings: TimePitchSettings) -> Bool {
+    /// Whether a timeline of `segments` plays the source from its start, once, at rate 1 (and
+    /// `settings` shift no pitch): then its audio is copied packet for packet instead of
+    /// rendered (as long as the video keeps every frame too, which the exporter knows).
+    static func playsSourceUntouched(_ segments: [CompositionTrackSegment], settings: TimePitchSettings? = nil) -> Bool {
         segments.count == 1 && segments[0].rate == .one && segments[0].target.start == .zero
-            && segments[0].source?.start == .zero && settings.semitones == 0
+            && segments[0].source?.start == .zero && (settings?.semitones ?? 0) == 0
     }
 
     /// The movie's audio streams, in order, the document's first.

@@ -114,6 +114,13 @@ final class MovieWriter {
         if name == "mp4" || name == "mov" {
             av_dict_set(&options, "movflags", "+faststart", 0)
             if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
+            // mp4 and mov keep no stream title; players show the track's handler name instead.
+            for i in 0..<Int(context.pointee.nb_streams) {
+                guard let stream = context.pointee.streams[i],
+                      let title = av_dict_get(stream.pointee.metadata, "title", nil, 0)?.pointee.value,
+                      av_dict_get(stream.pointee.metadata, "handler_name", nil, 0) == nil else { continue }
+                av_dict_set(&stream.pointee.metadata, "handler_name", title, 0)
+            }
         }
         let result = avformat_write_header(context, &options)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "writing the header")) }

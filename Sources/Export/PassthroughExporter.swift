@@ -48,7 +48,7 @@ public struct PassthroughExporter {
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
         let videoTrack = session.videoTrack
-        for line in try session.preflight(copyingVideo: true) { warning(line) }
+        for line in try session.preflight(copyingVideo: true, settings: settings) { warning(line) }
 
         // Rendered audio needs only the timeline and the source time of the first frame. When
         // the timeline removes nothing, no cut can move, so the audio starts rendering on its

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Export
 import Project
 import Foundation
 
@@ -10,6 +11,10 @@ struct Info: ParsableCommand {
             Each row of the timeline is a segment: where it sits on the timeline, which part of \
             the movie it plays, and at what rate. With --json the same facts are printed as a \
             JSON object whose "schemaVersion" says its layout.
+
+            Under the timeline, "Export" says what `slowpoke export` (passthrough, to the \
+            default output) does with every stream of the movie: copied, retimed and encoded, \
+            converted, or left out and why. Nothing is left out without a word.
 
             Examples:
               slowpoke info
@@ -24,11 +29,21 @@ struct Info: ParsableCommand {
     func run() throws {
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
+        let plan = Result { try Self.exportPlan(document, at: url) }
         if json {
-            try Terminal.printJSON(InfoJSON(documentURL: url, document: document))
+            try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? plan.get()))
         } else {
             print(Report.info(document, documentName: url.lastPathComponent), terminator: "")
+            print(Report.export(plan), terminator: "")
         }
+    }
+
+    /// What the default `slowpoke export` does with each stream; nil for a document without
+    /// video (its export is the audio alone).
+    static func exportPlan(_ document: ProjectDocument, at url: URL) throws -> StreamPlan? {
+        guard document.media.primaryVideo != nil else { return nil }
+        return try StreamPlan.make(document: document, movie: DocumentStore.movieURL(of: document, at: url),
+                                   output: PassthroughExporter.defaultOutput(for: document, at: url), copyingVideo: true)
     }
 }
 
@@ -51,8 +66,10 @@ struct InfoJSON: Encodable {
     let tracks: [Track]
     let editsApplied: Int
     let editsUndone: Int
+    let export: StreamPlan?
 
-    init(documentURL: URL, document: ProjectDocument) {
+    init(documentURL: URL, document: ProjectDocument, export: StreamPlan??) {
+        self.export = export ?? nil
         self.document = documentURL.path
         self.movie = DocumentStore.movieURL(of: document, at: documentURL).path
         self.media = document.media

@@ -1,4 +1,5 @@
 import Composition
+import Export
 import Project
 import Foundation
 
@@ -42,6 +43,26 @@ enum Report {
         }
         out += "Total duration: \(document.timeline.duration)\n"
         return out
+    }
+
+    /// What the default export does with every stream, or why that cannot be said.
+    static func export(_ plan: Result<StreamPlan?, any Error>) -> String {
+        switch plan {
+        case .failure(let error):
+            return "\nExport: the movie could not be read: \(error.localizedDescription)\n"
+        case .success(nil):
+            return ""
+        case .success(let plan?):
+            var out = "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video):\n"
+            let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, $0.detail] }
+            let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                out += "  " + (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "   ")
+                    + "   " + row[3] + "\n"
+            }
+            if plan.chapters > 0 { out += "  \(plural(plan.chapters, "chapter")), retimed through the timeline\n" }
+            return out
+        }
     }
 
     /// The segment table: composition range, source range, rate.
@@ -120,4 +141,16 @@ enum Report {
     }
 
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+}
+
+extension StreamPlan.Fate {
+    /// The word `info` shows.
+    var label: String {
+        switch self {
+        case .copied: "copied"
+        case .retimed: "retimed"
+        case .encoded: "encoded"
+        case .leftOut: "LEFT OUT"
+        }
+    }
 }

@@ -2,32 +2,37 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Nothing of a movie is dropped without a word: streams the export does not carry yet are
-/// named before any work, and a codec the chosen container cannot hold is refused before any
-/// work, naming the containers that can (issue 21, items 1-4 in part).
+/// Nothing of a movie is dropped without a word: streams the export does not carry are named
+/// before any work, and a codec the chosen container cannot hold is refused before any work,
+/// naming the containers that can (issue 21, items 4 and 5).
 @Suite struct StreamCoverageTests {
+    /// A stream no export carries (a QuickTime timecode track) is named, with its index and
+    /// why, before any work, in both exports; `info` lists every stream with its fate.
     @Test func streamsLeftOutAreNamed() throws {
         let folder = try TemporaryFolder("streams")
-        let movie = folder.file("multi.mkv")
-        try Data("1\n00:00:01,000 --> 00:00:02,000\nHello\n".utf8).write(to: folder.file("s.srt"))
-        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1500\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1500\nEND=3000\ntitle=Two\n".utf8)
-            .write(to: folder.file("chapters.txt"))
+        let movie = folder.file("tc.mov")
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=3",
-                                                   "-f", "lavfi", "-i", "sine=f=440:d=3", "-f", "lavfi", "-i", "sine=f=660:d=3",
-                                                   "-i", folder.file("s.srt").path, "-i", folder.file("chapters.txt").path, "-map_chapters", "4",
-                                                   "-map", "0", "-map", "1", "-map", "2", "-map", "3",
-                                                   "-c:v", "libx264", "-c:a", "aac", "-c:s", "srt",
-                                                   "-metadata:s:a:1", "language=fra", "-metadata:s:a:1", "title=Commentaire", movie.path])
+                                                   "-f", "lavfi", "-i", "sine=f=440:d=3", "-c:v", "libx264", "-c:a", "aac",
+                                                   "-timecode", "01:00:00:00", movie.path])
         try #require(made.status == 0, "\(made.stderr)")
         try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
+        let document = folder.file("tc.slowpoke").path
         for extra in [[String](), ["--fps", "30"]] {
-            let export = try TestSupport.run(TestSupport.slowpoke, ["export", folder.file("multi.slowpoke").path, "--force",
-                                                                     "-o", folder.file("out.mkv").path] + extra)
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document, "--force", "--progress", "none",
+                                                                     "-o", folder.file("out.mov").path] + extra)
             #expect(export.status == 0, "\(export.stderr)")
-            #expect(export.stderr.contains("stream 2 (audio, aac, language fra, title Commentaire) is not in the export"), "\(export.stderr)")
-            #expect(export.stderr.contains("stream 3 (subtitle, subrip) is not in the export"), "\(export.stderr)")
-            #expect(export.stderr.contains("multi.mkv has 2 chapters, which the export does not carry"), "\(export.stderr)")
+            #expect(export.stderr.contains("tc.mov stream 2 (data, tmcd, language eng) is not in the export: slowpoke does not carry timed data streams"), "\(export.stderr)")
         }
+        let info = try TestSupport.run(TestSupport.slowpoke, ["info", document])
+        #expect(info.stdout.contains("Export (passthrough, to .mov"), "\(info.stdout)")
+        for row in ["stream 0   video   copied     every kept frame copied", "stream 1   audio   copied     copied: the timeline leaves it untouched",
+                    "stream 2   data    LEFT OUT   slowpoke does not carry timed data streams"] {
+            #expect(info.stdout.contains(row), "\(row) in \(info.stdout)")
+        }
+        let json = try TestSupport.run(TestSupport.slowpoke, ["info", document, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let streams = (object?["export"] as? [String: Any])?["streams"] as? [[String: Any]] ?? []
+        #expect(streams.map { $0["fate"] as? String } == ["copied", "copied", "leftOut"], "\(json.stdout)")
     }
 
     @Test func aCodecTheContainerCannotHoldIsRefusedFirst() throws {

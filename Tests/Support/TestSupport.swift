@@ -93,13 +93,13 @@ public final class TemporaryFolder: Sendable {
 }
 
 extension TestSupport {
-    /// Decodes a file's first audio stream with the ffmpeg CLI (the independent oracle) to mono
-    /// 32-bit float samples at `sampleRate`.
-    public static func decodeAudio(_ file: URL, sampleRate: Int = 48000, channel: Int? = nil) throws -> [Float] {
+    /// Decodes a file's audio stream `track` (its first by default) with the ffmpeg CLI (the
+    /// independent oracle) to mono 32-bit float samples at `sampleRate`.
+    public static func decodeAudio(_ file: URL, sampleRate: Int = 48000, channel: Int? = nil, track: Int = 0) throws -> [Float] {
         let raw = FileManager.default.temporaryDirectory.appendingPathComponent("slowpoke-decode-\(UUID().uuidString).f32")
         defer { try? FileManager.default.removeItem(at: raw) }
         let mix = channel.map { ["-af", "pan=mono|c0=c\($0)"] } ?? ["-ac", "1"]
-        let result = try tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:a:0"] + mix
+        let result = try tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:a:\(track)"] + mix
                               + ["-ar", "\(sampleRate)", "-f", "f32le", "-y", raw.path])
         guard result.status == 0 else { throw ProbeFailure(message: result.stderr) }
         let data = try Data(contentsOf: raw)

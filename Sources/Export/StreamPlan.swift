@@ -1,0 +1,155 @@
+import Foundation
+public import Composition
+public import Project
+internal import TimePitch
+internal import CFFmpeg
+
+/// What an export does with every stream of the movie, decided in one place: the export warns
+/// with it before any work (nothing is left out without a word) and `slowpoke info` shows it.
+///
+/// | stream | passthrough | `--fps` |
+/// |---|---|---|
+/// | the document's video | copied, timestamps retimed | decoded and encoded |
+/// | every audio track | copied when the timeline is untouched, else retimed and encoded as its own codec where the container holds it, else AAC | the same |
+/// | text subtitles | cues retimed; converted (mov_text ↔ SRT) where the container needs it | the same |
+/// | bitmap subtitles | cues retimed where the container holds them, else left out | the same |
+/// | attachments | copied into Matroska, else left out | the same |
+/// | chapters | retimed | the same |
+/// | anything else | left out, with why | the same |
+public struct StreamPlan: Sendable, Encodable {
+    /// What happens to one stream.
+    public enum Fate: String, Sendable, Codable {
+        /// Copied packet for packet (timestamps mapped through the timeline).
+        case copied
+        /// Decoded, retimed through the timeline and encoded again.
+        case retimed
+        /// Decoded and encoded again (the video of an `--fps` export).
+        case encoded
+        /// Not in the export.
+        case leftOut
+    }
+
+    public struct Entry: Sendable, Codable, Equatable {
+        public let index: Int
+        /// libavutil's media type name: video, audio, subtitle, attachment, data.
+        public let kind: String
+        public let codec: String
+        public let fate: Fate
+        /// What happens, in a few words a user can act on ("encoded as AAC: .mp4 cannot hold vorbis").
+        public let detail: String
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case container, entries = "streams", chapters
+    }
+
+    /// The output's extension (mp4, mov, mkv).
+    public let container: String
+    public let entries: [Entry]
+    /// The movie's chapters (retimed by every export).
+    public let chapters: Int
+
+    /// Why an audio track's codec changes when it is rendered, by stream.
+    let codecNotes: [Int: String]
+    /// The document's video stream.
+    let videoIndex: Int?
+    /// Subtitle streams, by what the export does with them.
+    let subtitles: [(stream: Int, fate: SubtitleTracks.Fate)]
+
+    /// The plan for exporting `document` (its movie at `movie`) to `output`: passthrough when
+    /// `copyingVideo`, else re-encoded video.
+    public static func make(document: ProjectDocument, movie: URL, output: URL, copyingVideo: Bool) throws -> StreamPlan {
+        let input = try InputFormatContext(path: movie.path)
+        let muxer = ExportSession.muxers[output.pathExtension.lowercased()] ?? "mp4"
+        return StreamPlan(input: input, document: document, container: output.pathExtension.lowercased(),
+                          muxer: muxer, copyingVideo: copyingVideo)
+    }
+
+    /// `settings`: the export's time-pitch settings (a pitch shift renders untouched audio too).
+    init(input: InputFormatContext, document: ProjectDocument, container: String, muxer: String, copyingVideo: Bool,
+         settings: TimePitchSettings? = nil) {
+        self.container = container
+        videoIndex = document.media.primaryVideo?.index
+        chapters = Int(input.pointer.pointee.nb_chapters)
+        subtitles = SubtitleTracks.plan(input, muxer: muxer)
+        let format = av_guess_format(muxer, nil, nil)
+        let untouched = document.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments, settings: settings) }
+        let audio = Set(document.media.streams.filter { $0.kind == .audio }.map(\.index))
+        var entries: [Entry] = []
+        var notes: [Int: String] = [:]
+        for i in 0..<input.streamCount {
+            let parameters = input.stream(i).parameters.pointee
+            let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "data"
+            let codec = Self.codecName(parameters)
+            let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
+            func entry(_ fate: Fate, _ detail: String) { entries.append(Entry(index: i, kind: kind, codec: codec, fate: fate, detail: detail)) }
+            if i == videoIndex {
+                if !copyingVideo { entry(.encoded, "re-encoded at the constant frame rate") }
+                else if holds { entry(.copied, "every kept frame copied, timestamps retimed") }
+                else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
+            } else if audio.contains(i) {
+                let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: 0)
+                if untouched && holds {
+                    entry(.copied, "copied: the timeline leaves it untouched")
+                } else if let why = choice.why {
+                    entry(.retimed, "retimed through the timeline, encoded as AAC (\(why))")
+                    notes[i] = why
+                } else {
+                    entry(.retimed, "retimed through the timeline, encoded as \(String(cString: avcodec_get_name(choice.codec)))")
+                }
+            } else if let planned = subtitles.first(where: { $0.stream == i })?.fate {
+                switch planned {
+                case .copy: entry(.copied, "cues retimed through the timeline")
+                case .convert(let target): entry(.copied, "cues retimed through the timeline, text converted to \(String(cString: avcodec_get_name(target)))")
+                case .leave(let why): entry(.leftOut, why)
+                }
+            } else if parameters.codec_type == AVMEDIA_TYPE_ATTACHMENT && muxer == "matroska" {
+                entry(.copied, "copied")
+            } else {
+                entry(.leftOut, Self.whyNot(kind: parameters.codec_type, attachedPicture: input.stream(i).pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0))
+            }
+        }
+        self.entries = entries
+        codecNotes = notes
+    }
+
+    /// The export's warnings before any work: one sentence for each stream left out, naming it,
+    /// its index and why (the document's video is never among them: a container that cannot
+    /// hold it is an error of its own), and one for each audio track whose codec changes.
+    func warnings(movieName: String, input: InputFormatContext) -> [String] {
+        let changed = entries.filter { $0.kind == "audio" && $0.fate == .retimed }.compactMap { entry in
+            codecNotes[entry.index].map { "\(movieName) audio stream \(entry.index) (\(entry.codec)) is encoded as AAC: \($0)" }
+        }
+        return changed + entries.filter { $0.fate == .leftOut && $0.index != videoIndex }
+            .map { entry in
+                var facts = [entry.kind, entry.codec]
+                let metadata = input.stream(entry.index).pointer.pointee.metadata
+                for key in ["language", "title", "filename"] {
+                    if let found = av_dict_get(metadata, key, nil, 0), let value = found.pointee.value {
+                        facts.append("\(key) \(String(cString: value))")
+                    }
+                }
+                return "\(movieName) stream \(entry.index) (\(facts.joined(separator: ", "))) is not in the export: \(entry.detail)"
+            }
+    }
+
+    /// libavcodec's name of the stream's codec, or, for a codec it does not know (a timecode or
+    /// camera metadata track), the container's four-character tag.
+    private static func codecName(_ parameters: AVCodecParameters) -> String {
+        guard parameters.codec_id == AV_CODEC_ID_NONE, parameters.codec_tag != 0 else {
+            return String(cString: avcodec_get_name(parameters.codec_id))
+        }
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: parameters.codec_tag >> (8 * $0)) }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Why a stream of `kind` is not carried.
+    private static func whyNot(kind: AVMediaType, attachedPicture: Bool) -> String {
+        switch kind {
+        case AVMEDIA_TYPE_ATTACHMENT: "only Matroska holds attachments (export to .mkv to keep it)"
+        case AVMEDIA_TYPE_VIDEO where attachedPicture: "slowpoke does not carry cover art"
+        case AVMEDIA_TYPE_VIDEO: "slowpoke exports one video stream"
+        default: "slowpoke does not carry timed data streams"
+        }
+    }
+}
