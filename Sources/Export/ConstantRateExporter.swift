@@ -38,6 +38,9 @@ public struct ConstantRateExporter {
         /// Source frames the decoder produced, out of all the movie has.
         public let decodedFrames: Int
         public let sourceFrames: Int
+        /// How interlaced video was made progressive, such as `bwdif, top field first`; nil for
+        /// progressive video.
+        public let deinterlaced: String?
     }
 
     public let document: ProjectDocument
@@ -71,7 +74,10 @@ public struct ConstantRateExporter {
         // frame plan works from presentation times.
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
-        let plan = try FramePlan(track: track, scan: scan, fps: options.fps, selection: options.frames)
+        // Interlaced video offers each field as a picture of its own (see PictureTimes).
+        let fieldOrder = Self.fieldOrder(input.stream(videoStream.index).parameters.pointee.field_order)
+        let pictures = try PictureTimes(scan: scan, fields: fieldOrder != nil)
+        let plan = try FramePlan(track: track, pictures: pictures, fps: options.fps, selection: options.frames)
         guard plan.count > 0 else { throw ExportError.unsupported("the timeline is shorter than one frame at \(options.fps.readable) fps") }
 
         let segments = track.segments
@@ -85,10 +91,12 @@ public struct ConstantRateExporter {
                                       origin: scan.origin, end: track.duration, settings: settings, bitRate: audioBitRate,
                                       waiting: { try stop.check() }, warning: warning)
 
-        let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan, needed: plan.needed,
+        let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan,
+                                       needed: pictures.framesNeeded(plan.needed, frameCount: scan.frameCount),
                                        name: name, warning: warning)
-        let source = decoder.decoderStream
-        let parameters = source.parameters
+        let source: any PictureSource = fieldOrder == nil ? decoder : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
+        let stream = decoder.decoderStream
+        let parameters = stream.parameters
         let depth = av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.pointee.format))?.pointee.comp.0.depth ?? 8
         var encoderSettings = EncoderSettings.recommended(codec: options.codec, width: Int(parameters.pointee.width),
                                                           height: Int(parameters.pointee.height), fps: options.fps,
@@ -98,16 +106,16 @@ public struct ConstantRateExporter {
         encoderSettings = try encoderSettings.validated()
 
         let encoder = try session.start(audio: audio, segments: segments, origin: scan.origin, videoTimescale: nil,
-                                        metadata: source.owner, warning: warning) { writer in
+                                        metadata: stream.owner, warning: warning) { writer in
             let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
-                                       sampleAspectRatio: source.pointer.pointee.sample_aspect_ratio, fps: options.fps,
+                                       sampleAspectRatio: stream.pointer.pointee.sample_aspect_ratio, fps: options.fps,
                                        globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
-                                       display: session.destination.destination.path)
-            return (try writer.addStream(encoder: encoder.context, source: source, keepHDR: encoderSettings.tenBit), encoder)
+                                       progressive: fieldOrder != nil, display: session.destination.destination.path)
+            return (try writer.addStream(encoder: encoder.context, source: stream, keepHDR: encoderSettings.tenBit), encoder)
         }
 
         let interpolator = options.frames == .interpolate
-            ? try MotionInterpolator(track: track, scan: scan, fps: options.fps, decoder: decoder, encoder: encoder)
+            ? try MotionInterpolator(track: track, pictures: pictures, fps: options.fps, source: source, encoder: encoder)
             : nil
 
         // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
@@ -137,18 +145,18 @@ public struct ConstantRateExporter {
                     picture = black!
                 case .frame(let i):
                     if let held, held.index == i { picture = held.frame } else {
-                        picture = try encoder.converted(decoder.frame(i))
+                        picture = try encoder.converted(source.picture(i))
                         held = (i, picture)
-                        decoder.release(before: i)
+                        source.release(before: i)
                     }
                 case .blend(let i, let j, let weight):
-                    let a = try encoder.converted(decoder.frame(i))
-                    let b = try encoder.converted(decoder.frame(j))
+                    let a = try encoder.converted(source.picture(i))
+                    let b = try encoder.converted(source.picture(j))
                     picture = try encoder.blend(a, b, weight: weight)
-                    decoder.release(before: i)
+                    source.release(before: i)
                 case .interpolate(let segment, let nearest):
                     if let made = try interpolator?.frame(k, segment: segment) { picture = made } else {
-                        picture = try encoder.converted(decoder.frame(nearest))
+                        picture = try encoder.converted(source.picture(nearest))
                     }
                 }
                 try encoding.push((picture, Int64(k)))
@@ -167,6 +175,16 @@ public struct ConstantRateExporter {
         try progress(1)
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
-                      sourceFrames: scan.frameCount)
+                      sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" })
+    }
+
+    /// How an interlaced stream's fields are ordered, for the summary; nil when it is progressive
+    /// (or does not say).
+    static func fieldOrder(_ order: AVFieldOrder) -> String? {
+        switch order {
+        case AV_FIELD_TT, AV_FIELD_TB: "top field first"
+        case AV_FIELD_BB, AV_FIELD_BT: "bottom field first"
+        default: nil
+        }
     }
 }

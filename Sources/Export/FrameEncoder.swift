@@ -15,7 +15,7 @@ final class FrameEncoder {
     private let display: String
 
     init(settings: EncoderSettings, source: UnsafeMutablePointer<AVCodecParameters>, sampleAspectRatio: AVRational,
-         fps: Rational, globalHeader: Bool, display: String) throws {
+         fps: Rational, globalHeader: Bool, progressive: Bool = false, display: String) throws {
         self.display = display
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
@@ -42,6 +42,8 @@ final class FrameEncoder {
         c.pointee.rc_buffer_size = Int32(settings.bufferSize * 1000)
         c.pointee.thread_count = Int32(Self.threadCount())
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        // Deinterlaced pictures are flagged progressive; other sources keep libavcodec's default.
+        if progressive { c.pointee.field_order = AV_FIELD_PROGRESSIVE }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         av_dict_set(&options, "preset", settings.preset, 0)

@@ -1,8 +1,9 @@
 import Composition
 
-/// Which source frames make each output frame of a constant-rate export. Output frame k sits
-/// at composition time k/N and shows the source frame whose presentation interval holds the
-/// source time mapped back from k/N: sample and hold, decided in exact rational time.
+/// Which source pictures make each output frame of a constant-rate export. Output frame k sits
+/// at composition time k/N and shows the picture whose presentation interval holds the source
+/// time mapped back from k/N: sample and hold, decided in exact rational time. A picture is a
+/// source frame, or a field of an interlaced one (see ``PictureTimes``).
 struct FramePlan {
     enum Source: Equatable {
         /// Black: the composition has a gap here.
@@ -18,7 +19,7 @@ struct FramePlan {
     let fps: Rational
     let count: Int
     let sources: [Source]
-    /// Whether source frame i is needed by any output frame.
+    /// Whether picture i is needed by any output frame.
     let needed: [Bool]
 
     /// The time of output frame k.
@@ -26,26 +27,31 @@ struct FramePlan {
         try Time(value: Int64(k), timescale: 1).multiplied(by: fps.reciprocal)
     }
 
+    /// The plan over the frames of `scan`, one picture each.
     init(track: CompositionTrack, scan: VideoScan, fps: Rational, selection: FrameSelection) throws {
+        try self.init(track: track, pictures: PictureTimes(scan: scan, fields: false), fps: fps, selection: selection)
+    }
+
+    init(track: CompositionTrack, pictures: PictureTimes, fps: Rational, selection: FrameSelection) throws {
         self.fps = fps
         // round(duration × N), halves up: the last frame starts before the end.
         let frames = try track.duration.multiplied(by: fps)
         count = Int(try frames.rescaled(to: 2, rounding: .down).value + 1) / 2
         var sources: [Source] = []
         sources.reserveCapacity(count)
-        var needed = [Bool](repeating: false, count: scan.frameCount)
+        var needed = [Bool](repeating: false, count: pictures.count)
         var interpolated = Set<Int>()
-        let times = scan.presentationTimes
+        let times = pictures.times
         for k in 0..<count {
             let t = try Self.time(of: k, fps: fps)
             // Rates stacked so deep that the exact source time does not fit: the nearest tick of
             // the source's own timescale picks the same frame but for a tie within that tick.
-            guard let p = try Self.presentation(of: track, at: t, timescale: Int32(min(Int64(max(scan.timescale, 1)) * 8, Int64(Int32.max)))), let s = p.sourceTime, let range = p.segment.source,
+            guard let p = try Self.presentation(of: track, at: t, timescale: Int32(min(Int64(max(pictures.timescale, 1)) * 8, Int64(Int32.max)))), let s = p.sourceTime, let range = p.segment.source,
                   let rate = p.rate else {
                 sources.append(.gap)
                 continue
             }
-            let i = scan.frame(at: s)
+            let i = pictures.picture(at: s)
             let j = i + 1
             // Mixing reaches only frames that play next: inside this segment's source range, or
             // at the start of a following segment that continues the same source. Never removed ones.
@@ -66,12 +72,12 @@ struct FramePlan {
                 needed[i] = true
             }
         }
-        // Interpolated segments feed every frame of their source range (and the next two, so
-        // that the filter has frames on both sides of the last in-between frame).
+        // Interpolated segments feed every picture of their source range (and the next two, so
+        // that the filter has pictures on both sides of the last in-between frame).
         for segment in interpolated {
             guard let range = track.segments[segment].source else { continue }
-            let first = scan.frame(at: range.start)
-            let last = min(scan.frameCount - 1, scan.frame(at: range.end) + 2)
+            let first = pictures.picture(at: range.start)
+            let last = min(pictures.count - 1, pictures.picture(at: range.end) + 2)
             for f in first...last { needed[f] = true }
         }
         self.sources = sources

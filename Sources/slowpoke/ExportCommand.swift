@@ -93,6 +93,6 @@ struct ExportMovie: ParsableCommand {
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder
-        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset), audio \(result.audio.rawValue)")
+        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), audio \(result.audio.rawValue)")
     }
 }

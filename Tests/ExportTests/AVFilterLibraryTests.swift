@@ -31,5 +31,6 @@ import Testing
         #expect(address(library.sourceAddFrame) == address(sourceAddFrame))
         #expect(address(library.sinkGetFrame) == address(sinkGetFrame))
         #expect(library.getByName("minterpolate") != nil)
+        #expect(library.getByName("bwdif") != nil)
     }
 }
