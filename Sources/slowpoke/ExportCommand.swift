@@ -28,7 +28,8 @@ struct ExportMovie: ParsableCommand {
             A document whose movie has no video (a song, a voice memo) exports its audio alone, \
             through the same algorithms, to .m4a (AAC), .wav, .flac, .mp3 or .opus, chosen by -o's \
             extension. AAC, MP3 and Opus keep the source's bit rate when it is that codec; WAV and \
-            FLAC keep its depth. The file is exactly as long as the timeline. --fps does not apply.
+            FLAC keep its depth and are exactly as long as the timeline (AAC, MP3 and Opus decode \
+            to it within one codec frame). --fps does not apply.
 
             The output goes to <movie-stem>-slowpoke.<ext> beside the document unless -o says \
             otherwise (for audio, the source's extension when it is one of those, else .m4a). It \
