@@ -94,16 +94,30 @@ extension AudioCodecChoice {
         }
     }
 
-    /// Whether this FFmpeg has an encoder for `muxer`'s codec that takes audio at `sampleRate`
-    /// (Opus takes 48, 24, 16, 12 and 8 kHz only; MP3 nothing above 48 kHz).
-    static func canEncode(audioFile muxer: String, sampleRate: Int) -> (encoder: Bool, rate: Bool) {
-        guard let id = audioFileCodecs[muxer], let encoder = avcodec_find_encoder(id) else { return (false, false) }
-        guard let rates = encoder.pointee.supported_samplerates else { return (true, true) }
-        var i = 0
-        while rates[i] != 0 {
-            if Int(rates[i]) == sampleRate { return (true, true) }
-            i += 1
+    /// How a source fits the encoder of `muxer`'s codec in this FFmpeg.
+    enum AudioFileFit: Equatable {
+        case fits
+        case noEncoder
+        /// Opus takes 48, 24, 16, 12 and 8 kHz only; MP3 nothing above 48 kHz.
+        case sampleRate
+        /// MP3 holds mono and stereo only.
+        case channels
+    }
+
+    /// Whether this FFmpeg has an encoder for `muxer`'s codec that takes `channels` channels
+    /// at `sampleRate`.
+    static func fit(audioFile muxer: String, sampleRate: Int, channels: Int) -> AudioFileFit {
+        guard let id = audioFileCodecs[muxer], let encoder = avcodec_find_encoder(id) else { return .noEncoder }
+        if let rates = encoder.pointee.supported_samplerates {
+            var i = 0, found = false
+            while rates[i] != 0 && !found { found = Int(rates[i]) == sampleRate; i += 1 }
+            guard found else { return .sampleRate }
         }
-        return (true, false)
+        if let layouts = encoder.pointee.ch_layouts {
+            var i = 0, found = false
+            while layouts[i].nb_channels != 0 && !found { found = Int(layouts[i].nb_channels) == channels; i += 1 }
+            guard found else { return .channels }
+        }
+        return .fits
     }
 }

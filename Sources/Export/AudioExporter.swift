@@ -99,7 +99,7 @@ public struct AudioExporter {
         let muxer = Self.muxers[ext]!
         let input = try InputFormatContext(path: source.path)
         let parameters = input.stream(stream.index).parameters.pointee
-        try checkEncoder(muxer: muxer, ext: ext, sampleRate: Int(parameters.sample_rate))
+        try checkEncoder(muxer: muxer, ext: ext, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: audioBitRate)
         let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec
         for i in 0..<input.streamCount where i != stream.index {
@@ -142,16 +142,20 @@ public struct AudioExporter {
     }
 
     /// Refuses a container whose encoder this FFmpeg lacks, or which cannot take the source's
-    /// sample rate, naming the extensions that can.
-    private func checkEncoder(muxer: String, ext: String, sampleRate: Int) throws {
-        let can = AudioCodecChoice.canEncode(audioFile: muxer, sampleRate: sampleRate)
-        guard !can.encoder || !can.rate else { return }
+    /// sample rate or channels, naming the extensions that can.
+    private func checkEncoder(muxer: String, ext: String, sampleRate: Int, channels: Int) throws {
+        let fit = AudioCodecChoice.fit(audioFile: muxer, sampleRate: sampleRate, channels: channels)
+        guard fit != .fits else { return }
         let others = OutputNaming.audioExtensions.filter { other in
-            other != ext && AudioCodecChoice.canEncode(audioFile: Self.muxers[other]!, sampleRate: sampleRate) == (true, true)
+            other != ext && AudioCodecChoice.fit(audioFile: Self.muxers[other]!, sampleRate: sampleRate, channels: channels) == .fits
         }
         let codec = ["ipod": "AAC", "mp3": "MP3", "opus": "Opus", "flac": "FLAC", "wav": "WAV"][muxer] ?? muxer
-        let why = can.encoder ? "\(codec) cannot hold \(document.movie.path)'s \(sampleRate) Hz audio"
-            : "this FFmpeg has no \(codec) encoder"
+        let source = document.movie.path
+        let why = switch fit {
+        case .noEncoder: "this FFmpeg has no \(codec) encoder"
+        case .sampleRate: "\(codec) cannot hold \(source)'s \(sampleRate) Hz audio"
+        default: "\(codec) cannot hold \(source)'s \(channels) channels"
+        }
         throw ExportError.unsupported("cannot write \(output.lastPathComponent): \(why); export to \(Self.extensionList(others)) instead")
     }
 

@@ -177,6 +177,16 @@ import Testing
         #expect(try folder.listing() == ["song.slowpoke", "song.wav"])
     }
 
+    @Test func mp3RefusesMoreThanTwoChannels() throws {
+        guard Self.hasEncoder("libmp3lame") else { return }
+        let folder = try song("song.flac", codec: ["-ac", "6"])
+        try #require(try stream(folder.file("song.flac"))["channels"] as? Int == 6)
+        let result = try export(["-o", "out.mp3"], in: folder)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("slowpoke: error: cannot write out.mp3: MP3 cannot hold song.flac's 6 channels; export to .m4a, .wav, .flac"), "\(result.stderr)")
+        #expect(try folder.listing() == ["song.flac", "song.slowpoke"])
+    }
+
     @Test func anInterruptLeavesNothing() throws {
         let folder = try song("song.flac", edits: [["scale", "--range", "0-10", "--rate", "1/32"]])
         let run = try TestSupport.interrupt(["export", "-o", "out.m4a", "--progress", "json"], in: folder.url, signal: SIGINT) {
