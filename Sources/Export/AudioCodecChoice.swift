@@ -59,7 +59,7 @@ struct AudioCodecChoice {
     }
 
     /// The encoder's preferred planar-float-like sample format, or its first one.
-    private static func sampleFormat(of encoder: UnsafePointer<AVCodec>) -> AVSampleFormat? {
+    fileprivate static func sampleFormat(of encoder: UnsafePointer<AVCodec>) -> AVSampleFormat? {
         guard let formats = encoder.pointee.sample_fmts else { return nil }
         var all: [AVSampleFormat] = []
         var i = 0
@@ -68,5 +68,73 @@ struct AudioCodecChoice {
             return preferred
         }
         return all.first
+    }
+}
+
+// MARK: Audio files
+
+extension AudioCodecChoice {
+    /// The one codec of each audio-file container slowpoke writes, by muxer (WAV's PCM depth
+    /// follows the source; see ``init(audioFile:source:defaultBitRate:)``).
+    static let audioFileCodecs: [String: AVCodecID] = [
+        "ipod": AV_CODEC_ID_AAC, "mp3": AV_CODEC_ID_MP3, "opus": AV_CODEC_ID_OPUS,
+        "flac": AV_CODEC_ID_FLAC, "wav": AV_CODEC_ID_PCM_S16LE,
+    ]
+
+    /// The choice for an audio file written by `muxer` (a key of ``audioFileCodecs``) from a
+    /// source stream with `source` parameters: the container's codec, at the source's bit rate
+    /// when the source is already that codec (a re-encode should not change it), else at
+    /// `defaultBitRate`. FLAC and WAV keep 16-bit sources 16-bit and write deeper ones as 24-bit (WAV:
+    /// floating-point sources as 32-bit float), as `slowpoke stretch` does.
+    init(audioFile muxer: String, source: AVCodecParameters, defaultBitRate: Int) {
+        let id = Self.audioFileCodecs[muxer] ?? AV_CODEC_ID_AAC
+        why = nil
+        let sourceFormat = AVSampleFormat(source.format)
+        let depth16 = [AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P].contains(sourceFormat)
+        let integer32 = [AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P].contains(sourceFormat)
+        switch id {
+        case AV_CODEC_ID_FLAC:
+            codec = id
+            sampleFormat = depth16 ? AV_SAMPLE_FMT_S16 : AV_SAMPLE_FMT_S32
+            bitRate = nil
+            bitsPerRawSample = depth16 ? nil : 24
+        case AV_CODEC_ID_PCM_S16LE:
+            (codec, sampleFormat) = depth16 ? (AV_CODEC_ID_PCM_S16LE, AV_SAMPLE_FMT_S16)
+                : integer32 ? (AV_CODEC_ID_PCM_S24LE, AV_SAMPLE_FMT_S32) : (AV_CODEC_ID_PCM_F32LE, AV_SAMPLE_FMT_FLT)
+            bitRate = nil
+            bitsPerRawSample = codec == AV_CODEC_ID_PCM_S24LE ? 24 : nil
+        default:
+            codec = id
+            sampleFormat = avcodec_find_encoder(id).flatMap(Self.sampleFormat(of:)) ?? AV_SAMPLE_FMT_FLTP
+            bitRate = source.codec_id == id && source.bit_rate > 0 ? Int(source.bit_rate) : defaultBitRate
+            bitsPerRawSample = nil
+        }
+    }
+
+    /// How a source fits the encoder of `muxer`'s codec in this FFmpeg.
+    enum AudioFileFit: Equatable {
+        case fits
+        case noEncoder
+        /// Opus takes 48, 24, 16, 12 and 8 kHz only; MP3 nothing above 48 kHz.
+        case sampleRate
+        /// MP3 holds mono and stereo only.
+        case channels
+    }
+
+    /// Whether this FFmpeg has an encoder for `muxer`'s codec that takes `channels` channels
+    /// at `sampleRate`.
+    static func fit(audioFile muxer: String, sampleRate: Int, channels: Int) -> AudioFileFit {
+        guard let id = audioFileCodecs[muxer], let encoder = avcodec_find_encoder(id) else { return .noEncoder }
+        if let rates = encoder.pointee.supported_samplerates {
+            var i = 0, found = false
+            while rates[i] != 0 && !found { found = Int(rates[i]) == sampleRate; i += 1 }
+            guard found else { return .sampleRate }
+        }
+        if let layouts = encoder.pointee.ch_layouts {
+            var i = 0, found = false
+            while layouts[i].nb_channels != 0 && !found { found = Int(layouts[i].nb_channels) == channels; i += 1 }
+            guard found else { return .channels }
+        }
+        return .fits
     }
 }

@@ -71,7 +71,7 @@ final class ExportSession {
         movieName = document.movie.path
         destination = try AtomicOutput(destination: output, input: movie, force: force)
         guard let videoStream = document.media.primaryVideo else {
-            throw ExportError.unsupported("\(movieName) has no video; use `slowpoke stretch` for audio files")
+            throw ExportError.unsupported("\(movieName) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
         }
         guard let videoTrack = document.timeline.track(withID: Int32(videoStream.index)) else {
             throw ExportError.unsupported("the timeline has no video track")

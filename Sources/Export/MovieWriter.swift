@@ -111,7 +111,7 @@ final class MovieWriter {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         let name = String(cString: context.pointee.oformat.pointee.name)
-        if name == "mp4" || name == "mov" {
+        if name == "mp4" || name == "mov" || name == "ipod" {
             av_dict_set(&options, "movflags", "+faststart", 0)
             if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
             // mp4 and mov keep no stream title; players show the track's handler name instead.
@@ -122,6 +122,8 @@ final class MovieWriter {
                 av_dict_set(&stream.pointee.metadata, "handler_name", title, 0)
             }
         }
+        // A WAV file's sizes are 32-bit; past 4 GiB it becomes RF64, as WAVFileWriter's does.
+        if name == "wav" { av_dict_set(&options, "rf64", "auto", 0) }
         let result = avformat_write_header(context, &options)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "writing the header")) }
     }

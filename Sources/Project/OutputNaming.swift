@@ -14,4 +14,15 @@ public enum OutputNaming {
         let ext = container?.lowercased() ?? (movieExtensions.contains(own) ? own : "mp4")
         return movie.deletingPathExtension().lastPathComponent + "-slowpoke." + ext
     }
+
+    /// The audio files slowpoke writes when a document's movie has no video, in the order users
+    /// are told about them.
+    public static let audioExtensions = ["m4a", "wav", "flac", "mp3", "opus"]
+
+    /// `<stem>-slowpoke.<ext>` for an audio-only document: the source's own extension when
+    /// slowpoke writes it, else m4a.
+    public static func defaultAudioName(for source: URL) -> String {
+        let own = source.pathExtension.lowercased()
+        return source.deletingPathExtension().lastPathComponent + "-slowpoke." + (audioExtensions.contains(own) ? own : "m4a")
+    }
 }

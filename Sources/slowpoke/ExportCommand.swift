@@ -2,6 +2,7 @@ import ArgumentParser
 import Composition
 import Export
 import Foundation
+import Project
 import TimePitch
 
 struct ExportMovie: ParsableCommand {
@@ -24,8 +25,15 @@ struct ExportMovie: ParsableCommand {
             happen at keyframes; the export says where. Audio follows the same timeline through \
             the chosen time-pitch algorithm and is encoded as AAC (copied when nothing changed).
 
+            A document whose movie has no video (a song, a voice memo) exports its audio alone, \
+            through the same algorithms, to .m4a (AAC), .wav, .flac, .mp3 or .opus, chosen by -o's \
+            extension. AAC, MP3 and Opus keep the source's bit rate when it is that codec; WAV and \
+            FLAC keep its depth and are exactly as long as the timeline (AAC, MP3 and Opus decode \
+            to it within one codec frame). --fps does not apply.
+
             The output goes to <movie-stem>-slowpoke.<ext> beside the document unless -o says \
-            otherwise. It appears only when complete: an error or Ctrl-C leaves nothing behind.
+            otherwise (for audio, the source's extension when it is one of those, else .m4a). It \
+            appears only when complete: an error or Ctrl-C leaves nothing behind.
 
             Examples:
               slowpoke export
@@ -34,11 +42,12 @@ struct ExportMovie: ParsableCommand {
               slowpoke export --fps 60 --codec hevc --crf 26 --preset fast
               slowpoke export -o dog-slow.mov --algorithm timeDomain
               slowpoke export clip.slowpoke -o chipmunk.mp4 --algorithm varispeed --force
+              slowpoke export song.slowpoke -o song-slow.flac
             """)
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov or .mkv.", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov or .mkv (audio alone: .m4a, .wav, .flac, .mp3 or .opus).", valueName: "out"))
     var output: String?
 
     @Option(help: ArgumentHelp("Re-encode at this constant frame rate (30, 29.97, 30000/1001 …). Without it: passthrough.", valueName: "N"))
@@ -70,6 +79,14 @@ struct ExportMovie: ParsableCommand {
         Interrupt.install()
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
+        let document = try DocumentStore.read(url)
+        if document.media.primaryVideo == nil {
+            if fps != nil {
+                throw CLIError("--fps sets a video frame rate, and \(document.movie.path) has no video; leave --fps out to export its audio (.m4a, .wav, .flac, .mp3 or .opus)")
+            }
+            try exportAudio(document: document, at: url, settings: settings)
+            return
+        }
         if let fps {
             let rate: Rational
             do { rate = try FrameRateParser.parse(fps) } catch { throw CLIError("--fps \(error.description)") }
@@ -83,6 +100,15 @@ struct ExportMovie: ParsableCommand {
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration) (\(timing)), audio \(result.audio.rawValue)")
+    }
+
+    private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
+        let exporter = try AudioExporter(document: document, documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
+                                         settings: settings, force: audio.force)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
+        let shown = output ?? exporter.output.lastPathComponent
+        print("wrote \(shown): \(result.duration), \(result.sampleRate) Hz \(result.channels) \(result.codec), audio \(result.audio.rawValue)")
     }
 
     private func exportConstantRate(fps: Rational, document url: URL, settings: TimePitchSettings) throws {

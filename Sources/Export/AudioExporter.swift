@@ -1,0 +1,183 @@
+import Foundation
+public import Composition
+public import Project
+public import TimePitch
+internal import CFFmpeg
+
+/// `slowpoke export` of a document whose movie has no video (a song, a voice memo): the
+/// timeline's audio track, rendered through TimePitch with the same algorithm, renderer and
+/// encoder as a movie's audio, written as an audio file. The container comes from the output's
+/// extension, and each holds one codec:
+///
+/// | extension | muxer | codec |
+/// |---|---|---|
+/// | `.m4a` | ipod (mp4) | AAC |
+/// | `.wav` | wav (RF64 past 4 GiB) | PCM: 16-bit, 24-bit or 32-bit float, as the source |
+/// | `.flac` | flac | FLAC: 16 or 24 bits, as the source |
+/// | `.mp3` | mp3 | MP3 (libmp3lame) |
+/// | `.opus` | opus (Ogg) | Opus (libopus; 48, 24, 16, 12 or 8 kHz sources) |
+///
+/// Lossy codecs keep the source's bit rate when the source is that codec, else use
+/// ``audioBitRate``. The output is exactly the timeline's length: WAV and FLAC to the sample,
+/// AAC, MP3 and Opus once their decoders drop the priming the container states. When the
+/// timeline plays the source untouched and the container holds its codec, the packets are
+/// copied instead. The file appears only when complete (``AtomicOutput``).
+public struct AudioExporter {
+    public let document: ProjectDocument
+    public let documentURL: URL
+    public let output: URL
+    public let settings: TimePitchSettings
+    public let force: Bool
+    /// Bit rate for AAC, MP3 and Opus made from another codec (as a movie's AAC is).
+    public var audioBitRate = 192_000
+
+    /// What an export did.
+    public struct Result: Sendable {
+        public let output: URL
+        public let duration: Time
+        public let sampleRate: Int
+        /// The channel layout's name, such as `stereo`.
+        public let channels: String
+        /// libavcodec's name of the output codec, such as `aac` or `pcm_s16le`.
+        public let codec: String
+        public let audio: AudioHandling
+    }
+
+    /// The audio files slowpoke writes, by extension, with libavformat's muxer names.
+    static let muxers = ["m4a": "ipod", "wav": "wav", "flac": "flac", "mp3": "mp3", "opus": "opus"]
+
+    /// Prepares to export `document` (read from `documentURL`, whose movie has no video) to
+    /// `output`, by default ``defaultOutput(for:at:)``. Refuses an extension it does not write
+    /// before any work.
+    public init(document: ProjectDocument, documentURL: URL, output: URL? = nil, settings: TimePitchSettings,
+                force: Bool) throws(ExportError) {
+        let name = document.movie.path
+        guard document.media.primaryVideo == nil else {
+            throw .unsupported("\(name) has video; export it as a movie (.mp4, .mov or .mkv)")
+        }
+        let output = output ?? Self.defaultOutput(for: document, at: documentURL)
+        let ext = output.pathExtension.lowercased()
+        guard Self.muxers[ext] != nil else {
+            throw .unsupported("cannot write \(output.lastPathComponent): \(name) has no video, so slowpoke exports its audio, as "
+                               + Self.extensionList(OutputNaming.audioExtensions) + "; give -o a name ending in one of those")
+        }
+        self.document = document
+        self.documentURL = documentURL
+        self.output = output
+        self.settings = settings
+        self.force = force
+    }
+
+    /// Reads the document at `documentURL` (checking that its movie is unchanged) and prepares
+    /// as ``init(document:documentURL:output:settings:force:)`` does.
+    public init(documentURL: URL, output: URL? = nil, settings: TimePitchSettings, force: Bool) throws {
+        try self.init(document: try DocumentStore.read(documentURL), documentURL: documentURL, output: output,
+                      settings: settings, force: force)
+    }
+
+    /// `<stem>-slowpoke.<ext>` beside the document, keeping the source's extension when slowpoke
+    /// writes it, else m4a.
+    public static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
+        let source = DocumentStore.movieURL(of: document, at: documentURL)
+        return documentURL.deletingLastPathComponent().appendingPathComponent(OutputNaming.defaultAudioName(for: source))
+    }
+
+    /// Writes the file. `progress` gets the fraction done and may throw to stop (an interrupt);
+    /// `warning` hears what the export leaves out and about damaged source audio. No output
+    /// file exists unless this returns.
+    public func run(progress: @escaping (Double) throws -> Void = { _ in },
+                    warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        try LibAV.load()
+        let name = document.movie.path
+        let source = DocumentStore.movieURL(of: document, at: documentURL)
+        guard let stream = document.media.primaryAudio, let track = document.timeline.track(withID: Int32(stream.index)) else {
+            throw ExportError.unsupported("the timeline of \(name) has no audio track")
+        }
+        let destination = try AtomicOutput(destination: output, input: source, force: force)
+        let display = destination.destination.path
+        let ext = output.pathExtension.lowercased()
+        let muxer = Self.muxers[ext]!
+        let input = try InputFormatContext(path: source.path)
+        let parameters = input.stream(stream.index).parameters.pointee
+        try checkEncoder(muxer: muxer, ext: ext, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
+        let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: audioBitRate)
+        let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec
+        for i in 0..<input.streamCount where i != stream.index {
+            let kind = av_get_media_type_string(input.stream(i).parameters.pointee.codec_type).map { String(cString: $0) } ?? "data"
+            let codec = String(cString: avcodec_get_name(input.stream(i).parameters.pointee.codec_id))
+            warning("\(name) stream \(i) (\(kind), \(codec)) is not in the export: a .\(ext) file holds one audio stream")
+        }
+
+        // Source time 0 of the timeline is the audio's first presentation time.
+        let origin = stream.startTime.flatMap { $0.isNumeric && $0 > .zero ? $0 : nil } ?? .zero
+        var done = 0.0
+        let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy,
+                                         settings: settings, choice: choice, origin: origin, end: track.duration,
+                                         muxer: muxer, display: display, waiting: { try progress(done) }, warning: warning)
+        let writer = try MovieWriter(path: destination.temporary.path, display: display, muxer: muxer)
+        try audio.attach(to: writer)
+        let chapters = try ChapterList(input, segments: track.segments, origin: origin, display: display)
+        if !chapters.removed.isEmpty {
+            warning("the timeline removes all of \(name)'s chapter\(chapters.removed.count == 1 ? "" : "s") \(chapters.removed.joined(separator: ", ")), so the export leaves \(chapters.removed.count == 1 ? "it" : "them") out")
+        }
+        try chapters.write(into: writer.context)
+        av_dict_copy(&writer.context.pointee.metadata, input.pointer.pointee.metadata, 0)
+        try writer.writeHeader(videoTimescale: nil)
+
+        // The audio arrives from the render and encode threads; it is written a quarter second
+        // of output at a time, which is also how progress is counted.
+        let quarters = max(1, Int64((track.duration.seconds * 4).rounded(.up)))
+        for quarter in 1...quarters {
+            try audio.pump(upTo: quarter, in: AVRational(num: 1, den: 4), writer: writer)
+            done = Double(quarter) / Double(quarters)
+            try progress(done)
+        }
+        try audio.finish(writer: writer)
+        try writer.finish()
+        try destination.commit()
+        try progress(1)
+        return Result(output: destination.destination, duration: track.duration, sampleRate: Int(parameters.sample_rate),
+                      channels: Self.describe(parameters.ch_layout), codec: String(cString: avcodec_get_name(choice.codec)),
+                      audio: audio.handling)
+    }
+
+    /// Refuses a container whose encoder this FFmpeg lacks, or which cannot take the source's
+    /// sample rate or channels, naming the extensions that can.
+    private func checkEncoder(muxer: String, ext: String, sampleRate: Int, channels: Int) throws {
+        let fit = AudioCodecChoice.fit(audioFile: muxer, sampleRate: sampleRate, channels: channels)
+        guard fit != .fits else { return }
+        let others = OutputNaming.audioExtensions.filter { other in
+            other != ext && AudioCodecChoice.fit(audioFile: Self.muxers[other]!, sampleRate: sampleRate, channels: channels) == .fits
+        }
+        let codec = ["ipod": "AAC", "mp3": "MP3", "opus": "Opus", "flac": "FLAC", "wav": "WAV"][muxer] ?? muxer
+        let source = document.movie.path
+        let why = switch fit {
+        case .noEncoder: "this FFmpeg has no \(codec) encoder"
+        case .sampleRate: "\(codec) cannot hold \(source)'s \(sampleRate) Hz audio"
+        default: "\(codec) cannot hold \(source)'s \(channels) channels"
+        }
+        throw ExportError.unsupported("cannot write \(output.lastPathComponent): \(why); export to \(Self.extensionList(others)) instead")
+    }
+
+    /// `.m4a, .wav or .flac`.
+    private static func extensionList(_ extensions: [String]) -> String {
+        let names = extensions.map { "." + $0 }
+        return names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+    }
+
+    /// A channel layout's name (`stereo`, `5.1`), or its channel count when it has none.
+    private static func describe(_ layout: AVChannelLayout) -> String {
+        var layout = layout
+        if layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            let channels = layout.nb_channels
+            layout = AVChannelLayout()
+            av_channel_layout_default(&layout, channels)
+        }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let written = buffer.withUnsafeMutableBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { av_channel_layout_describe(&layout, $0.baseAddress, $0.count) }
+        }
+        guard written >= 0 else { return "\(layout.nb_channels) channels" }
+        return String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}
