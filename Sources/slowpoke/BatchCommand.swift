@@ -32,7 +32,7 @@ struct Batch: ParsableCommand {
               slowpoke batch recipe.json --jobs 1 --progress json
               cat recipe.json | slowpoke batch -
               slowpoke batch recipe.json --shard 2/3 --dry-run
-              slowpoke batch recipe.json --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
+              slowpoke batch recipe.json --shard "$SLURM_ARRAY_TASK_ID/4"
             """)
 
     @Argument(help: ArgumentHelp("The recipe, or - to read it from stdin.", valueName: "recipe.json|-"),
