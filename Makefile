@@ -5,15 +5,23 @@ SHELL := /bin/bash
 SWIFT ?= swift
 # Everything the build, the tests and the demo need: ffmpeg/ffprobe are the test oracle,
 # man-db and groff-base render the man page, and the preview test runs under Xvfb, presses
-# keys with xdotool and reads the screen with xwd (x11-apps).
+# keys with xdotool and reads the screen with xwd (x11-apps). The OTIO tests read slowpoke's
+# files with the real OpenTimelineIO library, installed from PyPI into a virtual environment
+# (python3-venv, python3-pip); the batch tests run shards side by side with GNU parallel.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev \
-                libsdl2-ttf-dev fonts-dejavu-core ffmpeg man-db groff-base xvfb xauth xdotool x11-apps
+                libsdl2-ttf-dev fonts-dejavu-core ffmpeg man-db groff-base xvfb xauth xdotool x11-apps \
+                python3-venv python3-pip parallel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
 DEMO_DIR := .build/demo
+# The tests' OpenTimelineIO oracle: Debian's python3 (not whatever python3 is first on PATH),
+# with the versions the tests were written against. Created once; later runs reuse it.
+OTIO_VENV := .build/otio-venv
+OTIO_PYTHON := $(abspath $(OTIO_VENV))/bin/python
+OTIO_PIP_PACKAGES := opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0
 
-.PHONY: all deps bench-deps install-packages build release test test-long demo bench clean man install uninstall
+.PHONY: all deps test-deps bench-deps install-packages build release test test-long demo bench clean man install uninstall
 
 # `make install` puts the binary, its man page and its shell completions under
 # $(DESTDIR)$(PREFIX); `make install PREFIX=$$HOME/.local` needs no root.
@@ -31,6 +39,17 @@ all: build
 # Installs only what dpkg does not already list as installed.
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
+
+# What the tests need beyond the build: the system packages, then the OpenTimelineIO virtual
+# environment, rebuilt only when it cannot import both packages.
+test-deps: deps
+	@if $(OTIO_PYTHON) -c "import opentimelineio, otio_cmx3600_adapter" 2>/dev/null; then \
+	  echo "OpenTimelineIO test environment: present ($(OTIO_VENV))"; \
+	else \
+	  echo "creating $(OTIO_VENV) with $(OTIO_PIP_PACKAGES)"; \
+	  rm -rf $(OTIO_VENV) && mkdir -p .build && /usr/bin/python3 -m venv $(OTIO_VENV) && \
+	  $(OTIO_VENV)/bin/pip install --quiet --disable-pip-version-check $(OTIO_PIP_PACKAGES); \
+	fi
 
 # The bench also runs the reference tools: the rubberband CLI (and ffmpeg, already above).
 bench-deps:
@@ -55,13 +74,13 @@ release: deps
 
 # The preview tests measure real time (tempo, latency, A/V offset under Xvfb), so they run on
 # their own once the rest of the suite is done.
-test: deps
-	$(SWIFT) test
+test: test-deps
+	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # The tests, plus the preview's five-minute A/V drift check (about six minutes more).
-test-long: deps
-	$(SWIFT) test
+test-long: test-deps
+	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the

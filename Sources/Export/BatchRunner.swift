@@ -82,12 +82,12 @@ public struct BatchRunner: Sendable {
             guard fm.fileExists(atPath: job.movie.path) else {
                 throw ExportError.cannotOpen(path: job.name, reason: "no such file")
             }
+            // Checked at planning and again now: a link may have appeared since.
+            if let escape = job.outputEscape() { throw BatchError.job(escape) }
+            if job.isUpToDate() { return .skipped }
             let digest = job.digest()
             let outputExists = fm.fileExists(atPath: job.output.path)
             let written = job.recordedDigest()
-            if outputExists, let digest, written == digest, Self.isNewer(job.output, than: job.movie) {
-                return .skipped
-            }
             // An output this batch wrote from another recipe entry (or an older movie) is
             // redone; anything else is the user's file and is kept unless forced.
             if outputExists && written == nil && !force {
@@ -147,12 +147,5 @@ public struct BatchRunner: Sendable {
         let exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
         let result = try exporter.run(progress: progress, warning: warning)
         return "\(result.videoFrames) frames, \(result.duration)"
-    }
-
-    static func isNewer(_ a: URL, than b: URL) -> Bool {
-        let fm = FileManager.default
-        guard let ta = (try? fm.attributesOfItem(atPath: a.path))?[.modificationDate] as? Date,
-              let tb = (try? fm.attributesOfItem(atPath: b.path))?[.modificationDate] as? Date else { return false }
-        return ta >= tb
     }
 }

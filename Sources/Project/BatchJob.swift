@@ -42,6 +42,48 @@ public struct BatchJob: Sendable {
         return BatchRecipe.digest(data)
     }
 
+    /// Whether a run may skip the job: its output exists, is at least as new as its movie, and
+    /// was recorded as made from this very job (see ``digest()``).
+    public func isUpToDate() -> Bool {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: output.path), let digest = digest(), recordedDigest() == digest,
+              let made = (try? fm.attributesOfItem(atPath: output.path))?[.modificationDate] as? Date,
+              let changed = (try? fm.attributesOfItem(atPath: movie.path))?[.modificationDate] as? Date
+        else { return false }
+        return made >= changed
+    }
+
+    /// Why writing the output, or the record beside it, would reach outside the output folder,
+    /// or nil. Their names are plain file names (the recipe refuses others), so only a symbolic
+    /// link already in the folder can lead elsewhere; links are followed to the end, and a link
+    /// to a file inside the folder (or to a folder inside it) is fine.
+    public func outputEscape() -> String? {
+        let folder = output.deletingLastPathComponent().path
+        let root = Self.realPath(folder) ?? folder
+        for file in [output, marker] {
+            let name = file.lastPathComponent
+            if let why = BatchRecipe.MovieSpec.notAFileName(name) { return "its output name \"\(name)\" \(why)" }
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: file.path) else { continue }
+            let absolute = destination.hasPrefix("/") ? destination : folder + "/" + destination
+            let parent = (absolute as NSString).deletingLastPathComponent
+            let resolved = Self.realPath(absolute)
+                ?? Self.realPath(parent).map { $0 + "/" + (absolute as NSString).lastPathComponent }
+                ?? (absolute as NSString).standardizingPath
+            if !resolved.hasPrefix(root == "/" ? "/" : root + "/") {
+                return "\(name) in \(folder) is a symbolic link to \(destination), which is outside the output folder; remove the link (or give the job another \"output\")"
+            }
+        }
+        return nil
+    }
+
+    /// `realpath(3)`: the path with every symbolic link and `.`/`..` resolved; nil if it does
+    /// not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The digest recorded beside the output by the run that wrote it, if any.
     public func recordedDigest() -> String? {
         (try? String(contentsOf: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,7 +1,8 @@
 public import Foundation
 
 /// Expands a recipe into jobs: one per movie, one per matching file for a pattern, in recipe
-/// order, each with its output resolved and checked for clashes.
+/// order, each with its output resolved and checked: for clashes, and for a symbolic link that
+/// would lead the write outside `output_dir` (see ``BatchJob/outputEscape()``).
 public enum BatchPlan {
     /// One job per movie (per matching file for a pattern), in recipe order. Paths are relative
     /// to `base`, the recipe's folder.
@@ -28,7 +29,10 @@ public enum BatchPlan {
                     ?? OutputNaming.defaultMovieName(for: movie, container: export.container)
                 let output = outputFolder.appendingPathComponent(fileName).standardizedFileURL
                 var problem: String?
-                if let earlier = outputs[output.path] {
+                let job = BatchJob(number: jobs.count + 1, name: name, movie: movie, edits: edits, export: export, output: output, problem: nil)
+                if let escape = job.outputEscape() {
+                    problem = escape
+                } else if let earlier = outputs[output.path] {
                     problem = "its output \(fileName) is also the output of job \(earlier); give one of them an \"output\" name"
                 } else {
                     outputs[output.path] = jobs.count + 1

@@ -81,10 +81,23 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                 return
             }
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(path: try c.decode(String.self, forKey: .path),
-                      edits: try c.decodeIfPresent([EditSpec].self, forKey: .edits),
-                      output: try c.decodeIfPresent(String.self, forKey: .output),
+            let path = try c.decode(String.self, forKey: .path)
+            let output = try c.decodeIfPresent(String.self, forKey: .output)
+            if let output, let why = Self.notAFileName(output) {
+                throw DecodingError.dataCorruptedError(forKey: .output, in: c, debugDescription: "the output of \(path), \"\(output)\", \(why); an output is a file name in output_dir")
+            }
+            self.init(path: path, edits: try c.decodeIfPresent([EditSpec].self, forKey: .edits), output: output,
                       export: try c.decodeIfPresent(ExportSpec.self, forKey: .export))
+        }
+
+        /// Why `name` cannot be an output's file name, or nil. A recipe may come from someone
+        /// else: `"../../evil.mp4"` must not write two folders above `output_dir`.
+        public static func notAFileName(_ name: String) -> String? {
+            if name.isEmpty { return "is empty" }
+            if name.contains("/") || name.contains("\\") { return "contains a path separator" }
+            if name == "." || name == ".." || name.contains("..") { return "contains \"..\"" }
+            if name.contains("\u{0}") { return "contains a NUL character" }
+            return nil
         }
     }
 

@@ -4,10 +4,16 @@ public import Composition
 /// Converts slowpoke timelines to and from OpenTimelineIO's JSON (`.otio`).
 ///
 /// **Layout written.** `Timeline.1` → `Stack.1` → one `Track.1` per composition track (`kind`
-/// `Video` or `Audio`) → one `Clip.2` per segment, whose `source_range` is the segment's source
-/// range in media time and whose `LinearTimeWarp.1` effect has `time_scalar` = the segment's
-/// rate (so the clip lasts `source_range.duration / time_scalar` on the track), with an
-/// `ExternalReference.1` to the movie; and one `Gap.1` per empty segment.
+/// `Video` or `Audio`) → one `Clip.2` per segment and one `Gap.1` per empty segment. A clip's
+/// `source_range` is written as OpenTimelineIO and its adapters read it (`Track.duration()`,
+/// `range_in_parent()`, CMX 3600 `M2` lines, AAF): `start_time` is the media's in-point and
+/// `duration` the clip's length **in the track**. A segment whose rate is not 1 carries one
+/// `LinearTimeWarp.1` whose `time_scalar` is that rate, meaning the clip consumes
+/// `duration × time_scalar` of media: 3.2-5.0 s at 1/4 is start 3.2, duration 7.2, scalar 0.25.
+/// A 1x clip has no effect. Every clip has an `ExternalReference.1` to the movie.
+///
+/// Files from slowpoke before this convention (timeline `metadata.slowpoke.version` 1) wrote
+/// the media span as `source_range.duration`; they still import as they were meant.
 ///
 /// **Exact times.** OTIO stores `RationalTime` as a double `value` over a double `rate`. Every
 /// time in a file slowpoke writes uses one rate: the least common multiple of the movie's
@@ -21,7 +27,9 @@ public import Composition
 /// whole rates are exact, and other doubles become the simplest fraction within 1e-9 (so
 /// `0.3333333333333333` is 1/3 and `29.97002997002997` is 30000/1001).
 public enum OTIO {
-    public static let schemaVersion = 1
+    /// 2: `source_range.duration` is the clip's length in the track (OTIO's convention);
+    /// 1: it was the media span (slowpoke before issue 23).
+    public static let schemaVersion = 2
 
     // MARK: Export
 
@@ -30,7 +38,8 @@ public enum OTIO {
         var times: [Time] = [movie.availableRange.start, movie.availableRange.duration]
         for track in composition.tracks {
             for segment in track.segments {
-                if let source = segment.source { times += [source.start, source.duration] } else { times.append(segment.target.duration) }
+                if let source = segment.source { times += [source.start, source.duration] }
+                times.append(segment.target.duration)
             }
         }
         let rate = chooseRate(for: times, preferred: movie.preferredRate)
@@ -58,8 +67,8 @@ public enum OTIO {
                             ("rate", .string(segmentRate.description)),
                         ]))])),
                         ("name", .string("\(movie.name) \(index + 1)")),
-                        ("source_range", timeRange(source, rate: rate)),
-                        ("effects", .array([.object([
+                        ("source_range", timeRange(try TimeRange(start: source.start, duration: segment.target.duration), rate: rate)),
+                        ("effects", .array(segmentRate == .one ? [] : [.object([
                             ("OTIO_SCHEMA", .string("LinearTimeWarp.1")),
                             ("metadata", .object([])),
                             ("name", .string("")),

@@ -4,8 +4,13 @@ public import Composition
 extension OTIO {
     /// Reads an OTIO file's JSON. Throws, naming the item, for anything slowpoke cannot
     /// represent: transitions, nested stacks, trimmed tracks, disabled items, freeze frames,
-    /// time effects other than LinearTimeWarp, other effects, and references that are not
-    /// external files.
+    /// time effects other than LinearTimeWarp, other effects, and references that are neither
+    /// external files nor missing (generators, image sequences).
+    ///
+    /// A warped clip's `source_range` is read as OpenTimelineIO reads it: `start_time` is the
+    /// media's in-point, `duration` the clip's length in the track, and a `LinearTimeWarp` of
+    /// scalar s makes it consume `duration × s` of media. Files slowpoke wrote before that
+    /// convention (timeline `metadata.slowpoke.version` 1) held the media span there instead.
     public static func read(_ data: Data) throws(OTIOError) -> OTIOTimeline {
         let root: Any
         do { root = try JSONSerialization.jsonObject(with: data) } catch {
@@ -23,16 +28,26 @@ extension OTIO {
             throw .malformed("the timeline has no \"tracks\" stack")
         }
         try refuseEffects(stack, label: "the timeline's top-level stack")
+        let version = ((object["metadata"] as? [String: Any])?["slowpoke"] as? [String: Any])?["version"] as? NSNumber
+        let spans: SourceRangeConvention = version?.intValue == 1 ? .mediaSpan : .trackLength
         let children = stack["children"] as? [Any] ?? []
         var tracks: [OTIOTimeline.Track] = []
         for (index, child) in children.enumerated() {
             guard let track = child as? [String: Any] else { throw .malformed("child \(index + 1) of the top-level stack is not an object") }
-            tracks.append(try readTrack(track, position: index + 1))
+            tracks.append(try readTrack(track, position: index + 1, spans: spans))
         }
         return OTIOTimeline(name: name, tracks: tracks)
     }
 
-    private static func readTrack(_ track: [String: Any], position: Int) throws(OTIOError) -> OTIOTimeline.Track {
+    /// What a warped clip's `source_range.duration` measures.
+    enum SourceRangeConvention {
+        /// The clip's length in the track (OpenTimelineIO, its adapters, slowpoke from version 2).
+        case trackLength
+        /// The media it consumes (slowpoke's version 1 files).
+        case mediaSpan
+    }
+
+    private static func readTrack(_ track: [String: Any], position: Int, spans: SourceRangeConvention) throws(OTIOError) -> OTIOTimeline.Track {
         let schema = track["OTIO_SCHEMA"] as? String ?? "(none)"
         let name = track["name"] as? String ?? ""
         let shown = "track \(position) (\"\(name)\")"
@@ -54,12 +69,12 @@ extension OTIO {
         var items: [OTIOTimeline.LabeledItem] = []
         for (index, child) in (track["children"] as? [Any] ?? []).enumerated() {
             guard let item = child as? [String: Any] else { throw .malformed("item \(index + 1) of \(label) is not an object") }
-            items.append(try readItem(item, where: "item \(index + 1) of \(label)"))
+            items.append(try readItem(item, where: "item \(index + 1) of \(label)", spans: spans))
         }
         return OTIOTimeline.Track(mediaType: mediaType, name: name, items: items)
     }
 
-    private static func readItem(_ item: [String: Any], where place: String) throws(OTIOError) -> OTIOTimeline.LabeledItem {
+    private static func readItem(_ item: [String: Any], where place: String, spans: SourceRangeConvention) throws(OTIOError) -> OTIOTimeline.LabeledItem {
         let schema = item["OTIO_SCHEMA"] as? String ?? "(none)"
         let name = item["name"] as? String ?? ""
         let isClip = schema.hasPrefix("Clip.")
@@ -81,21 +96,27 @@ extension OTIO {
                 duration = written
             }
             guard duration > .zero else { throw .unsupported("\(label) has no duration") }
-            return .init(item: .gap(duration: duration), label: label, targetURL: nil)
+            return .init(item: .gap(duration: duration), label: label, media: nil)
         }
 
         // The media reference: Clip.2 keeps a dictionary and an active key, Clip.1 one reference.
-        let reference: [String: Any]?
+        let linked: [String: Any]?
         if let references = item["media_references"] as? [String: Any] {
             let key = item["active_media_reference_key"] as? String ?? "DEFAULT_MEDIA"
-            reference = references[key] as? [String: Any]
+            linked = references[key] as? [String: Any]
         } else {
-            reference = item["media_reference"] as? [String: Any]
+            linked = item["media_reference"] as? [String: Any]
         }
-        let referenceSchema = reference?["OTIO_SCHEMA"] as? String ?? "(none)"
-        guard let reference, referenceSchema.hasPrefix("ExternalReference."), let url = reference["target_url"] as? String, !url.isEmpty else {
-            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file")
+        let referenceSchema = linked?["OTIO_SCHEMA"] as? String ?? "(none)"
+        let media: OTIOTimeline.Media
+        if referenceSchema.hasPrefix("MissingReference.") {
+            media = .missing
+        } else if referenceSchema.hasPrefix("ExternalReference."), let url = linked?["target_url"] as? String, !url.isEmpty {
+            media = .file(url)
+        } else {
+            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file, or a MissingReference with --movie")
         }
+        let reference = linked ?? [:]
 
         let rangeObject: [String: Any]
         let field: String
@@ -107,7 +128,7 @@ extension OTIO {
             throw .malformed("\(label) has neither a source_range nor an available_range")
         }
         var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
-        var duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
+        let duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
         guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
         // Media time counts from the reference's available_range start (a camera's start
         // timecode, say); slowpoke's source time counts from the movie's first frame.
@@ -144,22 +165,30 @@ extension OTIO {
             throw .unsupported("\(label) has time_scalar \(scalar) and would play backwards, which slowpoke cannot do")
         }
         var rate = warps == 0 ? Rational.one : simplestFraction(scalar)
+        // The media the clip consumes: its length in the track times its scalar.
+        var span = duration
+        if spans == .trackLength {
+            do { span = try duration.multiplied(by: rate) } catch {
+                throw .unsupported("\(label): its \(field).duration \(duration.secondsText) s at time_scalar \(scalar) is no exact media span: \(error.description)")
+            }
+        }
         if let exact,
            let exactStart = (exact["source_start"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
-           let exactDuration = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
-           let written = (exact["rate"] as? String).flatMap({ try? Rational(parsing: $0) }),
-           agrees(exactStart, start), agrees(exactDuration, duration),
+           let exactSpan = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+           let written = (exact["rate"] as? String).flatMap({ try? Rational(parsing: $0) }), written > .zero,
+           let exactLength = spans == .mediaSpan ? exactSpan : (try? exactSpan.multiplied(by: written.reciprocal)),
+           agrees(exactStart, start), agrees(exactLength, duration),
            abs(written.doubleValue - scalar) <= 1e-9 * max(1, scalar) {
-            (start, duration, rate) = (exactStart, exactDuration, written)
+            (start, span, rate) = (exactStart, exactSpan, written)
         }
         let source: TimeRange
-        do { source = try TimeRange(start: start, duration: duration) } catch {
+        do { source = try TimeRange(start: start, duration: span) } catch {
             throw .unsupported("\(label): its \(field) \(error.description)")
         }
         do { try PlaybackRate.validate(rate) } catch {
             throw .unsupported("\(label): \(error.description)")
         }
-        return .init(item: .clip(source: source, rate: rate), label: label, targetURL: url)
+        return .init(item: .clip(source: source, rate: rate), label: label, media: media)
     }
 
     private static func refuseEffects(_ object: [String: Any], label: String) throws(OTIOError) {

@@ -10,12 +10,25 @@ public struct OTIOTimeline: Sendable, Hashable {
         case gap(duration: Time)
     }
 
+    /// A clip's media reference.
+    public enum Media: Sendable, Hashable {
+        /// An `ExternalReference`'s `target_url`.
+        case file(String)
+        /// A `MissingReference`: media not linked, as the EDL and AAF adapters leave it.
+        case missing
+    }
+
     public struct LabeledItem: Sendable, Hashable {
         public let item: Item
         /// How messages name it: `clip "shot 3" (item 3 of Video track "V1")`.
         public let label: String
         /// The clip's media reference, nil for a gap.
-        public let targetURL: String?
+        public let media: Media?
+
+        /// The clip's `target_url`, nil for a gap or a missing reference.
+        public var targetURL: String? {
+            if case .file(let url) = media { url } else { nil }
+        }
     }
 
     public struct Track: Sendable, Hashable {
@@ -28,6 +41,11 @@ public struct OTIOTimeline: Sendable, Hashable {
 
     public let name: String
     public let tracks: [Track]
+
+    /// Every clip, with its track.
+    public var clips: [LabeledItem] {
+        tracks.flatMap { $0.items.filter { $0.media != nil } }
+    }
 
     /// Every clip's target URL, in order of first appearance.
     public var targetURLs: [String] {

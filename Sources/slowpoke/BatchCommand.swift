@@ -21,10 +21,18 @@ struct Batch: ParsableCommand {
             is complete, newer than its movie and made from the same recipe entry is skipped, so \
             rerunning a batch redoes only what changed.
 
+            --shard K/N runs the K-th of N disjoint parts of the recipe, so that N machines \
+            sharing the folders (a Kubernetes Indexed Job, a Slurm job array, GNU parallel over \
+            SSH: see docs/shards.md) do the whole recipe between them, each job once: every \
+            machine sorts the jobs by movie path and output name and takes every N-th. \
+            --dry-run prints the jobs a run (or a shard) would do, and does nothing.
+
             Examples:
               slowpoke batch recipe.json
               slowpoke batch recipe.json --jobs 1 --progress json
               cat recipe.json | slowpoke batch -
+              slowpoke batch recipe.json --shard 2/3 --dry-run
+              slowpoke batch recipe.json --shard "$SLURM_ARRAY_TASK_ID/4"
             """)
 
     @Argument(help: ArgumentHelp("The recipe, or - to read it from stdin.", valueName: "recipe.json|-"),
@@ -37,6 +45,14 @@ struct Batch: ParsableCommand {
     @Option(help: ArgumentHelp("Progress on stderr: auto (live lines on a terminal, plain lines otherwise), bar, json or none.", valueName: "style"))
     var progress: ProgressStyle = .auto
 
+    /// Shard K of N (K from 1): the jobs whose position in the sorted plan is K-1 modulo N.
+    @Option(help: ArgumentHelp("Run only the K-th of N disjoint parts of the recipe (K from 1 to N), for running one recipe on N machines.", valueName: "K/N"),
+            transform: { text in try BatchShard(parsing: text) })
+    var shard: BatchShard?
+
+    @Flag(help: "Print the jobs this run (or shard) would do, and whether each is up to date, without doing them.")
+    var dryRun = false
+
     @Flag(help: "Replace outputs that exist but were not written by a batch (outputs from an earlier run of the same recipe are handled without it).")
     var force = false
 
@@ -48,15 +64,24 @@ struct Batch: ParsableCommand {
         Interrupt.install()
         let (data, base, shown) = try readRecipe()
         let parsed = try BatchRecipe.parse(data, path: shown)
-        let planned = BatchPlan.jobs(for: parsed, base: base)
-        guard !planned.isEmpty else { throw CLIError("\(shown) lists no movies") }
+        let all = BatchPlan.jobs(for: parsed, base: base)
+        guard !all.isEmpty else { throw CLIError("\(shown) lists no movies") }
+        let planned = shard.map { $0.select(all) } ?? all
+        if dryRun {
+            print(BatchDisplay.dryRun(planned, total: all.count, shard: shard), terminator: "")
+            return
+        }
+        guard !planned.isEmpty else {
+            print("shard \(shard?.description ?? "") has no jobs: the recipe has \(all.count)")
+            return
+        }
         if let folder = parsed.outputDirectory.map({ BatchPlan.resolve($0, base: base) }) {
             do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
                 throw ExportError.cannotWrite(path: folder.path, reason: "cannot create the output folder: \(error.localizedDescription)")
             }
         }
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
-        let display = BatchDisplay(style: progress, jobs: planned)
+        let display = BatchDisplay(style: progress, jobs: planned, total: all.count)
         let runner = BatchRunner(force: force, interrupted: { Interrupt.received != 0 },
                                  progress: { display.update($0, fraction: $1) },
                                  finished: { display.update($0, outcome: $1) })

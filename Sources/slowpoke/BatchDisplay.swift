@@ -13,13 +13,17 @@ final class BatchDisplay: Sendable {
 
     private let style: ProgressStyle
     private let names: [String]
+    /// Each job's number in the whole plan (a shard runs some of them).
+    private let numbers: [Int]
     private let state: Mutex<State>
 
-    init(style: ProgressStyle, jobs: [BatchJob]) {
+    /// `total` is the number of jobs in the whole plan, of which `jobs` may be a shard.
+    init(style: ProgressStyle, jobs: [BatchJob], total: Int) {
         let terminal = isatty(STDERR_FILENO) == 1
         self.style = style == .auto ? (terminal ? .bar : .auto) : style
         let count = jobs.count
-        names = jobs.map { "[\($0.number)/\(count)] \($0.name)" }
+        names = jobs.map { "[\($0.number)/\(total)] \($0.name)" }
+        numbers = jobs.map(\.number)
         state = Mutex(State(lines: names.map { "\($0): waiting" }, lastPercent: Array(repeating: -1, count: count)))
     }
 
@@ -32,7 +36,7 @@ final class BatchDisplay: Sendable {
             case .json:
                 guard percent != s.lastPercent[index] else { return }
                 s.lastPercent[index] = percent
-                emit(String(format: "{\"event\":\"progress\",\"job\":%d,\"movie\":%@,\"fraction\":%.4f}\n", index + 1, quoted(names[index]), fraction))
+                emit(String(format: "{\"event\":\"progress\",\"job\":%d,\"movie\":%@,\"fraction\":%.4f}\n", numbers[index], quoted(names[index]), fraction))
             case .auto:
                 // Plain lines: when a job starts and at every quarter.
                 guard percent / 25 > s.lastPercent[index] / 25 || s.lastPercent[index] < 0 else { return }
@@ -60,7 +64,7 @@ final class BatchDisplay: Sendable {
             case .none: return
             case .json:
                 let status = switch outcome { case .done: "done"; case .skipped: "skipped"; case .failed: "failed"; case .notRun: "not run" }
-                emit("{\"event\":\"job\",\"job\":\(index + 1),\"movie\":\(quoted(names[index])),\"status\":\"\(status)\",\"detail\":\(quoted(text))}\n")
+                emit("{\"event\":\"job\",\"job\":\(numbers[index]),\"movie\":\(quoted(names[index])),\"status\":\"\(status)\",\"detail\":\(quoted(text))}\n")
             case .auto:
                 emit("slowpoke: \(names[index]): \(text)\n")
             case .bar:
@@ -93,6 +97,35 @@ final class BatchDisplay: Sendable {
     private func quoted(_ s: String) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
         return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+
+    /// What `--dry-run` prints: one row per job this run would do (its number in the whole
+    /// plan, the movie, what would happen, the output), then a count.
+    static func dryRun(_ jobs: [BatchJob], total: Int, shard: BatchShard?) -> String {
+        var rows = [["#", "movie", "would", "output"]]
+        var counts = (run: 0, skip: 0, fail: 0)
+        for job in jobs {
+            let output = job.output.lastPathComponent
+            if let problem = job.problem {
+                counts.fail += 1
+                rows.append(["\(job.number)", job.name, "fail", problem])
+            } else if job.isUpToDate() {
+                counts.skip += 1
+                rows.append(["\(job.number)", job.name, "skip", "\(output) (up to date)"])
+            } else {
+                counts.run += 1
+                rows.append(["\(job.number)", job.name, "run", output])
+            }
+        }
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var out = rows.map { row in
+            row.enumerated().map { column, cell in
+                column < 3 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+        let whose = shard.map { "shard \($0): \(jobs.count) of \(total) jobs" } ?? "\(total) job\(total == 1 ? "" : "s")"
+        out += "\(whose): \(counts.run) to run, \(counts.skip) up to date, \(counts.fail) would fail\n"
+        return out
     }
 
     /// The summary on stdout: one row per job.

@@ -10,8 +10,10 @@ struct OTIOCommand: ParsableCommand {
         abstract: "Exchange timelines with OpenTimelineIO tools (DaVinci Resolve, Kdenlive, otiotool).",
         discussion: """
             `otio export` writes the timeline as OpenTimelineIO JSON: one track per media type, \
-            one clip per segment with its source range and a LinearTimeWarp whose time_scalar is \
-            the segment's rate, gaps for inserted gaps, and a reference to the movie. \
+            one clip per segment (its source_range starts at the media's in-point and lasts as \
+            long as the clip plays; a retimed clip has a LinearTimeWarp whose time_scalar is the \
+            segment's rate, as OTIO's EDL and AAF adapters read it), gaps for inserted gaps, and \
+            a reference to the movie. \
             `otio import` reads such a timeline back into a slowpoke document, including ones \
             written by other tools. Round trips are exact: exact times travel in the clips' \
             metadata as well.
@@ -90,11 +92,14 @@ struct OTIOImport: ParsableCommand {
             1/32 to 32 (LinearTimeWarp), with gaps anywhere; every track must be cut alike, since \
             slowpoke edits audio and video together. Anything else (transitions, freeze frames, \
             other effects, nested stacks, a second movie) is refused with an error naming the item. \
+            An EDL converted by OTIO's CMX 3600 adapter (M2 speed lines become time warps) \
+            imports with --movie, since its clips have no linked media. \
             The document records the timeline as edits, so it can be undone step by step.
 
             Examples:
               slowpoke otio import timeline.otio -o clip.slowpoke
               slowpoke otio import from-resolve.otio --movie ~/Movies/dog.mov
+              otioconvert -i cut.edl -o cut.otio -a rate=30 && slowpoke otio import cut.otio --movie dog.mov
             """)
 
     @Argument(help: ArgumentHelp("The .otio file to read.", valueName: "timeline.otio"), completion: .file(extensions: ["otio"]))
@@ -104,7 +109,9 @@ struct OTIOImport: ParsableCommand {
             completion: .file(extensions: ["slowpoke"]))
     var output: String?
 
-    @Option(help: ArgumentHelp("The movie to use instead of the one the timeline's clips refer to.", valueName: "movie"), completion: .file())
+    /// Clips with no linked media (EDLs and AAFs converted by OpenTimelineIO's adapters) or a
+    /// reference to a file of this name play it; a clip naming another file is an error.
+    @Option(help: ArgumentHelp("The movie the clips play: needed for clips with no linked media (EDL, AAF); clips that name a file must name one of the same name.", valueName: "movie"), completion: .file())
     var movie: String?
 
     @Flag(help: "Replace the document if it exists.")
@@ -118,7 +125,10 @@ struct OTIOImport: ParsableCommand {
         }
         let parsed: OTIOTimeline
         do { parsed = try OTIO.read(data) } catch { throw CLIError("\(timeline): \(error.description)") }
-        let movieURL = try resolveMovie(parsed, otioFolder: otioURL.deletingLastPathComponent())
+        let movieURL: URL
+        do {
+            movieURL = try parsed.movie(given: movie.map { URL(fileURLWithPath: $0) }, relativeTo: otioURL.deletingLastPathComponent())
+        } catch { throw CLIError("\(timeline): \(error.description)") }
         guard FileManager.default.fileExists(atPath: movieURL.path) else {
             throw CLIError("the movie \(movieURL.path) that \(timeline) refers to does not exist; name it with --movie")
         }
@@ -140,19 +150,5 @@ struct OTIOImport: ParsableCommand {
         try DocumentStore.create(document, at: documentURL, replacing: force)
         let shown = output ?? documentURL.lastPathComponent
         print("imported \(timeline) into \(shown): \(document.history.applied) edit(s), the timeline is now \(document.timeline.duration)")
-    }
-
-    /// The one movie every clip refers to, or `--movie`.
-    private func resolveMovie(_ parsed: OTIOTimeline, otioFolder: URL) throws -> URL {
-        if let movie { return URL(fileURLWithPath: movie) }
-        let urls = parsed.targetURLs
-        guard let first = urls.first else { throw CLIError("\(timeline) has no clips, so no movie; name one with --movie") }
-        guard urls.count == 1 else {
-            throw CLIError("\(timeline) refers to \(urls.count) movies (\(urls.joined(separator: ", "))); a slowpoke document edits one")
-        }
-        if let url = URL(string: first), url.isFileURL { return url.standardizedFileURL }
-        if first.hasPrefix("/") { return URL(fileURLWithPath: first) }
-        if first.contains("://") { throw CLIError("\(timeline) refers to \(first), which is not a local file; name the movie with --movie") }
-        return otioFolder.appendingPathComponent(first).standardizedFileURL
     }
 }

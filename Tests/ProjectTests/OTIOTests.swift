@@ -77,9 +77,10 @@ func gap(_ frames: Double) -> String {
 @Suite struct OTIOTests {
     /// Two warped clips and a gap, as another tool writes them, import to the expected timeline.
     @Test func aHandWrittenTimelineImportsExactly() throws {
-        // 1-3 s at half speed (4 s), a 1.5 s gap, 5-6 s at double speed (0.5 s).
-        let items = [clip("slow", start: 24, duration: 48, effects: warp(0.5)), gap(36),
-                     clip("fast", start: 120, duration: 24, effects: warp(2))].joined(separator: ",")
+        // 1-3 s at half speed (4 s in the track), a 1.5 s gap, 5-6 s at double speed (0.5 s):
+        // OTIO's source_range is the in-point and the length in the track.
+        let items = [clip("slow", start: 24, duration: 96, effects: warp(0.5)), gap(36),
+                     clip("fast", start: 120, duration: 12, effects: warp(2))].joined(separator: ",")
         let c = try importOTIO(handWritten(items: items, audio: items))
         #expect(c.tracks.count == 2)
         for track in c.tracks {
@@ -93,7 +94,7 @@ func gap(_ frames: Double) -> String {
     @Test func sourceRangesCountFromTheAvailableRangesStart() throws {
         let text = handWritten(items: """
             {"OTIO_SCHEMA": "Clip.2", "name": "tc",
-             "source_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(86448)), "duration": \(rt(24))},
+             "source_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(86448)), "duration": \(rt(48))},
              "effects": [\(warp(0.5))], "active_media_reference_key": "DEFAULT_MEDIA",
              "media_references": {"DEFAULT_MEDIA": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "clip.mp4",
                "available_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(86400)), "duration": \(rt(240))}}}}
@@ -102,10 +103,10 @@ func gap(_ frames: Double) -> String {
     }
 
     @Test func thirdsAndNTSCTimesFromOtherToolsAreReadExactly() throws {
-        // Frame 30 at 30000/1001 fps, 60 frames long, at a third of the speed.
+        // Frame 30 at 30000/1001 fps, 180 frames long in the track, at a third of the speed.
         let text = handWritten(items: """
             {"OTIO_SCHEMA": "Clip.1", "name": "ntsc", "enabled": true,
-             "source_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(30, 30000.0 / 1001.0)), "duration": \(rt(60, 30000.0 / 1001.0))},
+             "source_range": {"OTIO_SCHEMA": "TimeRange.1", "start_time": \(rt(30, 30000.0 / 1001.0)), "duration": \(rt(180, 30000.0 / 1001.0))},
              "effects": [\(warp(1.0 / 3.0))],
              "media_reference": {"OTIO_SCHEMA": "ExternalReference.1", "target_url": "clip.mp4"}}
             """)
@@ -155,8 +156,9 @@ func gap(_ frames: Double) -> String {
         }
     }
 
-    /// Each clip's source range and time_scalar, read with Foundation's JSON reader, match the
-    /// timeline's segments; gaps match empty segments.
+    /// Each clip's source range (in-point, length in the track) and time_scalar, read with
+    /// Foundation's JSON reader, match the timeline's segments; 1x clips have no effect; gaps
+    /// match empty segments.
     @Test func exportedClipsCarryTheSegmentsRangesAndRates() throws {
         var c = try Composition(asset: movie())
         try Edit.scale(range: range("3.2", "5"), rate: r("1/4")).apply(to: &c)
@@ -176,12 +178,17 @@ func gap(_ frames: Double) -> String {
                 if let source = segment.source, let rate = segment.rate {
                     #expect(child["OTIO_SCHEMA"] as? String == "Clip.2")
                     #expect(seconds(range["start_time"]) == source.start.seconds)
-                    #expect(seconds(range["duration"]) == source.duration.seconds)
+                    #expect(seconds(range["duration"]) == segment.target.duration.seconds)
                     let effects = try #require(child["effects"] as? [[String: Any]])
-                    #expect(effects.count == 1 && effects[0]["OTIO_SCHEMA"] as? String == "LinearTimeWarp.1")
-                    let scalar = try #require((effects[0]["time_scalar"] as? NSNumber)?.doubleValue)
-                    #expect(scalar == rate.doubleValue)
-                    trackTime += seconds(range["duration"]) / scalar
+                    if rate == .one {
+                        #expect(effects.isEmpty)
+                    } else {
+                        #expect(effects.count == 1 && effects[0]["OTIO_SCHEMA"] as? String == "LinearTimeWarp.1")
+                        let scalar = try #require((effects[0]["time_scalar"] as? NSNumber)?.doubleValue)
+                        #expect(scalar == rate.doubleValue)
+                        #expect(abs(seconds(range["duration"]) * scalar - source.duration.seconds) < 1e-9)
+                    }
+                    trackTime += seconds(range["duration"])
                     let references = try #require(child["media_references"] as? [String: Any])
                     let reference = try #require(references[child["active_media_reference_key"] as? String ?? ""] as? [String: Any])
                     #expect(reference["target_url"] as? String == "file:///media/clip.mp4")

@@ -38,12 +38,19 @@ private func infoSeconds(_ value: Any?) -> Double {
             for (child, segment) in zip(children, segments) {
                 let range = try #require(child["source_range"] as? [String: Any])
                 if let source = segment["source"] as? [String: Any] {
+                    // OTIO's convention: the media's in-point, and the clip's length in the track.
+                    let target = try #require(segment["target"] as? [String: Any])
                     #expect(abs(otioSeconds(range["start_time"]) - infoSeconds(source["start"])) < 1e-12)
-                    #expect(abs(otioSeconds(range["duration"]) - infoSeconds(source["duration"])) < 1e-12)
+                    #expect(abs(otioSeconds(range["duration"]) - infoSeconds(target["duration"])) < 1e-12)
                     let effects = try #require(child["effects"] as? [[String: Any]])
-                    let scalar = (effects.first?["time_scalar"] as? NSNumber)?.doubleValue ?? .nan
-                    #expect(effects.first?["OTIO_SCHEMA"] as? String == "LinearTimeWarp.1")
-                    #expect(abs(scalar - infoSeconds(segment["rate"])) < 1e-15)
+                    if segment["rate"] as? String == "1" {
+                        #expect(effects.isEmpty)
+                    } else {
+                        let scalar = (effects.first?["time_scalar"] as? NSNumber)?.doubleValue ?? .nan
+                        #expect(effects.first?["OTIO_SCHEMA"] as? String == "LinearTimeWarp.1")
+                        #expect(abs(scalar - infoSeconds(segment["rate"])) < 1e-15)
+                        #expect(abs(otioSeconds(range["duration"]) * scalar - infoSeconds(source["duration"])) < 1e-12)
+                    }
                     let references = try #require(child["media_references"] as? [String: Any])
                     let reference = try #require(references["DEFAULT_MEDIA"] as? [String: Any])
                     #expect(reference["target_url"] as? String == folder.file("clip.mp4").standardizedFileURL.absoluteString)
@@ -82,9 +89,10 @@ private func infoSeconds(_ value: Any?) -> Double {
             """
         }
         let gap = "{\"OTIO_SCHEMA\": \"Gap.1\", \"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rt(0)), \"duration\": \(rt(45))}}"
+        // Durations are lengths in the track: 4 s (120 frames) at 1/4 consumes 2-3 s, 1 s at 2x 5-7 s.
         let text = """
             {"OTIO_SCHEMA": "Timeline.1", "name": "cut", "tracks": {"OTIO_SCHEMA": "Stack.1", "children": [
-              {"OTIO_SCHEMA": "Track.1", "kind": "Video", "name": "V1", "children": [\(clip("slow", 60, 30, 0.25)), \(gap), \(clip("fast", 150, 60, 2.0))]}]}}
+              {"OTIO_SCHEMA": "Track.1", "kind": "Video", "name": "V1", "children": [\(clip("slow", 60, 120, 0.25)), \(gap), \(clip("fast", 150, 30, 2.0))]}]}}
             """
         try Data(text.utf8).write(to: folder.file("cut.otio"))
         let result = try slowpoke("otio", "import", "cut.otio", "-o", "cut.slowpoke", in: folder)

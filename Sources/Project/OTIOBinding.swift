@@ -1,0 +1,43 @@
+public import Foundation
+
+extension OTIOTimeline {
+    /// The one movie file every clip plays.
+    ///
+    /// With `movie` (`otio import --movie`), a clip is bound to it when its reference is a
+    /// `MissingReference` (EDL and AAF imports leave media unlinked) or an `ExternalReference`
+    /// to a file of the same name, wherever that file was; a clip naming another file is an
+    /// error that names the clip and the file. Without `movie`, every clip must refer to the
+    /// same file: a relative `target_url` resolves against `folder`, the .otio file's folder.
+    public func movie(given movie: URL?, relativeTo folder: URL) throws(OTIOError) -> URL {
+        let clips = self.clips
+        if let movie {
+            let name = movie.lastPathComponent
+            for clip in clips {
+                guard let url = clip.targetURL else { continue }
+                let other = Self.fileName(of: url)
+                guard other == name else {
+                    throw .unsupported("\(clip.label) refers to \(other) (\(url)), not \(name); a slowpoke document plays one movie, so import a timeline whose clips all play \(name), or pass that movie as --movie")
+                }
+            }
+            return movie
+        }
+        guard !clips.isEmpty else { throw .unsupported("the timeline has no clips, so no movie; name one with --movie") }
+        if let unlinked = clips.first(where: { $0.media == .missing }) {
+            throw .unsupported("\(unlinked.label) has no linked media (a MissingReference, as EDL and AAF imports give); name the movie it plays with --movie")
+        }
+        let urls = targetURLs
+        guard urls.count == 1, let url = urls.first else {
+            throw .unsupported("the timeline refers to \(urls.count) movies (\(urls.joined(separator: ", "))); a slowpoke document edits one")
+        }
+        if let parsed = URL(string: url), parsed.isFileURL { return parsed.standardizedFileURL }
+        if url.hasPrefix("/") { return URL(fileURLWithPath: url) }
+        if url.contains("://") { throw .unsupported("the timeline refers to \(url), which is not a local file; name the movie with --movie") }
+        return folder.appendingPathComponent(url).standardizedFileURL
+    }
+
+    /// The last path component of a `target_url`, percent-decoded for `file://` URLs.
+    static func fileName(of url: String) -> String {
+        if let parsed = URL(string: url), parsed.scheme != nil { return parsed.lastPathComponent }
+        return (url as NSString).lastPathComponent
+    }
+}
