@@ -44,12 +44,7 @@ struct PictureTimes {
     /// The picture on screen at source time `s`: the last one presented at or before it (the
     /// first for times before it). Binary search in exact time.
     func picture(at s: Time) -> Int {
-        var low = 0, high = times.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if times[mid] <= s { low = mid } else { high = mid - 1 }
-        }
-        return low
+        times.lastIndex(notAfter: s)
     }
 
     /// The source frames to decode for the pictures flagged in `needed`: each picture's frame

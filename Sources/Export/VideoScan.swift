@@ -154,12 +154,7 @@ struct VideoScan {
     /// The frame on screen at source time `s`: the last one presented at or before it (the
     /// first frame for times before it). Binary search in exact time.
     func frame(at s: Time) -> Int {
-        var low = 0, high = presentationTimes.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if presentationTimes[mid] <= s { low = mid } else { high = mid - 1 }
-        }
-        return low
+        presentationTimes.lastIndex(notAfter: s)
     }
 
     /// The frame presented at exactly `ticks`, if any.
