@@ -53,7 +53,12 @@ public final class Player {
         wallPosition = start
         if options.video {
             if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
-            video = try VideoView(width: reader?.width ?? 640, height: reader?.height ?? 360,
+            // Shown as ffplay shows it: the stream's sample aspect and display-matrix rotation applied.
+            let stream = document.media.primaryVideo
+            let shape = DisplayShape(width: reader?.width ?? 640, height: reader?.height ?? 360,
+                                     rotation: reader == nil ? nil : stream?.rotation,
+                                     sampleAspectRatio: reader == nil ? nil : stream?.sampleAspectRatio)
+            video = try VideoView(shape: shape,
                                   title: "slowpoke preview — \(movie.lastPathComponent)")
         }
     }

@@ -30,6 +30,8 @@ struct SDLLibrary: @unchecked Sendable {
     typealias RendererCall = @convention(c) (OpaquePointer?) -> Int32
     typealias OutputSize = @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?) -> Int32
     typealias RenderCopy = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafePointer<SDL_Rect>?, UnsafePointer<SDL_Rect>?) -> Int32
+    typealias RenderCopyEx = @convention(c) (OpaquePointer?, OpaquePointer?, UnsafePointer<SDL_Rect>?, UnsafePointer<SDL_Rect>?,
+                                             Double, UnsafePointer<SDL_Point>?, SDL_RendererFlip) -> Int32
     typealias SetBlendMode = @convention(c) (OpaquePointer?, SDL_BlendMode) -> Int32
     typealias FillRect = @convention(c) (OpaquePointer?, UnsafePointer<SDL_Rect>?) -> Int32
     typealias PollEvent = @convention(c) (UnsafeMutablePointer<SDL_Event>?) -> Int32
@@ -50,6 +52,7 @@ struct SDLLibrary: @unchecked Sendable {
     let createTexture: CreateTexture, createTextureFromSurface: CreateTextureFromSurface, destroyTexture: Destroy
     let updateYUVTexture: UpdateYUVTexture
     let setDrawColor: SetDrawColor, renderClear: RendererCall, outputSize: OutputSize, renderCopy: RenderCopy
+    let renderCopyEx: RenderCopyEx
     let setBlendMode: SetBlendMode, fillRect: FillRect, renderPresent: Destroy
     let pollEvent: PollEvent, delay: Delay
     let openAudioDevice: OpenAudioDevice, currentAudioDriver: String0, audioInit: AudioInit, audioQuit: Void0
@@ -107,6 +110,7 @@ struct SDLLibrary: @unchecked Sendable {
         renderClear = try symbol("SDL_RenderClear")
         outputSize = try symbol("SDL_GetRendererOutputSize")
         renderCopy = try symbol("SDL_RenderCopy")
+        renderCopyEx = try symbol("SDL_RenderCopyEx")
         setBlendMode = try symbol("SDL_SetRenderDrawBlendMode")
         fillRect = try symbol("SDL_RenderFillRect")
         renderPresent = try symbol("SDL_RenderPresent")
@@ -175,6 +179,12 @@ func SDL_GetRendererOutputSize(_ renderer: OpaquePointer?, _ w: UnsafeMutablePoi
 func SDL_RenderCopy(_ renderer: OpaquePointer?, _ texture: OpaquePointer?, _ source: UnsafePointer<SDL_Rect>?,
                     _ target: UnsafePointer<SDL_Rect>?) -> Int32 {
     sdl.renderCopy(renderer, texture, source, target)
+}
+@discardableResult
+func SDL_RenderCopyEx(_ renderer: OpaquePointer?, _ texture: OpaquePointer?, _ source: UnsafePointer<SDL_Rect>?,
+                      _ target: UnsafePointer<SDL_Rect>?, _ angle: Double, _ center: UnsafePointer<SDL_Point>?,
+                      _ flip: SDL_RendererFlip) -> Int32 {
+    sdl.renderCopyEx(renderer, texture, source, target, angle, center, flip)
 }
 @discardableResult
 func SDL_SetRenderDrawBlendMode(_ renderer: OpaquePointer?, _ mode: SDL_BlendMode) -> Int32 { sdl.setBlendMode(renderer, mode) }

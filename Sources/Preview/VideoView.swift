@@ -1,7 +1,8 @@
 import Foundation
 internal import CSDL2
 
-/// The window: the current video frame scaled to fit (letterboxed), and the status overlay.
+/// The window: the current video frame in its shown shape (sample aspect and rotation applied,
+/// see ``DisplayShape``) scaled to fit (letterboxed), and the status overlay.
 final class VideoView {
     // Optional so that deinit can destroy them in order: textures before their renderer, the
     // renderer before its window (SDL_DestroyWindow would free the renderer behind our back).
@@ -10,6 +11,7 @@ final class VideoView {
     private var texture: SDLObject!
     private var font: SDLObject?
     private let width: Int32, height: Int32
+    private let shape: DisplayShape
     private var hasFrame = false
     private var statusImage: (text: String, image: TextImage)?
     private var helpImages: [TextImage]?
@@ -17,13 +19,14 @@ final class VideoView {
     /// Fonts tried for the overlay, from Debian's fonts-dejavu-core.
     static let fontPaths = ["/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
 
-    init(width: Int, height: Int, title: String) throws(PreviewError) {
-        self.width = Int32(width)
-        self.height = Int32(height)
-        // At most 960 pixels wide at first; the window can be resized.
-        let scale = min(1, 960 / Double(width))
-        let w = Int32((Double(width) * scale).rounded()), h = Int32((Double(height) * scale).rounded())
-        window = try SDLObject(SDL_CreateWindow(title, sp_sdl_windowpos_centered(), sp_sdl_windowpos_centered(), w, h,
+    /// A window of `shape`'s shown size (scaled down to fit 960x720), for frames of its stored size.
+    init(shape: DisplayShape, title: String) throws(PreviewError) {
+        self.shape = shape
+        width = Int32(shape.storedWidth)
+        height = Int32(shape.storedHeight)
+        // The window can be resized; the picture keeps its shown shape inside it.
+        let (w, h) = shape.windowSize()
+        window = try SDLObject(SDL_CreateWindow(title, sp_sdl_windowpos_centered(), sp_sdl_windowpos_centered(), Int32(w), Int32(h),
                                                 SDL_WINDOW_SHOWN.rawValue | SDL_WINDOW_RESIZABLE.rawValue),
                                "open a window", destroy: SDL_DestroyWindow)
         let window = self.window!.pointer
@@ -68,10 +71,14 @@ final class VideoView {
         var outW: Int32 = 0, outH: Int32 = 0
         SDL_GetRendererOutputSize(r, &outW, &outH)
         if hasFrame {
-            let scale = min(Double(outW) / Double(width), Double(outH) / Double(height))
-            let w = Int32(Double(width) * scale), h = Int32(Double(height) * scale)
-            var target = SDL_Rect(x: (outW - w) / 2, y: (outH - h) / 2, w: w, h: h)
-            SDL_RenderCopy(r, texture.pointer, nil, &target)
+            // Drawn turned about its centre: for 90° and 270° the rectangle is the shown box on its side.
+            let rect = shape.targetRect(outputWidth: Int(outW), outputHeight: Int(outH))
+            var target = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
+            if shape.quarterTurns == 0 {
+                SDL_RenderCopy(r, texture.pointer, nil, &target)
+            } else {
+                SDL_RenderCopyEx(r, texture.pointer, nil, &target, shape.angle, nil, SDL_FLIP_NONE)
+            }
         }
         SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND)
         if let line = textImage(status, cached: &statusImage) {

@@ -35,6 +35,7 @@ import Testing
         let renderClear: L.RendererCall = SDL_RenderClear
         let outputSize: L.OutputSize = SDL_GetRendererOutputSize
         let renderCopy: L.RenderCopy = SDL_RenderCopy
+        let renderCopyEx: L.RenderCopyEx = SDL_RenderCopyEx
         let setBlendMode: L.SetBlendMode = SDL_SetRenderDrawBlendMode
         let fillRect: L.FillRect = SDL_RenderFillRect
         let renderPresent: L.Destroy = SDL_RenderPresent
@@ -72,6 +73,7 @@ import Testing
             ("SDL_RenderClear", address(l.renderClear), address(renderClear)),
             ("SDL_GetRendererOutputSize", address(l.outputSize), address(outputSize)),
             ("SDL_RenderCopy", address(l.renderCopy), address(renderCopy)),
+            ("SDL_RenderCopyEx", address(l.renderCopyEx), address(renderCopyEx)),
             ("SDL_SetRenderDrawBlendMode", address(l.setBlendMode), address(setBlendMode)),
             ("SDL_RenderFillRect", address(l.fillRect), address(fillRect)),
             ("SDL_RenderPresent", address(l.renderPresent), address(renderPresent)),
