@@ -102,10 +102,8 @@ public struct AudioExporter {
         try checkEncoder(muxer: muxer, ext: ext, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: audioBitRate)
         let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec
-        for i in 0..<input.streamCount where i != stream.index {
-            let kind = av_get_media_type_string(input.stream(i).parameters.pointee.codec_type).map { String(cString: $0) } ?? "data"
-            let codec = String(cString: avcodec_get_name(input.stream(i).parameters.pointee.codec_id))
-            warning("\(name) stream \(i) (\(kind), \(codec)) is not in the export: a .\(ext) file holds one audio stream")
+        for line in StreamPlan(audioFileOf: input, document: document, container: ext).warnings(movieName: name, input: input) {
+            warning(line)
         }
 
         // Source time 0 of the timeline is the audio's first presentation time.
@@ -117,9 +115,7 @@ public struct AudioExporter {
         let writer = try MovieWriter(path: destination.temporary.path, display: display, muxer: muxer)
         try audio.attach(to: writer)
         let chapters = try ChapterList(input, segments: track.segments, origin: origin, display: display)
-        if !chapters.removed.isEmpty {
-            warning("the timeline removes all of \(name)'s chapter\(chapters.removed.count == 1 ? "" : "s") \(chapters.removed.joined(separator: ", ")), so the export leaves \(chapters.removed.count == 1 ? "it" : "them") out")
-        }
+        if let line = chapters.removedWarning(movieName: name) { warning(line) }
         try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, input.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: nil)

@@ -43,6 +43,13 @@ struct ChapterList {
         self.removed = removed
     }
 
+    /// The warning for chapters the timeline removes entirely, naming them; nil when none are.
+    func removedWarning(movieName: String) -> String? {
+        guard !removed.isEmpty else { return nil }
+        let one = removed.count == 1
+        return "the timeline removes all of \(movieName)'s chapter\(one ? "" : "s") \(removed.joined(separator: ", ")), so the export leaves \(one ? "it" : "them") out"
+    }
+
     /// Sets the chapters of the output `context`, before its header is written.
     func write(into context: UnsafeMutablePointer<AVFormatContext>) throws(ExportError) {
         guard !chapters.isEmpty else { return }

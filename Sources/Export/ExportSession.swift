@@ -162,9 +162,7 @@ final class ExportSession {
             }
         }
         let chapters = try ChapterList(source, segments: segments, origin: origin, display: destination.destination.path)
-        if !chapters.removed.isEmpty {
-            warning("the timeline removes all of \(movieName)'s chapter\(chapters.removed.count == 1 ? "" : "s") \(chapters.removed.joined(separator: ", ")), so the export leaves \(chapters.removed.count == 1 ? "it" : "them") out")
-        }
+        if let line = chapters.removedWarning(movieName: movieName) { warning(line) }
         try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)
         try writer.writeHeader(videoTimescale: muxer == "matroska" ? nil : videoTimescale)

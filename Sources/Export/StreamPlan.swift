@@ -51,15 +51,21 @@ public struct StreamPlan: Sendable, Encodable {
 
     /// Why an audio track's codec changes when it is rendered, by stream.
     let codecNotes: [Int: String]
-    /// The document's video stream.
+    /// The document's video stream; nil for an audio-only export.
     let videoIndex: Int?
+    /// Whether the export writes the audio alone (the document has no video).
+    public var isAudioOnly: Bool { videoIndex == nil }
     /// Subtitle streams, by what the export does with them.
     let subtitles: [(stream: Int, fate: SubtitleTracks.Fate)]
 
     /// The plan for exporting `document` (its movie at `movie`) to `output`: passthrough when
     /// `copyingVideo`, else re-encoded video.
+    /// A document without video exports its audio alone (``AudioExporter``).
     public static func make(document: ProjectDocument, movie: URL, output: URL, copyingVideo: Bool) throws -> StreamPlan {
         let input = try InputFormatContext(path: movie.path)
+        if document.media.primaryVideo == nil {
+            return StreamPlan(audioFileOf: input, document: document, container: output.pathExtension.lowercased())
+        }
         let muxer = ExportSession.muxers[output.pathExtension.lowercased()] ?? "mp4"
         return StreamPlan(input: input, document: document, container: output.pathExtension.lowercased(),
                           muxer: muxer, copyingVideo: copyingVideo)

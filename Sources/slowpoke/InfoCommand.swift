@@ -38,12 +38,13 @@ struct Info: ParsableCommand {
         }
     }
 
-    /// What the default `slowpoke export` does with each stream; nil for a document without
-    /// video (its export is the audio alone).
+    /// What the default `slowpoke export` does with each stream (for a document without video,
+    /// the audio export's).
     static func exportPlan(_ document: ProjectDocument, at url: URL) throws -> StreamPlan? {
-        guard document.media.primaryVideo != nil else { return nil }
+        let output = document.media.primaryVideo == nil ? AudioExporter.defaultOutput(for: document, at: url)
+            : PassthroughExporter.defaultOutput(for: document, at: url)
         return try StreamPlan.make(document: document, movie: DocumentStore.movieURL(of: document, at: url),
-                                   output: PassthroughExporter.defaultOutput(for: document, at: url), copyingVideo: true)
+                                   output: output, copyingVideo: true)
     }
 }
 

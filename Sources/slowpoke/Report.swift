@@ -53,7 +53,8 @@ enum Report {
         case .success(nil):
             return ""
         case .success(let plan?):
-            var out = "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video):\n"
+            var out = plan.isAudioOnly ? "\nExport (the audio alone, to .\(plan.container)):\n"
+                : "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video):\n"
             let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, $0.detail] }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {

@@ -1,0 +1,35 @@
+import Foundation
+import Composition
+import Project
+internal import CFFmpeg
+
+extension StreamPlan {
+    /// The plan of an audio-only export (``AudioExporter``) to a `.container` file: the
+    /// document's audio stream copied when the timeline leaves it untouched and the file's codec
+    /// is its own, otherwise retimed and encoded as the file's codec; every other stream left out,
+    /// since an audio file holds one stream.
+    init(audioFileOf input: InputFormatContext, document: ProjectDocument, container: String) {
+        self.container = container
+        videoIndex = nil
+        subtitles = []
+        codecNotes = [:]
+        chapters = Int(input.pointer.pointee.nb_chapters)
+        let audio = document.media.primaryAudio?.index
+        let muxer = AudioExporter.muxers[container]
+        let untouched = document.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments) }
+        entries = (0..<input.streamCount).map { i in
+            let parameters = input.stream(i).parameters.pointee
+            let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "data"
+            let codec = String(cString: avcodec_get_name(parameters.codec_id))
+            guard i == audio, let muxer else {
+                return Entry(index: i, kind: kind, codec: codec, fate: .leftOut, detail: "a .\(container) file holds one audio stream")
+            }
+            let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: 0)
+            if untouched && parameters.codec_id == choice.codec {
+                return Entry(index: i, kind: kind, codec: codec, fate: .copied, detail: "copied: the timeline leaves it untouched")
+            }
+            let written = String(cString: avcodec_get_name(choice.codec))
+            return Entry(index: i, kind: kind, codec: codec, fate: .retimed, detail: "retimed through the timeline, encoded as \(written)")
+        }
+    }
+}
