@@ -59,8 +59,11 @@ public struct MovieReference: Sendable, Hashable, Codable {
 /// The timeline is always the result of replaying the applied edits on the whole movie; a
 /// document whose stored timeline disagrees with its history is refused as corrupt.
 public struct ProjectDocument: Sendable, Hashable {
-    /// The document format this slowpoke writes and the newest it reads.
-    public static let currentVersion = 1
+    /// The newest document format this slowpoke reads and writes. Version 2 added the `ramp`
+    /// edit; a document is written with the oldest version that can hold its history (1 unless
+    /// it records a ramp), so a slowpoke that knows only version 1 still reads what it can, and
+    /// refuses the rest by version ("written by a newer slowpoke") rather than as corrupt.
+    public static let currentVersion = 2
     public static let formatName = "slowpoke"
 
     public let version: Int
@@ -118,6 +121,13 @@ public struct ProjectDocument: Sendable, Hashable {
     }
 }
 
+extension ProjectDocument {
+    /// The oldest format version that holds this document's history: 2 with a ramp, else 1.
+    public var formatVersion: Int {
+        history.entries.contains { if case .ramp = $0.edit { true } else { false } } ? 2 : 1
+    }
+}
+
 extension ProjectDocument: Codable {
     private enum CodingKeys: String, CodingKey { case format, version, movie, media, timeline, history }
 
@@ -133,7 +143,7 @@ extension ProjectDocument: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Self.formatName, forKey: .format)
-        try c.encode(version, forKey: .version)
+        try c.encode(formatVersion, forKey: .version)
         try c.encode(movie, forKey: .movie)
         try c.encode(media, forKey: .media)
         try c.encode(timeline, forKey: .timeline)
