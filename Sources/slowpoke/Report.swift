@@ -30,15 +30,18 @@ enum Report {
         out += "\n"
 
         let tracks = document.timeline.tracks
+        let ramps = document.history.appliedEdits.compactMap { edit -> Ramp? in
+            if case .ramp(let ramp) = edit { ramp } else { nil }
+        }
         let shared = tracks.count > 1 && tracks.dropFirst().allSatisfy { $0.segments == tracks[0].segments }
         if shared || tracks.count == 1 {
             let names = tracks.map(\.mediaType.rawValue).joined(separator: " and ")
             out += "Timeline of \(documentName) (\(names), \(plural(tracks[0].segments.count, "segment"))):\n"
-            out += table(tracks[0])
+            out += table(tracks[0], ramps: ramps)
         } else {
             for track in tracks {
                 out += "Timeline of \(documentName), \(track.mediaType.rawValue) track \(track.trackID) (\(plural(track.segments.count, "segment"))):\n"
-                out += table(track)
+                out += table(track, ramps: ramps)
             }
         }
         out += "Total duration: \(document.timeline.duration)\n"
@@ -65,12 +68,30 @@ enum Report {
         }
     }
 
-    /// The segment table: composition range, source range, rate.
-    static func table(_ track: CompositionTrack) -> String {
+    /// The segment table: composition range, source range, rate. The steps of a ramp in
+    /// `ramps` that are still whole on the track (its step rates in a row, over contiguous
+    /// source) are one row: `2-31   2 - 4375/768   2 - 4   ramp 1x→0.25x, 30 steps`.
+    static func table(_ track: CompositionTrack, ramps: [Ramp] = []) -> String {
         var rows = [["#", "composition", "source", "rate"]]
-        for (index, segment) in track.segments.enumerated() {
+        let segments = track.segments
+        let stepRates = ramps.compactMap { ramp in (try? ramp.stepRates()).map { (ramp, $0) } }
+        var index = 0
+        while index < segments.count {
+            if let (ramp, count) = rampRun(in: segments, at: index, stepRates), let first = segments[index].source,
+               let last = segments[index + count - 1].source {
+                rows.append([
+                    "\(index + 1)-\(index + count)",
+                    "\(segments[index].target.start.secondsText) - \(segments[index + count - 1].target.end.secondsText)",
+                    "\(first.start.secondsText) - \(last.end.secondsText)",
+                    "ramp \(ramp.from.readable)x→\(ramp.to.readable)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps",
+                ])
+                index += count
+                continue
+            }
+            let segment = segments[index]
+            index += 1
             rows.append([
-                "\(index + 1)",
+                "\(index)",
                 "\(segment.target.start.secondsText) - \(segment.target.end.secondsText)",
                 segment.source.map { "\($0.start.secondsText) - \($0.end.secondsText)" } ?? "(gap)",
                 segment.rate.map { "\($0.readable)x" } ?? "",
@@ -82,6 +103,18 @@ enum Report {
                 cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "   ").trimmingCharacters(in: .whitespaces)
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// The ramp whose steps start at `segments[index]`, and its step count.
+    private static func rampRun(in segments: [CompositionTrackSegment], at index: Int, _ ramps: [(Ramp, [Rational])]) -> (Ramp, Int)? {
+        for (ramp, rates) in ramps where rates.count > 1 && index + rates.count <= segments.count {
+            let run = segments[index..<(index + rates.count)]
+            guard zip(run, rates).allSatisfy({ $0.rate == $1 }) else { continue }
+            let sources = run.compactMap(\.source)
+            guard sources.count == run.count, zip(sources, sources.dropFirst()).allSatisfy({ $0.end == $1.start }) else { continue }
+            return (ramp, rates.count)
+        }
+        return nil
     }
 
     static func history(_ history: EditHistory) -> String {
