@@ -23,11 +23,12 @@ public enum RampEase: String, Sendable, Hashable, Codable, CaseIterable {
 ///     after:   |  A =|==|===|====|=====|======| B' |          step i scaled by 1/rateᵢ
 ///
 /// - Step i covers `A + L·i/N ..< A + L·(i+1)/N` of the range before the ramp: exact rationals.
-/// - Its factor (new length / old length) is the mean of `1/rate(u)` over the step (Simpson's
-///   rule), so each step lasts as long as the continuous ramp over it, rounded to a multiple of
-///   1/``factorDenominator``: every step's length then shares one small denominator, the
-///   timeline's times stay in a small timescale, and the ramp's length is their exact sum.
-/// - The quadrature uses only `+ − × ÷` on `Double` (no `log`, no `pow`), so every IEEE 754
+/// - Its factor (new length / old length) is the mean of `1/rate(u)` over the step (exact for
+///   `linear`, Simpson's rule for `smooth`), so each step lasts as long as the continuous ramp
+///   over it, rounded to a multiple of 1/``factorDenominator``: every step's length then shares
+///   one small denominator, the timeline's times stay in a small timescale, and the ramp's
+///   length is their exact sum.
+/// - That mean is computed with `+ − × ÷` on `Double` only (no `libm`), so every IEEE 754
 ///   machine computes the same factors and replaying a document's history is reproducible.
 ///
 /// On a range that is already scaled, a ramp multiplies the rates as `scale` does; on an
@@ -93,15 +94,29 @@ public struct Ramp: Sendable, Hashable {
         return ranges
     }
 
-    /// Each step's factor, new length over old: `k / 1024`.
+    /// Each step's factor, new length over old: `k / 1024`, where `k / 1024` is the step's mean
+    /// of `1/rate` rounded to nearest. For `linear` the mean is exact, `ln(ra/rb) / (ra − rb)`
+    /// between the rates at the step's ends; for `smooth`, Simpson's rule on 64 pieces of the step.
     public func stepFactors() throws(CompositionError) -> [Rational] {
         let r1 = from.doubleValue, r2 = to.doubleValue
-        func inverseRate(_ u: Double) -> Double { 1 / (r1 + (r2 - r1) * ease.progress(u)) }
+        func rate(_ u: Double) -> Double { r1 + (r2 - r1) * ease.progress(u) }
         let n = Double(steps)
         var factors: [Rational] = []
         for i in 0..<steps {
-            let a = Double(i) / n, b = Double(i + 1) / n, m = (a + b) / 2
-            let mean = (inverseRate(a) + 4 * inverseRate(m) + inverseRate(b)) / 6
+            let a = Double(i) / n, b = Double(i + 1) / n
+            let mean: Double
+            switch ease {
+            case .linear:
+                mean = logarithmicMeanOfInverse(rate(a), rate(b))
+            case .smooth:
+                let pieces = 64
+                var sum = 0.0
+                for j in 0...pieces {
+                    let weight: Double = (j == 0 || j == pieces) ? 1 : (j % 2 == 1 ? 4 : 2)
+                    sum += weight / rate(a + (b - a) * Double(j) / Double(pieces))
+                }
+                mean = sum / Double(3 * pieces)
+            }
             var k = Int64((mean * Double(Self.factorDenominator)).rounded(.toNearestOrAwayFromZero))
             // Rounding never leaves 1/32...32: the bounds are multiples of 1/1024.
             k = min(32 * Self.factorDenominator, max(Self.factorDenominator / 32, k))
@@ -131,7 +146,7 @@ public struct Ramp: Sendable, Hashable {
         let length = range.duration.seconds
         let r1 = from.doubleValue, r2 = to.doubleValue
         if ease == .linear {
-            return r1 == r2 ? length / r1 : length * log(r1 / r2) / (r1 - r2)
+            return length * logarithmicMeanOfInverse(r1, r2)
         }
         // Composite Simpson's rule, fine enough to be exact to display precision.
         let n = 20_000
@@ -156,4 +171,33 @@ public struct Ramp: Sendable, Hashable {
             try composition.scaleTimeRange(ranges[index], toDuration: ranges[index].duration.multiplied(by: factors[index]))
         }
     }
+}
+
+/// The mean of `1/r` over a linear change of `r` from `ra` to `rb`: `ln(ra/rb) / (ra − rb)`
+/// (`1/ra` when they are equal). Computed with `+ − × ÷` only, so that it is the same on every
+/// IEEE 754 machine whatever its `libm`: a document's ramp replays to the same steps anywhere.
+func logarithmicMeanOfInverse(_ ra: Double, _ rb: Double) -> Double {
+    let x = ra / rb
+    // ln(x) / (ra − rb) = 2·atanh(y) / (ra − rb) with y = (x − 1)/(x + 1) = (ra − rb)/(ra + rb):
+    // the series 2·(y + y³/3 + …)/(ra − rb) = 2/(ra + rb)·(1 + y²/3 + y⁴/5 + …) has no
+    // cancellation, even when ra ≈ rb. For |y| near 1 (ratios beyond 4), halve x first.
+    if x > 4 || x < 0.25 {
+        // ln(x) = ln(m) + e·ln 2 with m in [1, 2).
+        var m = x, e = 0.0
+        while m >= 2 { m /= 2; e += 1 }
+        while m < 1 { m *= 2; e -= 1 }
+        return (naturalLog(m) + e * naturalLog(2)) / (ra - rb)
+    }
+    let y = (ra - rb) / (ra + rb), y2 = y * y
+    var term = 1.0, sum = 0.0, k = 1.0
+    while term / k > 1e-18 { sum += term / k; term *= y2; k += 2 }
+    return 2 / (ra + rb) * sum
+}
+
+/// ln(m) for m in [1, 2], by the atanh series (|y| ≤ 1/3): basic arithmetic only.
+private func naturalLog(_ m: Double) -> Double {
+    let y = (m - 1) / (m + 1), y2 = y * y
+    var term = y, sum = 0.0, k = 1.0
+    while abs(term) / k > 1e-18 { sum += term / k; term *= y2; k += 2 }
+    return 2 * sum
 }

@@ -74,7 +74,10 @@ enum Report {
     static func table(_ track: CompositionTrack, ramps: [Ramp] = []) -> String {
         var rows = [["#", "composition", "source", "rate"]]
         let segments = track.segments
-        let stepRates = ramps.compactMap { ramp in (try? ramp.stepRates()).map { (ramp, $0) } }
+        // Steps of equal rate are one segment on the track.
+        let stepRates = ramps.compactMap { ramp in
+            (try? ramp.stepRates()).map { rates in (ramp, rates.enumerated().filter { $0.offset == 0 || rates[$0.offset - 1] != $0.element }.map(\.element)) }
+        }
         var index = 0
         while index < segments.count {
             if let (ramp, count) = rampRun(in: segments, at: index, stepRates), let first = segments[index].source,
@@ -83,7 +86,7 @@ enum Report {
                     "\(index + 1)-\(index + count)",
                     "\(segments[index].target.start.secondsText) - \(segments[index + count - 1].target.end.secondsText)",
                     "\(first.start.secondsText) - \(last.end.secondsText)",
-                    "ramp \(ramp.from.readable)x→\(ramp.to.readable)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps",
+                    "ramp \(ramp.from.readable)x→\(ramp.to.readable)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps" + (count < ramp.steps ? " (\(count) rates)" : ""),
                 ])
                 index += count
                 continue
