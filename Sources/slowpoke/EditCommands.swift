@@ -64,14 +64,18 @@ struct RampCommand: ParsableCommand {
         abstract: "Change the speed gradually along a range: a speed ramp.",
         discussion: """
             The rate moves from --from to --to along the range (timeline time, as for `scale`; \
-            on an unscaled range that is source time). It is built as constant-rate steps with \
-            exact boundaries, by default steps of at most 1/15 s (at least 4), and applied as \
-            one edit: one line in `history`, one `undo`. Each step lasts as long as the \
-            continuous ramp over it, to within 1/2048 of its source length, so the ramp's \
-            length is the exact sum of its steps and comes within L/2048 of the continuous \
-            value for a range of L seconds (2-4 from 1x to 0.25x: 3.703 s against \
-            (2/0.75)·ln 4 = 3.697 s continuous... measured: see README). On a range that is \
-            already scaled, the ramp multiplies the rates, as `scale` does.
+            on an unscaled range that is source time), evenly (linear) or easing in and out \
+            (smooth). It is built as constant-rate steps with exact boundaries, by default \
+            steps of at most 1/15 s (at least 4), and applied as one edit: one line in \
+            `history`, one `undo`. On a range that is already scaled, the ramp multiplies the \
+            rates, as `scale` does.
+
+            Each step plays at the rate that makes it last as long as the continuous ramp over \
+            it, rounded so that its length is a multiple of 1/1024 of its source length. The \
+            ramp's length is the exact sum of its steps and within 1/2048 s per second of \
+            range of the continuous ramp: 2-4 from 1x to 0.25x lasts 3.69661 s (2839/768), \
+            against (2/0.75)·ln 4 = 3.69678 s; over 2240 ramps from 1/32x to 32x the worst \
+            measured was 0.34 ms per second of range.
 
             Examples:
               slowpoke ramp --range 2-4 --from 1 --to 0.25            # slow down into 2-4
