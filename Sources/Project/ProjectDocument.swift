@@ -66,7 +66,6 @@ public struct ProjectDocument: Sendable, Hashable {
     public static let currentVersion = 2
     public static let formatName = "slowpoke"
 
-    public let version: Int
     public let movie: MovieReference
     public let media: MediaInfo
     public private(set) var timeline: Composition
@@ -76,7 +75,6 @@ public struct ProjectDocument: Sendable, Hashable {
     /// movie on its timeline.
     public init(movieURL: URL, documentURL: URL, media: MediaInfo) throws(CompositionError) {
         let relative = DocumentStore.relativePath(of: movieURL, from: documentURL.deletingLastPathComponent())
-        self.version = Self.currentVersion
         self.movie = MovieReference(path: relative, fingerprint: try Fingerprint(of: movieURL))
         self.media = media
         self.history = EditHistory()
@@ -122,8 +120,9 @@ public struct ProjectDocument: Sendable, Hashable {
 }
 
 extension ProjectDocument {
-    /// The oldest format version that holds this document's history: 2 with a ramp, else 1.
-    public var formatVersion: Int {
+    /// The format version the document is written with: the oldest that holds its history, 2
+    /// with a ramp (applied or undone), else 1. (``DocumentStore`` checks the version it reads.)
+    public var version: Int {
         history.entries.contains { if case .ramp = $0.edit { true } else { false } } ? 2 : 1
     }
 }
@@ -133,7 +132,6 @@ extension ProjectDocument: Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        version = try c.decode(Int.self, forKey: .version)
         movie = try c.decode(MovieReference.self, forKey: .movie)
         media = try c.decode(MediaInfo.self, forKey: .media)
         timeline = try c.decode(Composition.self, forKey: .timeline)
@@ -143,7 +141,7 @@ extension ProjectDocument: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Self.formatName, forKey: .format)
-        try c.encode(formatVersion, forKey: .version)
+        try c.encode(version, forKey: .version)
         try c.encode(movie, forKey: .movie)
         try c.encode(media, forKey: .media)
         try c.encode(timeline, forKey: .timeline)
