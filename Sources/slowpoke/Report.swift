@@ -45,6 +45,44 @@ enum Report {
             }
         }
         out += "Total duration: \(document.timeline.duration)\n"
+        if let first = tracks.first { out += speedGraph(first) }
+        return out
+    }
+
+    /// A small graph of the playback rate over the timeline, on a log scale between the
+    /// slowest and fastest rates present, when they differ; gaps are blank columns.
+    ///
+    ///     Speed over the timeline (0 - 11.697 s, log scale):
+    ///        1x ███████████▆▅▄▃▁             ███████████████████████████████
+    ///           █████████████████▆▅▄▂▁       ███████████████████████████████
+    ///    0.262x ███████████████████████▇▆▅▃▂▁███████████████████████████████
+    static func speedGraph(_ track: CompositionTrack, columns: Int = 60, rows: Int = 3) -> String {
+        let rates = track.segments.compactMap(\.rate)
+        guard let slowest = rates.min(), let fastest = rates.max(), slowest != fastest, track.duration > .zero else { return "" }
+        let lo = log2(slowest.doubleValue), hi = log2(fastest.doubleValue)
+        let levels = rows * 8
+        let length = track.duration.seconds
+        var heights: [Int?] = []
+        var index = 0
+        for column in 0..<columns {
+            let t = (Double(column) + 0.5) / Double(columns) * length
+            while index < track.segments.count - 1, track.segments[index].target.end.seconds <= t { index += 1 }
+            guard let rate = track.segments[index].rate else { heights.append(nil); continue }
+            let fraction = (log2(rate.doubleValue) - lo) / (hi - lo)
+            heights.append(max(1, Int((fraction * Double(levels)).rounded())))
+        }
+        let blocks = Array(" ▁▂▃▄▅▆▇█")
+        // A step's rate such as 16/61 reads as 0.262x here.
+        func label(_ r: Rational) -> String { (r.exactDecimal(maxDigits: 3) ?? String(format: "%.3g", r.doubleValue)) + "x" }
+        let top = label(fastest), bottom = label(slowest)
+        let width = max(top.count, bottom.count)
+        var out = "Speed over the timeline (0 - \(track.duration.formatted()) s, log scale):\n"
+        for row in 0..<rows {
+            let floor = (rows - 1 - row) * 8
+            let label = row == 0 ? top : row == rows - 1 ? bottom : ""
+            let cells = heights.map { h in h.map { blocks[min(8, max(0, $0 - floor))] } ?? " " }
+            out += "  " + String(repeating: " ", count: width - label.count) + label + " " + String(cells) + "\n"
+        }
         return out
     }
 

@@ -17,6 +17,14 @@ import Testing
         // info: the ramp is one row; --json lists its 30 steps as segments.
         let info = try slowpoke("info", in: folder).stdout
         #expect(info.contains("  2-31   2 - 4375/768          2 - 4    ramp 1x→0.25x, 30 steps\n"), "\(info)")
+        // Under the table, the speed over the timeline: 1x, down to the slowest step, 1x.
+        #expect(info.contains("""
+            Speed over the timeline (0 - 11.697 s, log scale):
+                  1x ███████████▆▅▄▃▁             ███████████████████████████████
+                     █████████████████▆▅▄▂▁       ███████████████████████████████
+              0.262x ███████████████████████▇▆▅▃▂▁███████████████████████████████
+
+            """), "\(info)")
         let after = try json(try slowpoke("info", "--json", in: folder).stdout)
         let segments = ((after["tracks"] as? [[String: Any]])?.first?["segments"] as? [Any]) ?? []
         #expect(segments.count == 32)
