@@ -8,6 +8,9 @@ public enum Edit: Sendable, Hashable {
     case remove(range: TimeRange)
     /// `insertEmptyTimeRange(range)` on every track.
     case insertGap(range: TimeRange)
+    /// A speed ramp: its steps' `scaleTimeRange` calls on every track, as one edit (one line in
+    /// the history, one undo). Recorded with its step count, so replaying it gives the same steps.
+    case ramp(Ramp)
 
     /// A scale edit that plays `range` at `rate`, after checking the rate.
     public static func scale(range: TimeRange, rate: Rational) throws(CompositionError) -> Edit {
@@ -31,6 +34,8 @@ public enum Edit: Sendable, Hashable {
         case .insertGap(let range):
             guard !range.isEmpty else { throw .invalidRange("a gap needs a positive duration") }
             try edited.insertEmptyTimeRange(range)
+        case .ramp(let ramp):
+            try ramp.apply(to: &edited)
         }
         for track in edited.tracks {
             for segment in track.segments {
@@ -51,12 +56,15 @@ public enum Edit: Sendable, Hashable {
             return "remove \(range)"
         case .insertGap(let range):
             return "insert a \(range.duration) gap at \(range.start)"
+        case .ramp(let ramp):
+            let length = (try? ramp.duration()).map { " to \($0.formatted()) s" } ?? ""
+            return "ramp \(ramp.range)\(length) (\(ramp.from.readable)x to \(ramp.to.readable)x, \(ramp.ease.rawValue), \(ramp.steps) steps)"
         }
     }
 }
 
 extension Edit: Codable {
-    private enum CodingKeys: String, CodingKey { case op, range, duration }
+    private enum CodingKeys: String, CodingKey { case op, range, duration, from, to, ease, steps }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -66,6 +74,15 @@ extension Edit: Codable {
         case "scale": self = .scale(range: range, toDuration: try c.decode(Time.self, forKey: .duration))
         case "remove": self = .remove(range: range)
         case "insertGap": self = .insertGap(range: range)
+        case "ramp":
+            do {
+                self = .ramp(try Ramp(range: range, from: try c.decode(Rational.self, forKey: .from),
+                                      to: try c.decode(Rational.self, forKey: .to),
+                                      ease: try c.decode(RampEase.self, forKey: .ease),
+                                      steps: try c.decode(Int.self, forKey: .steps)))
+            } catch let error as CompositionError {
+                throw DecodingError.dataCorruptedError(forKey: .op, in: c, debugDescription: error.description)
+            }
         default:
             throw DecodingError.dataCorruptedError(forKey: .op, in: c, debugDescription: "unknown edit \"\(op)\"")
         }
@@ -84,6 +101,13 @@ extension Edit: Codable {
         case .insertGap(let range):
             try c.encode("insertGap", forKey: .op)
             try c.encode(range, forKey: .range)
+        case .ramp(let ramp):
+            try c.encode("ramp", forKey: .op)
+            try c.encode(ramp.range, forKey: .range)
+            try c.encode(ramp.from, forKey: .from)
+            try c.encode(ramp.to, forKey: .to)
+            try c.encode(ramp.ease, forKey: .ease)
+            try c.encode(ramp.steps, forKey: .steps)
         }
     }
 }

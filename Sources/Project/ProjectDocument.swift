@@ -59,11 +59,13 @@ public struct MovieReference: Sendable, Hashable, Codable {
 /// The timeline is always the result of replaying the applied edits on the whole movie; a
 /// document whose stored timeline disagrees with its history is refused as corrupt.
 public struct ProjectDocument: Sendable, Hashable {
-    /// The document format this slowpoke writes and the newest it reads.
-    public static let currentVersion = 1
+    /// The newest document format this slowpoke reads and writes. Version 2 added the `ramp`
+    /// edit; a document is written with the oldest version that can hold its history (1 unless
+    /// it records a ramp), so a slowpoke that knows only version 1 still reads what it can, and
+    /// refuses the rest by version ("written by a newer slowpoke") rather than as corrupt.
+    public static let currentVersion = 2
     public static let formatName = "slowpoke"
 
-    public let version: Int
     public let movie: MovieReference
     public let media: MediaInfo
     public private(set) var timeline: Composition
@@ -73,7 +75,6 @@ public struct ProjectDocument: Sendable, Hashable {
     /// movie on its timeline.
     public init(movieURL: URL, documentURL: URL, media: MediaInfo) throws(CompositionError) {
         let relative = DocumentStore.relativePath(of: movieURL, from: documentURL.deletingLastPathComponent())
-        self.version = Self.currentVersion
         self.movie = MovieReference(path: relative, fingerprint: try Fingerprint(of: movieURL))
         self.media = media
         self.history = EditHistory()
@@ -118,12 +119,19 @@ public struct ProjectDocument: Sendable, Hashable {
     }
 }
 
+extension ProjectDocument {
+    /// The format version the document is written with: the oldest that holds its history, 2
+    /// with a ramp (applied or undone), else 1. (``DocumentStore`` checks the version it reads.)
+    public var version: Int {
+        history.entries.contains { if case .ramp = $0.edit { true } else { false } } ? 2 : 1
+    }
+}
+
 extension ProjectDocument: Codable {
     private enum CodingKeys: String, CodingKey { case format, version, movie, media, timeline, history }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        version = try c.decode(Int.self, forKey: .version)
         movie = try c.decode(MovieReference.self, forKey: .movie)
         media = try c.decode(MediaInfo.self, forKey: .media)
         timeline = try c.decode(Composition.self, forKey: .timeline)

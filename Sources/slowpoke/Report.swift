@@ -30,18 +30,59 @@ enum Report {
         out += "\n"
 
         let tracks = document.timeline.tracks
+        let ramps = document.history.appliedEdits.compactMap { edit -> Ramp? in
+            if case .ramp(let ramp) = edit { ramp } else { nil }
+        }
         let shared = tracks.count > 1 && tracks.dropFirst().allSatisfy { $0.segments == tracks[0].segments }
         if shared || tracks.count == 1 {
             let names = tracks.map(\.mediaType.rawValue).joined(separator: " and ")
             out += "Timeline of \(documentName) (\(names), \(plural(tracks[0].segments.count, "segment"))):\n"
-            out += table(tracks[0])
+            out += table(tracks[0], ramps: ramps)
         } else {
             for track in tracks {
                 out += "Timeline of \(documentName), \(track.mediaType.rawValue) track \(track.trackID) (\(plural(track.segments.count, "segment"))):\n"
-                out += table(track)
+                out += table(track, ramps: ramps)
             }
         }
         out += "Total duration: \(document.timeline.duration)\n"
+        if let first = tracks.first { out += speedGraph(first) }
+        return out
+    }
+
+    /// A small graph of the playback rate over the timeline, on a log scale between the
+    /// slowest and fastest rates present, when they differ; gaps are blank columns.
+    ///
+    ///     Speed over the timeline (0 - 11.697 s, log scale):
+    ///        1x ███████████▆▅▄▃▁             ███████████████████████████████
+    ///           █████████████████▆▅▄▂▁       ███████████████████████████████
+    ///    0.262x ███████████████████████▇▆▅▃▂▁███████████████████████████████
+    static func speedGraph(_ track: CompositionTrack, columns: Int = 60, rows: Int = 3) -> String {
+        let rates = track.segments.compactMap(\.rate)
+        guard let slowest = rates.min(), let fastest = rates.max(), slowest != fastest, track.duration > .zero else { return "" }
+        let lo = log2(slowest.doubleValue), hi = log2(fastest.doubleValue)
+        let levels = rows * 8
+        let length = track.duration.seconds
+        var heights: [Int?] = []
+        var index = 0
+        for column in 0..<columns {
+            let t = (Double(column) + 0.5) / Double(columns) * length
+            while index < track.segments.count - 1, track.segments[index].target.end.seconds <= t { index += 1 }
+            guard let rate = track.segments[index].rate else { heights.append(nil); continue }
+            let fraction = (log2(rate.doubleValue) - lo) / (hi - lo)
+            heights.append(max(1, Int((fraction * Double(levels)).rounded())))
+        }
+        let blocks = Array(" ▁▂▃▄▅▆▇█")
+        // A step's rate such as 16/61 reads as 0.262x here.
+        func label(_ r: Rational) -> String { (r.exactDecimal(maxDigits: 3) ?? String(format: "%.3g", r.doubleValue)) + "x" }
+        let top = label(fastest), bottom = label(slowest)
+        let width = max(top.count, bottom.count)
+        var out = "Speed over the timeline (0 - \(track.duration.formatted()) s, log scale):\n"
+        for row in 0..<rows {
+            let floor = (rows - 1 - row) * 8
+            let label = row == 0 ? top : row == rows - 1 ? bottom : ""
+            let cells = heights.map { h in h.map { blocks[min(8, max(0, $0 - floor))] } ?? " " }
+            out += "  " + String(repeating: " ", count: width - label.count) + label + " " + String(cells) + "\n"
+        }
         return out
     }
 
@@ -66,12 +107,33 @@ enum Report {
         }
     }
 
-    /// The segment table: composition range, source range, rate.
-    static func table(_ track: CompositionTrack) -> String {
+    /// The segment table: composition range, source range, rate. The steps of a ramp in
+    /// `ramps` that are still whole on the track (its step rates in a row, over contiguous
+    /// source) are one row: `2-31   2 - 4375/768   2 - 4   ramp 1x→0.25x, 30 steps`.
+    static func table(_ track: CompositionTrack, ramps: [Ramp] = []) -> String {
         var rows = [["#", "composition", "source", "rate"]]
-        for (index, segment) in track.segments.enumerated() {
+        let segments = track.segments
+        // Steps of equal rate are one segment on the track.
+        let stepRates = ramps.compactMap { ramp in
+            (try? ramp.stepRates()).map { rates in (ramp, rates.enumerated().filter { $0.offset == 0 || rates[$0.offset - 1] != $0.element }.map(\.element)) }
+        }
+        var index = 0
+        while index < segments.count {
+            if let (ramp, count) = rampRun(in: segments, at: index, stepRates), let first = segments[index].source,
+               let last = segments[index + count - 1].source {
+                rows.append([
+                    "\(index + 1)-\(index + count)",
+                    "\(segments[index].target.start.secondsText) - \(segments[index + count - 1].target.end.secondsText)",
+                    "\(first.start.secondsText) - \(last.end.secondsText)",
+                    "ramp \(ramp.from.readable)x→\(ramp.to.readable)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps" + (count < ramp.steps ? " (\(count) rates)" : ""),
+                ])
+                index += count
+                continue
+            }
+            let segment = segments[index]
+            index += 1
             rows.append([
-                "\(index + 1)",
+                "\(index)",
                 "\(segment.target.start.secondsText) - \(segment.target.end.secondsText)",
                 segment.source.map { "\($0.start.secondsText) - \($0.end.secondsText)" } ?? "(gap)",
                 segment.rate.map { "\($0.readable)x" } ?? "",
@@ -83,6 +145,18 @@ enum Report {
                 cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "   ").trimmingCharacters(in: .whitespaces)
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// The ramp whose steps start at `segments[index]`, and its step count.
+    private static func rampRun(in segments: [CompositionTrackSegment], at index: Int, _ ramps: [(Ramp, [Rational])]) -> (Ramp, Int)? {
+        for (ramp, rates) in ramps where rates.count > 1 && index + rates.count <= segments.count {
+            let run = segments[index..<(index + rates.count)]
+            guard zip(run, rates).allSatisfy({ $0.rate == $1 }) else { continue }
+            let sources = run.compactMap(\.source)
+            guard sources.count == run.count, zip(sources, sources.dropFirst()).allSatisfy({ $0.end == $1.start }) else { continue }
+            return (ramp, rates.count)
+        }
+        return nil
     }
 
     static func history(_ history: EditHistory) -> String {

@@ -192,14 +192,14 @@ final class Scratch {
         _ = try scratch.create()
         let text = String(decoding: try scratch.bytes(), as: UTF8.self).replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 7")
         try Data(text.utf8).write(to: scratch.document)
-        #expect(throws: CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: 1)) {
+        #expect(throws: CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion)) {
             try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
                 try d.apply(.remove(range: range("0", "1")))
             }
         }
         #expect(try scratch.bytes() == Data(text.utf8))
-        #expect(CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: 1).description
-            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 1); upgrade slowpoke to edit it")
+        #expect(CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion).description
+            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 2); upgrade slowpoke to edit it")
     }
 
     @Test func aMissingMovieIsReported() throws {
