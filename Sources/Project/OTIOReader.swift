@@ -166,12 +166,15 @@ extension OTIO {
         }
         var rate = warps == 0 ? Rational.one : simplestFraction(scalar)
         // The media the clip consumes: its length in the track times its scalar.
-        var span = duration
-        if spans == .trackLength {
-            do { span = try duration.multiplied(by: rate) } catch {
+        // (Worked out only when slowpoke's own exact fields below do not apply: a span they
+        // state exactly may not fit a timescale when recomputed from the rounded scalar.)
+        func mediaSpan() throws(OTIOError) -> Time {
+            guard spans == .trackLength else { return duration }
+            do { return try duration.multiplied(by: rate) } catch {
                 throw .unsupported("\(label): its \(field).duration \(duration.secondsText) s at time_scalar \(scalar) is no exact media span: \(error.description)")
             }
         }
+        var span: Time?
         if let exact,
            let exactStart = (exact["source_start"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
            let exactSpan = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
@@ -181,8 +184,10 @@ extension OTIO {
            abs(written.doubleValue - scalar) <= 1e-9 * max(1, scalar) {
             (start, span, rate) = (exactStart, exactSpan, written)
         }
+        let length: Time
+        if let span { length = span } else { length = try mediaSpan() }
         let source: TimeRange
-        do { source = try TimeRange(start: start, duration: span) } catch {
+        do { source = try TimeRange(start: start, duration: length) } catch {
             throw .unsupported("\(label): its \(field) \(error.description)")
         }
         do { try PlaybackRate.validate(rate) } catch {
