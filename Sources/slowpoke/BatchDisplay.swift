@@ -117,12 +117,7 @@ final class BatchDisplay: Sendable {
                 rows.append(["\(job.number)", job.name, "run", output])
             }
         }
-        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var out = rows.map { row in
-            row.enumerated().map { column, cell in
-                column < 3 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        var out = columns(rows, padded: 3)
         let whose = shard.map { "shard \($0): \(jobs.count) of \(total) jobs" } ?? "\(total) job\(total == 1 ? "" : "s")"
         out += "\(whose): \(counts.run) to run, \(counts.skip) up to date, \(counts.fail) would fail\n"
         return out
@@ -150,14 +145,20 @@ final class BatchDisplay: Sendable {
                 rows.append(["\(job.number)", job.name, "not run", "", "interrupted"])
             }
         }
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var out = rows.map { row in
-            row.enumerated().map { column, cell in
-                column < 4 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell
-            }.joined(separator: "  ")
-        }.joined(separator: "\n") + "\n"
+        var out = columns(rows, padded: 4)
         out += "\(jobs.count) job\(jobs.count == 1 ? "" : "s"): \(counts.done) done, \(counts.skipped) skipped, \(counts.failed) failed"
         out += counts.notRun > 0 ? ", \(counts.notRun) not run\n" : "\n"
         return out
+    }
+
+    /// `rows` as text columns two spaces apart, the first `padded` columns padded to their
+    /// widest cell (the last ones run free), one line each.
+    static func columns(_ rows: [[String]], padded: Int) -> String {
+        let widths = (0..<padded).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column < padded ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) : cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
     }
 }
