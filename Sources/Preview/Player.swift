@@ -82,12 +82,15 @@ public final class Player {
         return PlaybackClock.time(seconds: seconds)
     }
 
-    /// Plays until q, Esc, a closed window or SIGINT/SIGTERM. `keys` is polled for keys that do
-    /// not come from the window (the terminal, in `--no-video` mode); `status` receives the
-    /// status line whenever it changes (at most every 100 ms); `message` receives notes such as
-    /// a saved edit or a refused key.
+    /// Plays until q, Esc, a closed window, SDL's quit event (SIGINT or SIGTERM, when the caller
+    /// left them to SDL) or `interrupted` returns true. `keys` is polled for keys that do not
+    /// come from the window (the terminal, in `--no-video` mode); `status` receives the status
+    /// line whenever it changes (at most every 100 ms); `message` receives notes such as a saved
+    /// edit or a refused key. `interrupted` is asked once per turn of the loop, between keys, so
+    /// an interruption never lands inside a save: the summary then says `interrupted`.
     public func run(keys: () -> PreviewKey? = { nil }, status: (String) -> Void = { _ in },
-                    message: (String) -> Void = { _ in }) throws -> PreviewSummary {
+                    message: (String) -> Void = { _ in },
+                    interrupted: () -> Bool = { false }) throws -> PreviewSummary {
         feeder?.start()
         defer { feeder?.stop() }
         if options.autoplay { try handle(.playPause, message: message) }
@@ -95,6 +98,10 @@ public final class Player {
         var lastStatusTime = Date.distantPast
         var lastShown: Time?
         while true {
+            if interrupted() {
+                summary.interrupted = true
+                break
+            }
             if let error = feeder?.error { throw error }
             var pressed: [PreviewKey] = []
             var quit = false

@@ -6,4 +6,7 @@ public struct PreviewSummary: Sendable {
     public var saved: [String] = []
     /// The document's timeline length at the end.
     public var duration: Time = .zero
+    /// Whether the session ended because the caller's `interrupted` said so (SIGINT or SIGTERM
+    /// in the command line), not by a key or a closed window.
+    public var interrupted = false
 }

@@ -9,8 +9,9 @@ final class SDLSession {
         self.video = video
         // The libraries load here, on first use, or the preview stops with the reason.
         _ = try SDLLibrary.shared.get()
-        // The player handles SIGINT and SIGTERM as a quit event (SDL's default), so a closed
-        // terminal or `kill` ends the preview as q does.
+        // SDL turns SIGINT and SIGTERM into a quit event only while they are at their default
+        // action; a caller that handles them itself (the command line does, for exit status
+        // 130) keeps its handlers and tells the player through `run`'s `interrupted`.
         guard SDL_Init(sp_sdl_init_flags(video ? 1 : 0)) == 0 else {
             throw .sdl(what: video ? "start SDL video" : "start SDL", reason: String(cString: SDL_GetError()))
         }

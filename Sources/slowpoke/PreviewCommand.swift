@@ -54,6 +54,9 @@ struct PreviewMovie: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM end the session between keys (never inside a save) with status
+        // 130; installed before SDL starts, so SDL leaves them to us.
+        Interrupt.install()
         let url = try DocumentLocator.locate(options.document)
         let timeline = try DocumentStore.read(url).timeline
         let rate = rate?.value ?? .one
@@ -66,13 +69,23 @@ struct PreviewMovie: ParsableCommand {
                                                         start: startTime, video: !noVideo, autoplay: play))
         let terminal = noVideo ? TerminalKeys() : nil
         let statusLine = StatusLine(enabled: noVideo)
-        let summary = try withExtendedLifetime(terminal) {
-            try player.run(keys: { terminal?.next() }, status: { statusLine.show($0) }, message: { statusLine.note($0) })
+        let summary: PreviewSummary
+        do {
+            defer { terminal?.restore() }
+            summary = try player.run(keys: { terminal?.next() }, status: { statusLine.show($0) }, message: { statusLine.note($0) },
+                                     interrupted: { Interrupt.received != 0 })
         }
         statusLine.finish()
         for note in summary.saved { print(note) }
         if !summary.saved.isEmpty { print("the timeline is now \(summary.duration)") }
+        if summary.interrupted { throw PreviewInterrupted() }
     }
+}
+
+/// The preview ended by SIGINT or SIGTERM: exit status 130. Edits saved before stay saved.
+struct PreviewInterrupted: LocalizedError, CustomStringConvertible {
+    var description: String { "interrupted; the document holds every edit saved before" }
+    var errorDescription: String? { description }
 }
 
 /// The one status line of `--no-video` mode, on stderr: redrawn in place on a terminal, one

@@ -72,10 +72,15 @@ final class ProgressReporter {
 /// unwinds and its temporary files are removed. A second signal removes them and exits at once.
 enum Interrupt {
     nonisolated(unsafe) static var received: sig_atomic_t = 0
+    /// Terminal settings to put back on standard input before exiting at once (set while
+    /// `preview --no-video` holds the terminal in raw mode), so even a second signal leaves a
+    /// terminal that echoes.
+    nonisolated(unsafe) static var terminal: termios?
 
     static func install() {
         let handler: @convention(c) (Int32) -> Void = { _ in
             if Interrupt.received != 0 {
+                if var saved = Interrupt.terminal { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
                 AtomicOutput.removeAllInProgress()
                 _exit(130)
             }

@@ -48,6 +48,8 @@ enum Main {
             try command.run()
         } catch ExportError.interrupted {
             fail(ExportError.interrupted.description, code: 130)
+        } catch let stop as PreviewInterrupted {
+            fail(stop.description, code: 130)
         } catch let error as LocalizedError where error.errorDescription != nil {
             // Every library error, and the command line's own, says what went wrong and what to do.
             fail(error.errorDescription!)

@@ -2,7 +2,8 @@ import Foundation
 import Preview
 
 /// Keys from standard input for `preview --no-video`. On a terminal, input is switched to raw
-/// mode (no echo, no line buffering) and restored on deinit; from a pipe, bytes are read as they
+/// mode (no echo, no line buffering) and restored by `restore()` or on deinit (or by
+/// `Interrupt`'s handler if a second signal ends the process at once); from a pipe, bytes are read as they
 /// come. Arrow keys arrive as ESC [ A-D; a lone ESC quits.
 final class TerminalKeys {
     private var saved: termios?
@@ -16,18 +17,25 @@ final class TerminalKeys {
                 saved = attributes
                 var raw = attributes
                 raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-                // Keep ISIG so Ctrl-C still interrupts (SDL turns SIGINT into a quit).
+                // Keep ISIG so Ctrl-C still interrupts (the command sees SIGINT, exit status 130).
                 withUnsafeMutableBytes(of: &raw.c_cc) { cc in
                     cc[Int(VMIN)] = 0
                     cc[Int(VTIME)] = 0
                 }
+                Interrupt.terminal = attributes
                 tcsetattr(STDIN_FILENO, TCSANOW, &raw)
             }
         }
     }
 
-    deinit {
-        if var saved { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+    deinit { restore() }
+
+    /// Puts the terminal back as it was (once; later calls do nothing).
+    func restore() {
+        guard var saved else { return }
+        tcsetattr(STDIN_FILENO, TCSADRAIN, &saved)
+        self.saved = nil
+        Interrupt.terminal = nil
     }
 
     /// The next key, or nil if none is waiting.
