@@ -9,8 +9,6 @@ internal import CFFmpeg
 /// rendered track holds only its own bounded buffers.
 final class AudioTracks {
     let tracks: [AudioTrackOutput]
-    /// Source stream numbers, in the order of ``tracks``.
-    let streams: [Int]
 
     /// What the export did with the document's audio (the first track), or `.none`.
     var handling: AudioHandling { tracks.first?.handling ?? .none }
@@ -24,7 +22,6 @@ final class AudioTracks {
          display: String, waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
         let format = av_guess_format(muxer, nil, nil)
         var made: [AudioTrackOutput] = []
-        var kept: [Int] = []
         for index in streams {
             let parameters = input.stream(index).parameters.pointee
             let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
@@ -34,14 +31,12 @@ final class AudioTracks {
                 made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy,
                                                  settings: settings, choice: choice, origin: origin, end: end, muxer: muxer,
                                                  display: display, waiting: waiting, warning: warning))
-                kept.append(index)
             } catch where index != streams.first {
                 // The document's own audio must export; a further track that cannot is named.
                 warning("\(name) audio stream \(index) is not in the export: \(error.localizedDescription)")
             }
         }
         tracks = made
-        self.streams = kept
     }
 
     /// Adds every track's output stream.
