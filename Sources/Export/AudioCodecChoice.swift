@@ -58,6 +58,17 @@ struct AudioCodecChoice {
         }
     }
 
+    /// Whether an export can keep a source stream's own packets where the timeline leaves its
+    /// audio unchanged and splice encoded ones in between (smart audio, ``SplicedAudio``): the
+    /// source's codec is kept and is AAC-LC (fixed 1024-sample frames, which slowpoke's AAC
+    /// encoder writes with the same stream parameters) or PCM (cut anywhere). Other codecs are
+    /// re-encoded whole: Opus and Vorbis carry state from packet to packet that a foreign
+    /// packet would break, MP3 borrows bits across frames, FLAC frames state their position.
+    func splices(_ source: AVCodecParameters) -> Bool {
+        guard codec == source.codec_id, why == nil else { return false }
+        return (codec == AV_CODEC_ID_AAC && source.profile == 1 /* FF_PROFILE_AAC_LOW */) || Self.pcm.contains(codec)
+    }
+
     /// The encoder's preferred planar-float-like sample format, or its first one.
     fileprivate static func sampleFormat(of encoder: UnsafePointer<AVCodec>) -> AVSampleFormat? {
         guard let formats = encoder.pointee.sample_fmts else { return nil }

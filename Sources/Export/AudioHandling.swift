@@ -6,4 +6,7 @@ public enum AudioHandling: String, Sendable {
     case copied
     /// Rendered through TimePitch along the timeline and encoded.
     case rendered
+    /// The source's own packets where the timeline leaves the audio unchanged, the edited
+    /// stretches rendered and encoded with the source's codec in between.
+    case spliced
 }

@@ -14,6 +14,8 @@ final class AudioTrackOutput {
     private let inputIndex: Int
     /// Rendered audio.
     private let rendered: RenderedAudio?
+    /// Copied where untouched, rendered where edited.
+    private let spliced: SplicedAudio?
     private let muxer: String
     private let warning: (String) -> Void
     private let waiting: () throws -> Void
@@ -31,26 +33,38 @@ final class AudioTrackOutput {
     /// rendered and encoded as `choice` says, which starts at once. `waiting` runs about every
     /// 50 ms while the muxer waits for rendered audio, and may throw to stop the export (an
     /// interrupt).
-    init(movie url: URL, stream: Int, segments: [CompositionTrackSegment], copy: Bool,
+    init(movie url: URL, stream: Int, segments: [CompositionTrackSegment], copy: Bool, splice: Bool = false,
          settings: TimePitchSettings, choice: AudioCodecChoice, origin: Time, end: Time, muxer: String, display: String,
          waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
         self.muxer = muxer
         self.warning = warning
         self.waiting = waiting
         packet = try Packet()
-        if copy {
+        let smart = copy || !splice ? nil : try SplicedAudio(movie: url, stream: stream, segments: segments, settings: settings,
+                                                            choice: choice, origin: origin, end: end, muxer: muxer, display: display)
+        if let smart {
+            handling = .spliced
+            spliced = smart
+            input = smart.input
+            inputIndex = stream
+            rendered = nil
+            timeBase = smart.timeBase
+            smart.start()
+        } else if copy {
             handling = .copied
             let source = try InputFormatContext(path: url.path)
             for other in 0..<source.streamCount where other != stream { source.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
             input = source
             inputIndex = stream
             rendered = nil
+            spliced = nil
             timeBase = source.stream(stream).pointer.pointee.time_base
         } else {
             handling = .rendered
             let audio = try RenderedAudio(url: url, stream: stream, segments: segments, settings: settings,
                                           choice: choice, origin: origin, muxer: muxer, display: display)
             rendered = audio
+            spliced = nil
             input = nil
             inputIndex = 0
             timeBase = audio.timeBase
@@ -61,7 +75,10 @@ final class AudioTrackOutput {
         self.end = try end.rescaled(to: ticksPerSecond, rounding: .up).value
     }
 
-    deinit { rendered?.cancel() }
+    deinit {
+        rendered?.cancel()
+        spliced?.cancel()
+    }
 
     /// Adds the output stream, with the movie's language and handler even for new samples.
     func attach(to writer: MovieWriter) throws {
@@ -81,6 +98,14 @@ final class AudioTrackOutput {
 
     /// The next packet of the audio into `packet`; false at the end.
     private func read() throws -> Bool {
+        if let spliced {
+            while true {
+                for message in spliced.takeWarnings() { warning(message) }
+                guard let got = try spliced.next(into: packet, timeout: 0.05) else { return false }
+                if got { return true }
+                try waiting()
+            }
+        }
         if let rendered {
             while true {
                 for message in rendered.takeWarnings() { warning(message) }

@@ -57,6 +57,7 @@ struct AVLibraries: @unchecked Sendable {
     typealias PacketUnref = @convention(c) (UnsafeMutablePointer<AVPacket>?) -> Void
     typealias PacketRef = @convention(c) (UnsafeMutablePointer<AVPacket>?, UnsafePointer<AVPacket>?) -> Int32
     typealias NewPacket = @convention(c) (UnsafeMutablePointer<AVPacket>?, Int32) -> Int32
+    typealias PacketNewSideData = @convention(c) (UnsafeMutablePointer<AVPacket>?, AVPacketSideDataType, Int) -> UnsafeMutablePointer<UInt8>?
     typealias DecodeSubtitle = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<AVSubtitle>?, UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<AVPacket>?) -> Int32
     typealias EncodeSubtitle = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<UInt8>?, Int32, UnsafePointer<AVSubtitle>?) -> Int32
     typealias FreeSubtitle = @convention(c) (UnsafeMutablePointer<AVSubtitle>?) -> Void
@@ -107,6 +108,7 @@ struct AVLibraries: @unchecked Sendable {
     let packetUnref: PacketUnref
     let packetRef: PacketRef
     let newPacket: NewPacket
+    let packetNewSideData: PacketNewSideData
     let decodeSubtitle: DecodeSubtitle
     let encodeSubtitle: EncodeSubtitle
     let freeSubtitle: FreeSubtitle
@@ -176,6 +178,7 @@ struct AVLibraries: @unchecked Sendable {
         packetUnref = try symbol(avcodec, "av_packet_unref")
         packetRef = try symbol(avcodec, "av_packet_ref")
         newPacket = try symbol(avcodec, "av_new_packet")
+        packetNewSideData = try symbol(avcodec, "av_packet_new_side_data")
         decodeSubtitle = try symbol(avcodec, "avcodec_decode_subtitle2")
         encodeSubtitle = try symbol(avcodec, "avcodec_encode_subtitle")
         freeSubtitle = try symbol(avcodec, "avsubtitle_free")
@@ -231,6 +234,7 @@ func av_packet_move_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMut
 func av_packet_rescale_ts(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
 func av_packet_unref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
 @discardableResult func av_packet_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafePointer<AVPacket>?) -> Int32 { av.packetRef(dst, src) }
+func av_packet_new_side_data(_ pkt: UnsafeMutablePointer<AVPacket>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>? { av.packetNewSideData(pkt, type, size) }
 @discardableResult func av_new_packet(_ pkt: UnsafeMutablePointer<AVPacket>?, _ size: Int32) -> Int32 { av.newPacket(pkt, size) }
 @discardableResult func avcodec_decode_subtitle2(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
 @discardableResult func avcodec_encode_subtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }

@@ -8,8 +8,10 @@ struct Mixer {
     private var pending: [[Float]]
     private(set) var flushed: Int64 = 0
 
-    init(channels: Int) {
+    /// A mixer whose first output frame is `start`.
+    init(channels: Int, start: Int64 = 0) {
         self.channels = channels
+        self.flushed = start
         self.pending = [[Float]](repeating: [], count: channels)
     }
 

@@ -68,3 +68,37 @@ extension TimelineRenderer {
         return plans
     }
 }
+
+/// Output frames where a rendered timeline is its source's audio, unchanged: the inside of a
+/// segment played at 1x without a pitch shift, away from the crossfades of its joins.
+public struct UntouchedSpan: Sendable, Hashable {
+    /// The output frames.
+    public let output: Range<Int64>
+    /// Output frame minus source frame, constant across the span.
+    public let offset: Int64
+}
+
+extension TimelineRenderer {
+    /// Where the render of `segments` plays the source unchanged (see ``UntouchedSpan``), in
+    /// order. Neighbouring 1x segments that continue each other in the source count as one span:
+    /// their crossfade sums a signal with itself.
+    public func untouchedSpans(_ segments: [CompositionTrackSegment], sourceOrigin: Int64 = 0) throws -> [UntouchedSpan] {
+        var spans: [UntouchedSpan] = []
+        var open: (start: Int64, end: Int64, offset: Int64, fadeOut: Int)?
+        for plan in try plan(segments, sourceOrigin: sourceOrigin) {
+            let offset = plan.outStart - plan.sourceStart
+            if plan.kind == .copy, let current = open, current.end == plan.outStart, current.offset == offset {
+                open = (current.start, plan.outEnd, offset, plan.fadeOut)
+                continue
+            }
+            if let current = open, current.end - Int64(current.fadeOut) > current.start {
+                spans.append(UntouchedSpan(output: current.start..<(current.end - Int64(current.fadeOut)), offset: current.offset))
+            }
+            open = plan.kind == .copy ? (plan.outStart + Int64(plan.fadeIn), plan.outEnd, offset, plan.fadeOut) : nil
+        }
+        if let current = open, current.end - Int64(current.fadeOut) > current.start {
+            spans.append(UntouchedSpan(output: current.start..<(current.end - Int64(current.fadeOut)), offset: current.offset))
+        }
+        return spans
+    }
+}

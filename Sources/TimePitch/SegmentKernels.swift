@@ -6,8 +6,9 @@ import Foundation
 extension TimelineRenderer {
     func copy(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
         var buffer = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
-        var position = plan.outStart - Int64(plan.fadeIn)
-        let end = plan.outEnd + Int64(plan.fadeOut)
+        // Only the part inside the window, when the render has one.
+        var position = max(plan.outStart - Int64(plan.fadeIn), window?.lowerBound ?? .min)
+        let end = min(plan.outEnd + Int64(plan.fadeOut), window?.upperBound ?? .max)
         while position < end {
             let count = Int(min(Int64(blockSize), end - position))
             try source.read(at: plan.sourceStart + (position - plan.outStart), count: count, into: &buffer)
@@ -66,7 +67,7 @@ extension TimelineRenderer {
         // calls cost less per frame. The output is the same either way.
         let feed = settings.algorithm == .timeDomain ? min(1024, blockSize) : blockSize
         let chunk = max(16, min(feed, Int(Double(blockSize) / max(1, ratio))))
-        let wantedEnd = plan.fadeOutEnd
+        let wantedEnd = min(plan.fadeOutEnd, window?.upperBound ?? .max)
         var produced: Int64 = 0
         func drain() throws -> Bool {
             while true {
@@ -118,7 +119,7 @@ extension TimelineRenderer {
         var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         var produced: Int64 = 0
         var offset = 0
-        let wantedEnd = plan.outEnd + Int64(plan.fadeOut)
+        let wantedEnd = min(plan.outEnd + Int64(plan.fadeOut), window?.upperBound ?? .max)
         while offset < count || offset == count {
             let n = min(blockSize, count - offset)
             if n > 0 { try source.read(at: first + Int64(offset), count: n, into: &input) }

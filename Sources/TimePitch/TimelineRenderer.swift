@@ -39,24 +39,37 @@ public final class TimelineRenderer {
     }
     /// Whether stretched segments are split at sharp onsets (see ``splitAtOnsets``).
     public var splitsAtOnsets = true
+    /// The output frames the render in progress writes, when it writes only some (see `render`).
+    var window: Range<Int64>?
 
     /// Renders `segments` (a composition track's, tiling its timeline from 0) reading `source`,
     /// and returns the number of frames written to `sink`. `progress` receives the fraction done.
+    /// With `range`, only output frames `range` are rendered and written (frames before 0 or
+    /// past the timeline's end are silence): each segment is still rendered with its real
+    /// context, so the frames are those of the whole render, but only the segments that reach
+    /// into the range cost any work.
     @discardableResult
     public func render(_ segments: [CompositionTrackSegment], from source: AudioSource, sourceOrigin: Int64 = 0,
-                       to sink: AudioSink, progress: ((Double) throws -> Void)? = nil) throws -> Int64 {
+                       range: Range<Int64>? = nil, to sink: AudioSink, progress: ((Double) throws -> Void)? = nil) throws -> Int64 {
         guard source.format == format else {
             throw TimePitchError.unsupportedFormat("the source is \(source.format.sampleRate) Hz × \(source.format.channels) but the renderer expects \(format.sampleRate) Hz × \(format.channels)")
         }
-        let plans = try splitAtOnsets(plan(segments, sourceOrigin: sourceOrigin), source: source)
-        guard let total = plans.last?.outEnd else { return 0 }
-        var mixer = Mixer(channels: format.channels)
+        var laidOut = try plan(segments, sourceOrigin: sourceOrigin)
+        if let range {
+            laidOut = laidOut.filter { $0.fadeOutEnd > range.lowerBound && $0.fadeInStart < range.upperBound }
+        }
+        let plans = try splitAtOnsets(laidOut, source: source)
+        let start = range?.lowerBound ?? 0
+        guard let total = range?.upperBound ?? plans.last?.outEnd, total > start else { return 0 }
+        window = range
+        defer { window = nil }
+        var mixer = Mixer(channels: format.channels, start: start)
         for plan in plans {
             let emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void = { block, count, position in
                 mixer.add(block, count: count, at: position, plan: plan)
                 // Everything before this segment's closing fade is final once written.
-                try mixer.flush(upTo: min(position + Int64(count), plan.fadeOutStart), into: sink)
-                try progress?(Double(mixer.flushed) / Double(total))
+                try mixer.flush(upTo: min(position + Int64(count), plan.fadeOutStart, total), into: sink)
+                try progress?(Double(mixer.flushed - start) / Double(total - start))
             }
             switch plan.kind {
             case .gap: break
@@ -64,10 +77,10 @@ public final class TimelineRenderer {
             case .stretch: try stretch(plan, from: source, emit: emit)
             case .resample: try resample(plan, from: source, emit: emit)
             }
-            try mixer.flush(upTo: plan.fadeOutStart, into: sink)
+            try mixer.flush(upTo: min(plan.fadeOutStart, total), into: sink)
         }
         try mixer.flush(upTo: total, into: sink)
         try progress?(1)
-        return mixer.flushed
+        return mixer.flushed - start
     }
 }

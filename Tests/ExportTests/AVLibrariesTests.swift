@@ -40,6 +40,7 @@ import Testing
         let packetUnref: AVLibraries.PacketUnref = av_packet_unref
         let packetRef: AVLibraries.PacketRef = av_packet_ref
         let newPacket: AVLibraries.NewPacket = av_new_packet
+        let packetNewSideData: AVLibraries.PacketNewSideData = av_packet_new_side_data
         let decodeSubtitle: AVLibraries.DecodeSubtitle = avcodec_decode_subtitle2
         let encodeSubtitle: AVLibraries.EncodeSubtitle = avcodec_encode_subtitle
         let freeSubtitle: AVLibraries.FreeSubtitle = avsubtitle_free
@@ -89,6 +90,7 @@ import Testing
         #expect(address(library.packetUnref) == address(packetUnref), "av_packet_unref")
         #expect(address(library.packetRef) == address(packetRef), "av_packet_ref")
         #expect(address(library.newPacket) == address(newPacket), "av_new_packet")
+        #expect(address(library.packetNewSideData) == address(packetNewSideData), "av_packet_new_side_data")
         #expect(address(library.decodeSubtitle) == address(decodeSubtitle), "avcodec_decode_subtitle2")
         #expect(address(library.encodeSubtitle) == address(encodeSubtitle), "avcodec_encode_subtitle")
         #expect(address(library.freeSubtitle) == address(freeSubtitle), "avsubtitle_free")

@@ -1,0 +1,47 @@
+import Foundation
+internal import CFFmpeg
+
+/// Every packet of one audio stream, in samples, from a demux-only pass that skips the other
+/// streams (for smart audio: ``AudioSplicePlan``).
+///
+/// Positions come from the codec, not only from the container's timestamps: Matroska states
+/// times in milliseconds, which cannot place a 1024-sample AAC frame to the sample. Each packet
+/// starts where the one before it ends; a timestamp more than one tick away from that starts
+/// afresh (a gap or a jump in the stream), and the packets around it are never copied.
+struct AudioPacketScan {
+    let packets: [AudioSplicePlan.Packet]
+    /// The codec's frame length in samples, or 1 for PCM.
+    let frame: Int
+
+    /// Scans audio stream `stream` of the movie at `path`; nil when its packets have no fixed
+    /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
+    init?(path: String, stream: Int) throws {
+        let input = try InputFormatContext(path: path)
+        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        let parameters = input.stream(stream).parameters.pointee
+        let timeBase = input.stream(stream).pointer.pointee.time_base
+        let rate = AVRational(num: 1, den: parameters.sample_rate)
+        // PCM codecs are numbered from pcm_s16le up to the first ADPCM one.
+        let pcm = parameters.codec_id.rawValue >= AV_CODEC_ID_PCM_S16LE.rawValue && parameters.codec_id.rawValue < AV_CODEC_ID_ADPCM_IMA_QT.rawValue
+        let bytesPerFrame = Int(parameters.block_align)
+        guard parameters.sample_rate > 0, pcm ? bytesPerFrame > 0 : parameters.frame_size > 0 else { return nil }
+        frame = pcm ? 1 : Int(parameters.frame_size)
+        let tick = max(1, av_rescale_q_rnd(1, timeBase, rate, AV_ROUND_UP))
+        let packet = try Packet()
+        var found: [AudioSplicePlan.Packet] = []
+        var expected: Int64?
+        while try input.read(into: packet) {
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == stream else { continue }
+            let count = pcm ? Int64(Int(p.size) / bytesPerFrame) : Int64(frame)
+            let stated = p.pts != sp_av_nopts_value() ? av_rescale_q(p.pts, timeBase, rate) : expected
+            // Every packet is listed, so that a reader counting packets finds the same ones.
+            var start = stated ?? 0
+            var unusable = stated == nil || p.flags & AV_PKT_FLAG_CORRUPT != 0 || count <= 0
+            if let expected, abs(start - expected) <= tick { start = expected } else if !found.isEmpty { unusable = true }
+            found.append(AudioSplicePlan.Packet(start: start, count: count, unusable: unusable))
+            expected = start + count
+        }
+        packets = found
+    }
+}

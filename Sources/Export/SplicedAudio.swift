@@ -1,0 +1,191 @@
+import Foundation
+import Composition
+import TimePitch
+internal import CFFmpeg
+
+/// An audio track exported by smart audio: the source's own packets where the timeline leaves
+/// the audio unchanged, and the edited stretches rendered through TimePitch and encoded with
+/// the source's codec and parameters, spliced in between (see ``AudioSplicePlan``).
+///
+/// A thread of its own renders and encodes the edited stretches, in order, into a queue, while
+/// the muxer copies packets; packets come out in output order, in samples (1/sample rate).
+///
+/// `@unchecked Sendable`: the worker owns the reader, renderer and encoders once started; the
+/// queue is locked and the plan is immutable.
+final class SplicedAudio: @unchecked Sendable {
+    enum Item {
+        case packet(Packet)
+        /// The encoded piece is complete.
+        case pieceEnd
+    }
+
+    let plan: AudioSplicePlan
+    /// The timeline's length in samples.
+    let total: Int64
+    let timeBase: AVRational
+    private let scan: [AudioSplicePlan.Packet]
+    private let frame: Int
+    /// The movie, opened to read the copied packets (and the stream's parameters).
+    let input: InputFormatContext
+    private let stream: Int
+    private let reader: AudioFileReader
+    private let renderer: TimelineRenderer
+    private let segments: [CompositionTrackSegment]
+    private let sourceOrigin: Int64
+    private let make: () throws -> AudioEncoder
+    private let encoded = BlockingQueue<Item>(capacity: 4096)
+    private let workers = DispatchGroup()
+    /// The muxer's place: the piece it is in and the next source packet's index.
+    private var piece = 0
+    private var sourceIndex = 0
+    private var started = false
+    private let lock = NSLock()
+    private var warnings: [String] = []
+
+    /// Plans audio `stream` of `url` for a timeline of `segments` ending at `end`, with
+    /// `origin` the source time of timeline source time 0, encoded as `choice` says (the
+    /// source's own codec) at the source's bit rate; nil when nothing can be copied or the
+    /// encoder would not write the source's stream parameters (the caller renders the whole
+    /// track then).
+    init?(movie url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings,
+          choice: AudioCodecChoice, origin: Time, end: Time, muxer: String, display: String) throws {
+        guard let scanned = try AudioPacketScan(path: url.path, stream: stream) else { return nil }
+        input = try InputFormatContext(path: url.path)
+        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        reader = try AudioFileReader(url: url, stream: stream)
+        let source = input.stream(stream).parameters.pointee
+        let format = reader.format
+        let bitRate = source.bit_rate > 0 ? Int(source.bit_rate) : choice.bitRate
+        let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
+        let layout = source.ch_layout
+        make = {
+            try AudioEncoder(format: format, codecID: choice.codec, sampleFormat: choice.sampleFormat, bitRate: bitRate,
+                             bitsPerRawSample: choice.bitsPerRawSample, layout: layout, globalHeader: globalHeader, display: display)
+        }
+        // The copied packets keep the source's stream parameters: the encoder must agree on
+        // them (for AAC, the AudioSpecificConfig's object type, sample rate and channels).
+        let probe = try make()
+        let made = probe.context.pointer.pointee
+        let ours = Self.bytes(made.extradata, made.extradata_size), theirs = Self.bytes(source.extradata, source.extradata_size)
+        guard made.codec_id == source.codec_id, ours.prefix(2) == theirs.prefix(2) else { return nil }
+        renderer = TimelineRenderer(format: format, settings: settings)
+        sourceOrigin = try origin.rescaled(to: Int32(format.sampleRate)).value
+        total = try end.rescaled(to: Int32(format.sampleRate)).value
+        let spans = try renderer.untouchedSpans(segments, sourceOrigin: sourceOrigin)
+        // Whole frames of unchanged audio on each side of a seam: the one the decoder overlaps
+        // with, and the encoder's own lead-in.
+        plan = AudioSplicePlan(spans: spans, packets: scanned.packets, total: total, frame: scanned.frame,
+                               guardFrames: scanned.frame == 1 ? 0 : 3)
+        guard plan.copiesAnything else { return nil }
+        scan = scanned.packets
+        frame = scanned.frame
+        self.segments = segments
+        self.stream = stream
+        timeBase = AVRational(num: 1, den: Int32(format.sampleRate))
+        reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
+    }
+
+    private static func bytes(_ data: UnsafeMutablePointer<UInt8>?, _ count: Int32) -> [UInt8] {
+        guard let data, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(count)))
+    }
+
+    deinit { cancel() }
+
+    /// Warnings about damaged source audio since the last call.
+    func takeWarnings() -> [String] {
+        lock.withLock {
+            defer { warnings.removeAll() }
+            return warnings
+        }
+    }
+
+    /// Starts rendering and encoding the edited stretches.
+    func start() {
+        guard !started else { return }
+        started = true
+        workers.enter()
+        let thread = Thread { [self] in
+            defer { workers.leave() }
+            do {
+                for case .encode(let output) in plan.pieces {
+                    try encode(output)
+                    try encoded.push(.pieceEnd)
+                }
+                encoded.close()
+            } catch {
+                encoded.fail(error)
+            }
+        }
+        thread.name = "slowpoke audio splice"
+        thread.start()
+    }
+
+    /// Renders output samples `output` (with a lead-in and a tail from the timeline) and pushes
+    /// the packets that fill it, timed in output.
+    private func encode(_ output: Range<Int64>) throws {
+        let encoder = try make()
+        let f = Int64(frame), delay = Int64(encoder.context.pointer.pointee.initial_padding)
+        let first = output.lowerBound <= 0, last = output.upperBound >= total
+        // Eight whole frames of real audio before the span's first kept frame, on the frame
+        // grid, so that the encoder has settled by the seam (with one frame, the seam had
+        // audible noise), and two after its last.
+        let lead: Int64 = first || frame == 1 ? 0 : f * ((delay + 8 * f + f - 1) / f) - delay
+        let tail: Int64 = last || frame == 1 ? 0 : 2 * f
+        let keep = (first ? Int64.min : 0)..<(last ? Int64.max : Int64(output.count))
+        let deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void = { [encoded] p in
+            let relative = p.pointee.pts - lead
+            guard keep.contains(relative) else { return }
+            let copy = try Packet()
+            av_packet_move_ref(copy.pointer, p)
+            copy.pointer.pointee.pts = output.lowerBound + relative
+            copy.pointer.pointee.dts = copy.pointer.pointee.pts
+            try encoded.push(.packet(copy))
+        }
+        try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin,
+                            range: (output.lowerBound - lead)..<(output.upperBound + tail), to: { samples, count in
+            try encoder.write(samples, count: count, deliver: deliver)
+        })
+        try encoder.finish(deliver: deliver)
+    }
+    /// The next packet in output order into `packet` (its time in ``timeBase``), waiting up to
+    /// `timeout` seconds for encoded audio; nil at the end, `false` on a timeout.
+    func next(into packet: Packet, timeout: TimeInterval) throws -> Bool? {
+        start()
+        while piece < plan.pieces.count {
+            switch plan.pieces[piece] {
+            case .copy(let packets, let offset, _):
+                guard sourceIndex < packets.upperBound else { piece += 1; continue }
+                guard try input.read(into: packet) else {
+                    throw ExportError.unsupported("the source's audio ended before the packets it copies")
+                }
+                guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
+                let index = sourceIndex
+                sourceIndex += 1
+                guard index >= packets.lowerBound else { continue }
+                let p = packet.pointer, s = scan[index]
+                p.pointee.pts = s.start + offset
+                p.pointee.dts = p.pointee.pts
+                p.pointee.duration = s.count
+                return true
+            case .encode:
+                switch try encoded.pop(timeout: timeout) {
+                case .item(.packet(let next)):
+                    av_packet_unref(packet.pointer)
+                    av_packet_move_ref(packet.pointer, next.pointer)
+                    return true
+                case .item(.pieceEnd): piece += 1
+                case .end: return nil
+                case .timedOut: return false
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Stops the worker, if it is running, and waits for it.
+    func cancel() {
+        encoded.fail(ExportError.interrupted)
+        workers.wait()
+    }
+}
