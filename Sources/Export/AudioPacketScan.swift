@@ -23,7 +23,9 @@ struct AudioPacketScan {
         let rate = AVRational(num: 1, den: parameters.sample_rate)
         // PCM codecs are numbered from pcm_s16le up to the first ADPCM one.
         let pcm = parameters.codec_id.rawValue >= AV_CODEC_ID_PCM_S16LE.rawValue && parameters.codec_id.rawValue < AV_CODEC_ID_ADPCM_IMA_QT.rawValue
-        let bytesPerFrame = Int(parameters.block_align)
+        // Bytes per sample frame: mov leaves block_align 0 but states the sample size.
+        let bytesPerFrame = parameters.block_align > 0 ? Int(parameters.block_align)
+            : Int(parameters.bits_per_coded_sample / 8) * Int(parameters.ch_layout.nb_channels)
         guard parameters.sample_rate > 0, pcm ? bytesPerFrame > 0 : parameters.frame_size > 0 else { return nil }
         frame = pcm ? 1 : Int(parameters.frame_size)
         let tick = max(1, av_rescale_q_rnd(1, timeBase, rate, AV_ROUND_UP))

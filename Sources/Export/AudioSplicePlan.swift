@@ -34,6 +34,9 @@ struct AudioSplicePlan: Equatable {
     }
 
     let pieces: [Piece]
+    /// Samples the timeline leaves unchanged that are encoded anyway, because their packets
+    /// are off the frame grid of the copied ones.
+    let offGrid: Int64
 
     /// Samples copied and rendered.
     var copiedSamples: Int64 { pieces.reduce(0) { if case .copy(_, _, let o) = $1 { $0 + Int64(o.count) } else { $0 } } }
@@ -68,13 +71,17 @@ struct AudioSplicePlan: Equatable {
             close(i)
         }
         // 2. One frame grid: the runs on the grid that copies the most.
+        var dropped: Int64 = 0
         if frame > 1 {
             var byGrid: [Int64: Int] = [:]
             for run in runs { byGrid[Self.phase(packets[run.packets.lowerBound].start + run.offset, f), default: 0] += run.packets.count }
             if let best = byGrid.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) })?.key {
-                runs = runs.filter { Self.phase(packets[$0.packets.lowerBound].start + $0.offset, f) == best }
+                let onGrid = runs.filter { Self.phase(packets[$0.packets.lowerBound].start + $0.offset, f) == best }
+                dropped = Int64(runs.count - onGrid.count == 0 ? 0 : (runs.map(\.packets.count).reduce(0, +) - onGrid.map(\.packets.count).reduce(0, +))) * f
+                runs = onGrid
             }
         }
+        offGrid = dropped
         // 3. Pieces: the runs, and encoded spans between them.
         var pieces: [Piece] = []
         var position: Int64 = 0

@@ -43,6 +43,10 @@ final class AudioTrackOutput {
         let smart = copy || !splice ? nil : try SplicedAudio(movie: url, stream: stream, segments: segments, settings: settings,
                                                             choice: choice, origin: origin, end: end, muxer: muxer, display: display)
         if let smart {
+            if smart.plan.offGrid > 0 {
+                let seconds = Double(smart.plan.offGrid) / Double(smart.timeBase.den)
+                warning("audio stream \(stream): \(String(format: "%.1f", seconds)) s of audio the edits leave unchanged is re-encoded, not copied: its \(smart.frame)-sample frames fall out of step with the copied ones after an edit, and a frame cannot be cut, so the audio stays exactly in place")
+            }
             handling = .spliced
             spliced = smart
             input = smart.input

@@ -24,7 +24,8 @@ final class SplicedAudio: @unchecked Sendable {
     let total: Int64
     let timeBase: AVRational
     private let scan: [AudioSplicePlan.Packet]
-    private let frame: Int
+    /// The codec's frame length in samples (1 for PCM).
+    let frame: Int
     /// The movie, opened to read the copied packets (and the stream's parameters).
     let input: InputFormatContext
     private let stream: Int

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Smart audio: an edited export keeps the source's own audio packets where the timeline leaves
+/// the audio unchanged and renders only the edited stretches. Checked with ffprobe's packet
+/// hashes, ffmpeg's decode and an FFT, never with slowpoke's own reading.
+@Suite struct SmartAudioTests {
+    /// A 24 s 320x240 30 fps H.264 movie with a steady 440 Hz tone (faded in and out over
+    /// 0.2 s), its audio made with `audio` ffmpeg arguments, in `container`.
+    func toneMovie(_ folder: TemporaryFolder, audio: [String], container: String) throws -> URL {
+        let movie = folder.file("tone.\(container)")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=24",
+                                                   "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=24,volume=0.5,afade=t=in:d=0.2,afade=t=out:st=23.8:d=0.2",
+                                                   "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p"] + audio + ["-shortest", "-y", movie.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        return movie
+    }
+
+    func slowpoke(_ arguments: String..., in folder: TemporaryFolder) throws -> TestSupport.Result {
+        try TestSupport.run(TestSupport.slowpoke, arguments, in: folder.url)
+    }
+
+    /// Every audio packet's MD5, in order.
+    func packetHashes(_ file: URL) throws -> [String] {
+        let result = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_packets", "-show_data_hash", "md5",
+                                                      "-show_entries", "packet=data_hash", "-of", "csv=p=0", file.path])
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// The largest high-frequency (> 6 kHz) energy of any 5 ms window of `samples` over its
+    /// median, leaving out the fades at both ends; and how many windows were measured.
+    func clickScore(_ samples: [Float]) -> (score: Double, windows: Int) {
+        let n = 256, skip = 48000 / 4
+        var energies: [Double] = []
+        var start = skip
+        while start + n <= samples.count - skip {
+            var re = [Double](repeating: 0, count: n)
+            for k in 0..<n {
+                let window = 0.5 - 0.5 * cos(2 * Double.pi * Double(k) / Double(n))
+                re[k] = Double(samples[start + k]) * window
+            }
+            var im = [Double](repeating: 0, count: n)
+            Signals.fft(&re, &im)
+            let lowest = Int(6000.0 * Double(n) / 48000)
+            var energy = 0.0
+            for k in lowest..<(n / 2) { energy += re[k] * re[k] + im[k] * im[k] }
+            energies.append(energy)
+            start += 240
+        }
+        let median = energies.sorted()[energies.count / 2]
+        return ((energies.max() ?? 0) / max(median, 1e-30), energies.count)
+    }
+
+    /// The issue's case: a steady tone scaled at 5-7 s and cut at 12-13 s. Every seam between
+    /// copied and encoded audio is inaudible, and the output is as long as the timeline.
+    @Test(arguments: [("mp4", ["-c:a", "aac", "-b:a", "128k"]), ("mkv", ["-c:a", "aac", "-b:a", "128k"]),
+                      ("mov", ["-c:a", "pcm_s16le"])])
+    func seamsAreInaudible(container: String, audio: [String]) throws {
+        let folder = try TemporaryFolder("smart-seams")
+        let movie = try toneMovie(folder, audio: audio, container: container)
+        #expect(try slowpoke("open", movie.lastPathComponent, in: folder).status == 0)
+        #expect(try slowpoke("scale", "--range", "5-7", "--rate", "0.5", in: folder).status == 0)
+        #expect(try slowpoke("remove", "--range", "12-13", in: folder).status == 0)
+        let result = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("audio spliced"), "\(result.stdout)")
+        let out = folder.file("tone-slowpoke.\(container)")
+        let samples = try TestSupport.decodeAudio(out)
+        // 24 s + 2 s - 1 s: AAC's decoders add up to one frame of padding at the very end.
+        #expect(samples.count >= 25 * 48000 && samples.count <= 25 * 48000 + 1024, "\(samples.count) samples")
+        let (score, windows) = clickScore(samples)
+        #expect(windows > 4500)
+        #expect(score < 4, "a seam clicks: high-frequency energy \(score)x its median")
+        // The pitch holds through the scaled stretch (5-9 s out) and after the cut.
+        for at in [3.0, 7.0, 15.0] {
+            let f = Signals.dominantFrequency(samples, from: Int(at * 48000), count: 16384)
+            #expect(abs(f - 440) < 3, "\(f) Hz at \(at) s")
+        }
+    }
+
+    /// The source's packets outside the edit come through byte for byte. AAC frames are 1024
+    /// samples: after a 1.75 s slowdown (84,000 samples, 82.03 frames) the packets fall out of
+    /// step with those before the edit, so the longer run (the 18 s after it) is copied and the
+    /// 4.9 s before it re-encoded, which the export says. PCM has no frames: all of it is copied.
+    @Test(arguments: [("mp4", ["-c:a", "aac", "-b:a", "128k"], false), ("mov", ["-c:a", "pcm_s16le"], true)])
+    func untouchedPacketsAreTheSourcesOwn(container: String, audio: [String], everything: Bool) throws {
+        let folder = try TemporaryFolder("smart-packets")
+        let movie = try toneMovie(folder, audio: audio, container: container)
+        #expect(try slowpoke("open", movie.lastPathComponent, in: folder).status == 0)
+        #expect(try slowpoke("scale", "--range", "5-6.75", "--rate", "0.5", in: folder).status == 0)
+        let result = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = folder.file("tone-slowpoke.\(container)")
+        let source = try packetHashes(movie), output = Set(try packetHashes(out))
+        #expect(source.count > 500)
+        // Packets wholly before 5 s and after 6.75 s, less a margin of 8 packets at each seam.
+        let perSecond = Double(source.count) / 24
+        let margin = 8
+        let before = 0..<(Int(5 * perSecond) - margin), after = (Int(6.75 * perSecond) + margin)..<(source.count - margin)
+        let afterKept = after.filter { output.contains(source[$0]) }.count
+        #expect(Double(afterKept) >= 0.97 * Double(after.count), "\(afterKept) of \(after.count) packets after the edit copied")
+        let beforeKept = before.filter { output.contains(source[$0]) }.count
+        if everything {
+            #expect(Double(beforeKept) >= 0.97 * Double(before.count), "\(beforeKept) of \(before.count) packets before the edit copied")
+        } else {
+            #expect(result.stderr.contains("re-encoded"), "\(result.stderr)")
+        }
+        // The bit rate stays the source's.
+        let rates = try [movie, out].map { file -> Double in
+            let probe = try TestSupport.ffprobe(file, ["-select_streams", "a:0", "-show_entries", "stream=bit_rate"])
+            let stream = (probe["streams"] as? [[String: Any]])?.first
+            return Double(stream?["bit_rate"] as? String ?? "0") ?? 0
+        }
+        #expect(rates[0] > 0 && abs(rates[1] - rates[0]) <= 0.1 * rates[0], "bit rates \(rates)")
+    }
+
+    /// Beeps every second stay on their exact times through a slowdown, in every container
+    /// (Opus in Matroska is rendered whole: slowpoke does not splice Opus).
+    @Test(arguments: [("mp4", ["-c:a", "aac", "-b:a", "128k"]), ("mkv", ["-c:a", "libopus", "-b:a", "96k"]),
+                      ("mov", ["-c:a", "pcm_s16le"])])
+    func beepsStayOnTheExactMap(container: String, audio: [String]) throws {
+        let folder = try TemporaryFolder("smart-sync")
+        let movie = folder.file("beeps.\(container)")
+        // A 20 ms 1 kHz beep at every whole second from 1 s.
+        let beeps = "aevalsrc='0.8*sin(2*PI*1000*t)*lt(mod(t\\,1)\\,0.02)*gte(t\\,1)':s=48000:d=16"
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=16",
+                                                   "-f", "lavfi", "-i", beeps, "-af", "aformat=channel_layouts=stereo",
+                                                   "-c:v", "libx264", "-g", "30"] + audio + ["-shortest", "-y", movie.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke("open", movie.lastPathComponent, in: folder).status == 0)
+        #expect(try slowpoke("scale", "--range", "4.5-7.5", "--rate", "0.5", in: folder).status == 0)
+        let result = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = try TestSupport.decodeAudio(folder.file("beeps-slowpoke.\(container)"))
+        let found = Signals.onsets(samples, threshold: 0.05, quiet: 4800).map { Double($0) / 48000 }
+        // The timeline starts at the first video frame: Matroska starts the video 7 ms late
+        // to make room for Opus's pre-skip.
+        let probe = try TestSupport.ffprobe(movie, ["-select_streams", "v:0", "-show_entries", "stream=start_time"])
+        let videoStart = Double((probe["streams"] as? [[String: Any]])?.first?["start_time"] as? String ?? "0") ?? 0
+        // Source beep s: before 4.5 s at s; inside at 4.5 + 2(s - 4.5); after at s + 3.
+        let expected = (1...15).map { s -> Double in
+            let t = Double(s) - videoStart
+            return t < 4.5 ? t : t < 7.5 ? 4.5 + 2 * (t - 4.5) : t + 3
+        }
+        #expect(found.count == expected.count, "\(found)")
+        let check = {
+            for (beep, want) in zip(found, expected) {
+                #expect(abs(beep - want) <= 0.001, "beep at \(beep) s, expected \(want) s")
+            }
+        }
+        if container == "mkv" {
+            // Known: after a seek, FFmpeg 5.1 decodes Opus in Matroska with its 312-sample
+            // pre-skip dropped again and the timestamps unchanged, so the onset finder (which
+            // seeks) places the slowed beeps 6.5 ms of source early (13 ms out).
+            withKnownIssue("Opus in Matroska read after a seek is 312 samples off") { check() }
+            let outside = zip(found, expected).filter { $0.1 < 4.5 || $0.1 > 10.5 }
+            #expect(outside.count == 12 && outside.allSatisfy { abs($0.0 - $0.1) <= 0.001 }, "\(outside)")
+        } else {
+            check()
+        }
+    }
+}
