@@ -76,6 +76,11 @@ public struct UntouchedSpan: Sendable, Hashable {
     public let output: Range<Int64>
     /// Output frame minus source frame, constant across the span.
     public let offset: Int64
+
+    public init(output: Range<Int64>, offset: Int64) {
+        self.output = output
+        self.offset = offset
+    }
 }
 
 extension TimelineRenderer {

@@ -1,0 +1,85 @@
+import Testing
+@testable import Export
+import TimePitch
+
+/// Which packets smart audio copies, from made-up packet lists: no file, no codec.
+@Suite struct AudioSplicePlanTests {
+    /// `count` regular packets of `frame` samples from sample `first`.
+    func packets(_ count: Int, frame: Int64 = 1024, first: Int64 = -1024) -> [AudioSplicePlan.Packet] {
+        (0..<count).map { AudioSplicePlan.Packet(start: first + Int64($0) * frame, count: frame) }
+    }
+
+    func copies(_ plan: AudioSplicePlan) -> [(packets: Range<Int>, offset: Int64)] {
+        plan.pieces.compactMap { if case .copy(let p, let o, _) = $0 { (p, o) } else { nil } }
+    }
+
+    /// The pieces tile the timeline with no gap and no overlap, from at or before 0 to `total`.
+    func tiles(_ plan: AudioSplicePlan, total: Int64) -> Bool {
+        var position: Int64?
+        for piece in plan.pieces {
+            let output: Range<Int64>
+            switch piece {
+            case .copy(_, _, let o), .encode(let o): output = o
+            }
+            if let position, output.lowerBound != position { return false }
+            if position == nil && output.lowerBound > 0 { return false }
+            position = output.upperBound
+        }
+        return position == total
+    }
+
+    @Test func anUntouchedStretchIsCopiedInsideItsMargins() {
+        // 0-100k untouched, the rest edited.
+        let plan = AudioSplicePlan(spans: [UntouchedSpan(output: 0..<100_000, offset: 0)], packets: packets(200),
+                                   total: 150_000, frame: 1024, guardFrames: 3)
+        let runs = copies(plan)
+        #expect(runs.count == 1)
+        // The first packet whose audio starts 3 frames in, the last that ends 3 frames before 100k.
+        #expect(runs.first?.packets == 4..<95)
+        #expect(tiles(plan, total: 150_000))
+        #expect(plan.offGrid == 0)
+    }
+
+    @Test func runsOffTheGridAreRenderedAndCounted() {
+        // Two untouched spans whose packets land 500 samples apart on the frame grid: the longer is copied.
+        let spans = [UntouchedSpan(output: 0..<50_000, offset: 0), UntouchedSpan(output: 80_000..<300_000, offset: 30_500)]
+        let plan = AudioSplicePlan(spans: spans, packets: packets(300), total: 300_000, frame: 1024, guardFrames: 3)
+        let runs = copies(plan)
+        #expect(runs.count == 1)
+        #expect(runs.first?.offset == 30_500)
+        #expect(plan.offGrid > 40 * 1024)
+        #expect(tiles(plan, total: 300_000))
+        // The first encoded span starts on the copied grid, before 0.
+        if case .encode(let first) = plan.pieces.first {
+            #expect(first.lowerBound <= 0 && first.lowerBound > -1024)
+            #expect((first.upperBound - first.lowerBound) % 1024 == 0)
+        } else {
+            Issue.record("the plan starts with \(String(describing: plan.pieces.first))")
+        }
+    }
+
+    @Test func pcmIsCopiedOnBothSidesOfAnEdit() {
+        let spans = [UntouchedSpan(output: 0..<50_000, offset: 0), UntouchedSpan(output: 80_000..<300_000, offset: 30_500)]
+        let plan = AudioSplicePlan(spans: spans, packets: packets(300, first: 0), total: 300_000, frame: 1, guardFrames: 0)
+        #expect(copies(plan).count == 2)
+        #expect(plan.offGrid == 0)
+        #expect(tiles(plan, total: 300_000))
+    }
+
+    @Test func damagedOrJumpingPacketsAreNeverCopied() {
+        var list = packets(100)
+        list[50].unusable = true
+        let plan = AudioSplicePlan(spans: [UntouchedSpan(output: 0..<200_000, offset: 0)], packets: list,
+                                   total: 200_000, frame: 1024, guardFrames: 3)
+        let runs = copies(plan)
+        #expect(runs.count == 2)
+        #expect(runs.allSatisfy { !$0.packets.contains(50) })
+        #expect(tiles(plan, total: 200_000))
+    }
+
+    @Test func nothingUntouchedCopiesNothing() {
+        let plan = AudioSplicePlan(spans: [], packets: packets(100), total: 100_000, frame: 1024, guardFrames: 3)
+        #expect(!plan.copiesAnything)
+        #expect(plan.pieces.count == 1)
+    }
+}
