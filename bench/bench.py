@@ -4,7 +4,7 @@ in one run, interleaved so that machine noise hits both sides alike. Prints a Ma
 of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
 process, from wait4).
 
-Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|cfr] [--out FILE]
+Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|cfr] [--out FILE]
 
 The short stretch rows (1.5-15 s a run) get twice the runs: a single pair there moves by 10% on
 a noisy machine, and more pairs cost little. The CFR row gives ffmpeg's libx264 the encoder
@@ -152,6 +152,52 @@ def passthrough_rows(runs, quick):
     return rows
 
 
+def make_small_movie(path, seconds):
+    """A 360p30 H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg."""
+    if os.path.exists(path):
+        return
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=640x360:rate=30:duration={seconds}",
+                    "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "60", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-b:a", "128k", "-ac", "2", path], check=True)
+
+
+def smart_rows(runs, quick):
+    """Smart audio: an edited passthrough export against a plain remux of the same file
+    (`ffmpeg -c copy`), the floor for any tool that keeps every packet it can."""
+    rows = []
+    seconds = 20 if quick else 60
+    src = os.path.join(WORK, f"movie-{seconds}s.mp4")
+    make_movie(src, seconds)
+    movie = project(src, "smart", 3.2, 5.0)
+    remux = ["ffmpeg", "-v", "error", "-y", "-i", movie, "-map", "0", "-c", "copy", os.path.join(WORK, "remux.mp4")]
+    # The one cost that must remain with spectral audio: Rubber Band R3 on the edited 1.8 s.
+    span = os.path.join(WORK, "span.wav")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "3.2", "-t", "1.8", "-i", movie, "-vn", "-c:a", "pcm_s16le", span], check=True)
+    fine = f"rubberband -q --fine -t 4 {span} {os.path.join(WORK, 'span-rb.wav')}"
+    for algorithm, reference, name in [("timeDomain", remux, "`ffmpeg -c copy`"),
+                                       ("spectral", ["sh", "-c", " ".join(remux) + " && " + fine], "`ffmpeg -c copy` + `rubberband --fine` on the 1.8 s span")]:
+        ours = [SLOWPOKE, "export", movie, "-o", os.path.join(WORK, "smart.mp4"), "--algorithm", algorithm, "--force", "--progress", "none"]
+        rows.append(pairs(f"smart audio: passthrough {seconds} s 1080p60, 3.2-5 s at 0.25x, {algorithm} vs {name}", ours, reference, runs))
+    # The audio work grows with the edit, not the movie: the same edit in a 1- and a 10-minute movie.
+    for minutes in ([1] if quick else [1, 10]):
+        long_src = os.path.join(WORK, f"movie-{minutes}min-360p.mp4")
+        make_small_movie(long_src, minutes * 60)
+        folder = os.path.join(WORK, f"smart-{minutes}")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        long_movie = os.path.join(folder, "movie.mp4")
+        shutil.copy(long_src, long_movie)
+        subprocess.run([SLOWPOKE, "open", long_movie], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([SLOWPOKE, "scale", long_movie, "--range", "20-30", "--rate", "0.5"], check=True, stdout=subprocess.DEVNULL)
+        ours = [SLOWPOKE, "export", long_movie, "-o", os.path.join(WORK, "smart-long.mp4"), "--algorithm", "timeDomain", "--force", "--progress", "none"]
+        theirs = ["ffmpeg", "-v", "error", "-y", "-i", long_movie, "-map", "0", "-c", "copy", os.path.join(WORK, "remux-long.mp4")]
+        row = pairs(f"smart audio: passthrough {minutes}-minute 360p30, 20-30 s at 0.5x, timeDomain vs `ffmpeg -c copy`", ours, theirs, runs)
+        row["extra"] = (f"{minutes} min", row["ours"] - row["theirs"])
+        rows.append(row)
+    return rows
+
+
 def project(src, name, a, b):
     """A folder holding a copy of src, opened, with a-b s scaled to 0.25x; returns the movie."""
     folder = os.path.join(WORK, name)
@@ -232,7 +278,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
-    parser.add_argument("--only", choices=["stretch", "passthrough", "cfr"], help="run one group of rows")
+    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "cfr"], help="run one group of rows")
     args = parser.parse_args()
     for tool in ["ffmpeg", "rubberband"]:
         if not shutil.which(tool):
@@ -243,6 +289,7 @@ def main():
     groups = {
         "stretch": lambda: stretch_rows(args.runs, args.quick) + [long_row(args.quick)],
         "passthrough": lambda: passthrough_rows(args.runs, args.quick),
+        "smart": lambda: smart_rows(args.runs, args.quick),
         # Re-encoding rows take most of a minute per run: at most 5 runs.
         "cfr": lambda: cfr_rows(max(1, min(args.runs, 5)), args.quick),
     }
@@ -255,6 +302,10 @@ def main():
     ]
     for r in rows:
         lines.append(f"| {r['label']} | {r['runs']} | {r['ours']:.2f} s | {r['theirs']:.2f} s | {r['ratio']:.3f} | {r['mem_ours']:.0f} MB | {r['mem_theirs']:.0f} MB |")
+    extra = [r for r in rows if "extra" in r]
+    if extra:
+        lines.append("")
+        lines.append("Smart audio, export time minus remux time (medians): " + ", ".join(f"{r['extra'][0]} {r['extra'][1]:.2f} s" for r in extra))
     text = "\n".join(lines) + "\n"
     print(text)
     with open(args.out, "w") as f:

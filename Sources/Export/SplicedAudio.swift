@@ -34,6 +34,8 @@ final class SplicedAudio: @unchecked Sendable {
     private let segments: [CompositionTrackSegment]
     private let sourceOrigin: Int64
     private let make: () throws -> AudioEncoder
+    /// The encoder's delay in samples (AAC: 1024), the same for every span.
+    private let delay: Int64
     private let encoded = BlockingQueue<Item>(capacity: 4096)
     private let workers = DispatchGroup()
     /// The muxer's place: the piece it is in and the next source packet's index.
@@ -66,6 +68,7 @@ final class SplicedAudio: @unchecked Sendable {
         // The copied packets keep the source's stream parameters: the encoder must agree on
         // them (for AAC, the AudioSpecificConfig's object type, sample rate and channels).
         let probe = try make()
+        delay = Int64(probe.context.pointer.pointee.initial_padding)
         let made = probe.context.pointer.pointee
         let ours = Self.bytes(made.extradata, made.extradata_size), theirs = Self.bytes(source.extradata, source.extradata_size)
         guard made.codec_id == source.codec_id, ours.prefix(2) == theirs.prefix(2) else { return nil }
@@ -101,20 +104,29 @@ final class SplicedAudio: @unchecked Sendable {
         }
     }
 
-    /// Starts rendering and encoding the edited stretches.
+    /// Starts rendering and encoding the edited stretches: one thread renders, another encodes
+    /// (encoding AAC costs as much as rendering at 1x), so that the two cores share the work.
     func start() {
         guard !started else { return }
         started = true
         workers.enter()
         let thread = Thread { [self] in
             defer { workers.leave() }
+            let span = SpanEncoder(make: make, frame: frame, delay: delay, total: total, queue: encoded)
+            let encoding = BackgroundConsumer<SpanEncoder.Job>(name: "slowpoke audio splice encoder",
+                                                             consume: { try span.take($0) }, finished: { [encoded] in encoded.close() })
             do {
                 for case .encode(let output) in plan.pieces {
-                    try encode(output)
-                    try encoded.push(.pieceEnd)
+                    let range = span.rendered(output)
+                    try encoding.push(.start(output))
+                    try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, range: range, to: { samples, count in
+                        try encoding.push(.samples(samples, count))
+                    })
+                    try encoding.push(.finish)
                 }
-                encoded.close()
+                try encoding.finish()
             } catch {
+                encoding.cancel()
                 encoded.fail(error)
             }
         }
@@ -122,33 +134,6 @@ final class SplicedAudio: @unchecked Sendable {
         thread.start()
     }
 
-    /// Renders output samples `output` (with a lead-in and a tail from the timeline) and pushes
-    /// the packets that fill it, timed in output.
-    private func encode(_ output: Range<Int64>) throws {
-        let encoder = try make()
-        let f = Int64(frame), delay = Int64(encoder.context.pointer.pointee.initial_padding)
-        let first = output.lowerBound <= 0, last = output.upperBound >= total
-        // Eight whole frames of real audio before the span's first kept frame, on the frame
-        // grid, so that the encoder has settled by the seam (with one frame, the seam had
-        // audible noise), and two after its last.
-        let lead: Int64 = first || frame == 1 ? 0 : f * ((delay + 8 * f + f - 1) / f) - delay
-        let tail: Int64 = last || frame == 1 ? 0 : 2 * f
-        let keep = (first ? Int64.min : 0)..<(last ? Int64.max : Int64(output.count))
-        let deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void = { [encoded] p in
-            let relative = p.pointee.pts - lead
-            guard keep.contains(relative) else { return }
-            let copy = try Packet()
-            av_packet_move_ref(copy.pointer, p)
-            copy.pointer.pointee.pts = output.lowerBound + relative
-            copy.pointer.pointee.dts = copy.pointer.pointee.pts
-            try encoded.push(.packet(copy))
-        }
-        try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin,
-                            range: (output.lowerBound - lead)..<(output.upperBound + tail), to: { samples, count in
-            try encoder.write(samples, count: count, deliver: deliver)
-        })
-        try encoder.finish(deliver: deliver)
-    }
     /// The next packet in output order into `packet` (its time in ``timeBase``), waiting up to
     /// `timeout` seconds for encoded audio; nil at the end, `false` on a timeout.
     func next(into packet: Packet, timeout: TimeInterval) throws -> Bool? {
