@@ -118,10 +118,11 @@ import TestSupport
     /// Beeps every second stay on their exact times through a slowdown, in every container
     /// (Opus in Matroska is rendered whole: slowpoke does not splice Opus).
     @Test(arguments: [("mp4", ["-c:a", "aac", "-b:a", "128k"]), ("mkv", ["-c:a", "libopus", "-b:a", "96k"]),
-                      ("mov", ["-c:a", "pcm_s16le"])])
+                      ("mov", ["-c:a", "pcm_s16le"]), ("webm", ["-c:a", "aac", "-b:a", "128k"])])
     func beepsStayOnTheExactMap(container: String, audio: [String]) throws {
         let folder = try TemporaryFolder("smart-sync")
-        let movie = folder.file("beeps.\(container)")
+        // "webm" stands for AAC in Matroska (webm itself holds only Opus and Vorbis).
+        let movie = folder.file("beeps.\(container == "webm" ? "mkv" : container)")
         // A 20 ms 1 kHz beep at every whole second from 1 s.
         let beeps = "aevalsrc='0.8*sin(2*PI*1000*t)*lt(mod(t\\,1)\\,0.02)*gte(t\\,1)':s=48000:d=16"
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=16",
@@ -132,30 +133,43 @@ import TestSupport
         #expect(try slowpoke("scale", "--range", "4.5-7.5", "--rate", "0.5", in: folder).status == 0)
         let result = try slowpoke("export", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
-        let samples = try TestSupport.decodeAudio(folder.file("beeps-slowpoke.\(container)"))
-        let found = Signals.onsets(samples, threshold: 0.05, quiet: 4800).map { Double($0) / 48000 }
-        // The timeline starts at the first video frame: Matroska starts the video 7 ms late
-        // to make room for Opus's pre-skip.
+        let out = folder.file("beeps-slowpoke.\(movie.pathExtension)")
+        let samples = try TestSupport.decodeAudio(out)
+        // Matroska cannot start a track before 0: when the first encoded AAC frame starts a
+        // little before the timeline (to land on the copied frames' grid), the muxer moves every
+        // stream later by that much, under one frame. Sync is what counts: beeps are measured
+        // from the first video frame.
+        let outProbe = try TestSupport.ffprobe(out, ["-select_streams", "v:0", "-show_entries", "stream=start_time"])
+        let outStart = Double((outProbe["streams"] as? [[String: Any]])?.first?["start_time"] as? String ?? "0") ?? 0
+        #expect(outStart >= 0 && outStart < 1024.0 / 48000, "the video starts at \(outStart) s")
+        let found = Signals.onsets(samples, threshold: 0.05, quiet: 4800).map { Double($0) / 48000 - outStart }
+        // The oracle is ffmpeg's own decode of the source: the beeps' times from its first video
+        // frame (Matroska starts the video 7 ms late for Opus's pre-skip, and keeps an AAC
+        // encoder's 1024 priming samples, moving the video 21 ms later instead), mapped through
+        // the edit: before 4.5 s as they are, inside at 4.5 + 2(t - 4.5), after at t + 3.
         let probe = try TestSupport.ffprobe(movie, ["-select_streams", "v:0", "-show_entries", "stream=start_time"])
         let videoStart = Double((probe["streams"] as? [[String: Any]])?.first?["start_time"] as? String ?? "0") ?? 0
-        // Source beep s: before 4.5 s at s; inside at 4.5 + 2(s - 4.5); after at s + 3.
-        let expected = (1...15).map { s -> Double in
-            let t = Double(s) - videoStart
-            return t < 4.5 ? t : t < 7.5 ? 4.5 + 2 * (t - 4.5) : t + 3
-        }
+        let sourceBeeps = Signals.onsets(try TestSupport.decodeAudio(movie), threshold: 0.05, quiet: 4800).map { Double($0) / 48000 - videoStart }
+        #expect(sourceBeeps.count == 15, "\(sourceBeeps)")
+        let expected = sourceBeeps.map { t in t < 4.5 ? t : t < 7.5 ? 4.5 + 2 * (t - 4.5) : t + 3 }
         #expect(found.count == expected.count, "\(found)")
+        // Matroska's clock is the millisecond: the source's video start is rounded by up to
+        // 0.5 ms, and that error doubles inside the half-speed range.
+        let tolerance = movie.pathExtension == "mkv" ? 0.0015 : 0.001
         let check = {
             for (beep, want) in zip(found, expected) {
-                #expect(abs(beep - want) <= 0.001, "beep at \(beep) s, expected \(want) s")
+                #expect(abs(beep - want) <= tolerance, "beep at \(beep) s, expected \(want) s")
             }
         }
         if container == "mkv" {
-            // Known: after a seek, FFmpeg 5.1 decodes Opus in Matroska with its 312-sample
-            // pre-skip dropped again and the timestamps unchanged, so the onset finder (which
-            // seeks) places the slowed beeps 6.5 ms of source early (13 ms out).
-            withKnownIssue("Opus in Matroska read after a seek is 312 samples off") { check() }
+            // Known, cause not found yet: from an Opus source the beeps inside the slowed range
+            // come 12-15 ms early (spectral; 24 ms with timeDomain). AAC in Matroska is exact
+            // (the "webm" case, which is an .mkv here), the reader places an Opus beep within
+            // 0.5 ms after a seek, and a refined onset (a tenth of the attack's peak, against
+            // Opus's pre-echo) changed nothing.
+            withKnownIssue("Opus sources: slowed attacks 12-15 ms early") { check() }
             let outside = zip(found, expected).filter { $0.1 < 4.5 || $0.1 > 10.5 }
-            #expect(outside.count == 12 && outside.allSatisfy { abs($0.0 - $0.1) <= 0.001 }, "\(outside)")
+            #expect(outside.count == 12 && outside.allSatisfy { abs($0.0 - $0.1) <= tolerance }, "\(outside)")
         } else {
             check()
         }
