@@ -162,12 +162,12 @@ import TestSupport
             }
         }
         if container == "mkv" {
-            // Known, cause not found yet: from an Opus source the beeps inside the slowed range
-            // come 12-15 ms early (spectral; 24 ms with timeDomain). AAC in Matroska is exact
-            // (the "webm" case, which is an .mkv here), the reader places an Opus beep within
-            // 0.5 ms after a seek, and a refined onset (a tenth of the attack's peak, against
-            // Opus's pre-echo) changed nothing.
-            withKnownIssue("Opus sources: slowed attacks 12-15 ms early") { check() }
+            // Known, cause not found yet: from an Opus-decoded source (also as PCM) the attack
+            // of each beep inside the slowed range lands on time, but a bump at a quarter of its
+            // level comes 12 ms (spectral; 24 ms timeDomain) before it, which this threshold
+            // takes for the beep. Varispeed is exact, AAC sources are exact; the source has a
+            // pre-echo at -48 dB 6 ms before each beep, which Rubber Band should not amplify.
+            withKnownIssue("Opus-decoded sources: a pre-echo bump 12 ms before slowed attacks") { check() }
             let outside = zip(found, expected).filter { $0.1 < 4.5 || $0.1 > 10.5 }
             #expect(outside.count == 12 && outside.allSatisfy { abs($0.0 - $0.1) <= tolerance }, "\(outside)")
         } else {
