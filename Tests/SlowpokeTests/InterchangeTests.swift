@@ -280,6 +280,7 @@ private func infoSeconds(_ value: Any?) -> Double {
         try slowpoke("open", "clip.mp4", in: folder)
         try slowpoke("insert-gap", "--at", "1", "--duration", "1/3", in: folder)
         try slowpoke("scale", "--range", "2-3", "--rate", "0.5", in: folder)
+        try slowpoke("freeze", "--at", "5", "--duration", "1", in: folder)
         let output = try slowpoke("info", "--json", in: folder).stdout
         let info = try json(output)
         #expect(info["schemaVersion"] as? Int == 1)
