@@ -16,6 +16,9 @@ import Foundation
 ///   segments, whatever the movie's length.
 /// - **Attacks in place.** Slowed stretched segments are split at sharp onsets, so the phase
 ///   vocoder cannot smear an attack ahead of its time (``splitAtOnsets(_:source:)``).
+/// - **Ramps in one run.** Stretched segments that continue each other's source (a ramp's
+///   steps) are one Rubber Band run whose key-frame map places every step, with no join to
+///   crossfade (``joinedSteps(_:)``).
 /// - **Aligned.** Rubber Band runs offline, with the segment's exact input length announced and a
 ///   study pass first, so its output starts exactly where its input does (no lost latency).
 public final class TimelineRenderer {
@@ -39,6 +42,9 @@ public final class TimelineRenderer {
     }
     /// Whether stretched segments are split at sharp onsets (see ``splitAtOnsets``).
     public var splitsAtOnsets = true
+    /// Whether neighbouring stretched segments over contiguous source (a speed ramp's steps)
+    /// are stretched in one Rubber Band run with a key-frame map (see ``joinedSteps(_:)``).
+    public var joinsSteps = true
 
     /// Renders `segments` (a composition track's, tiling its timeline from 0) reading `source`,
     /// and returns the number of frames written to `sink`. `progress` receives the fraction done.
@@ -48,7 +54,7 @@ public final class TimelineRenderer {
         guard source.format == format else {
             throw TimePitchError.unsupportedFormat("the source is \(source.format.sampleRate) Hz × \(source.format.channels) but the renderer expects \(format.sampleRate) Hz × \(format.channels)")
         }
-        let plans = try splitAtOnsets(plan(segments, sourceOrigin: sourceOrigin), source: source)
+        let plans = try splitAtOnsets(joinedSteps(plan(segments, sourceOrigin: sourceOrigin)), source: source)
         guard let total = plans.last?.outEnd else { return 0 }
         var mixer = Mixer(channels: format.channels)
         for plan in plans {
