@@ -82,6 +82,27 @@ private func folderWithToneClip() throws -> TemporaryFolder {
         #expect(abs(Double(audio.count) / 48000 - 7.5) < 0.03)
     }
 
+    /// Freezing inside a frame holds that frame, and freezing inside the last frame holds it
+    /// to the end: the held frame lasts its own 1/60 s plus the hold, every frame is kept.
+    @Test(arguments: [("2.005", 120), ("5.99", 359), ("0", 0)])
+    func passthroughHoldsTheFrameOnScreenAtTheTime(at: String, held: Int) throws {
+        let folder = try folderWithToneClip()
+        #expect(try slowpoke("freeze", "--at", at, "--duration", "1.5", in: folder).status == 0)
+        let exported = try slowpoke("export", "--progress", "none", "-o", "out.mp4", in: folder)
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let out = folder.file("out.mp4")
+        #expect(try TestSupport.frameMD5s(out).md5s == TestSupport.frameMD5s(folder.file("clip.mp4")).md5s)
+        let probe = try TestSupport.ffprobe(out, ["-select_streams", "v:0", "-show_entries", "packet=pts_time:format=duration", "-show_packets", "-show_format"])
+        let pts = ((probe["packets"] as? [[String: Any]]) ?? []).compactMap { ($0["pts_time"] as? String).flatMap(Double.init) }.sorted()
+        try #require(pts.count == 360)
+        #expect(abs(pts[held] - Double(held) / 60) < 1e-4, "\(pts[held])")
+        if held + 1 < pts.count {
+            #expect(abs(pts[held + 1] - pts[held] - (1.0 / 60 + 1.5)) < 1e-4, "\(pts[held + 1] - pts[held])")
+        }
+        let length = ((probe["format"] as? [String: Any])?["duration"] as? String).flatMap(Double.init) ?? 0
+        #expect(abs(length - 7.5) < 0.03, "\(length)")
+    }
+
     /// `--fps 60` (lossless, so decoded frames can be compared with the source's): the held
     /// frame repeats 91 times (2 s to 3.5 s), the rest are the source's frames in order.
     @Test func constantRateRepeatsTheHeldFrame() throws {
