@@ -103,6 +103,32 @@ private func folderWithToneClip() throws -> TemporaryFolder {
         #expect(abs(length - 7.5) < 0.03, "\(length)")
     }
 
+    /// A subtitle cue on screen at the held time stays on screen through the hold (1-3 s of
+    /// source becomes 1-4.5 s), and a chapter boundary after it moves by the hold (2.5 → 4 s).
+    @Test func cuesAndChaptersFollowTheHold() throws {
+        let folder = try folderWithToneClip()
+        try Data("1\n00:00:01,000 --> 00:00:03,000\nhello\n".utf8).write(to: folder.file("cues.srt"))
+        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2500\ntitle=one\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2500\nEND=6000\ntitle=two\n".utf8)
+            .write(to: folder.file("chapters.txt"))
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", folder.file("clip.mp4").path, "-i", folder.file("cues.srt").path,
+            "-i", folder.file("chapters.txt").path, "-map", "0", "-map", "1", "-map_chapters", "2", "-c", "copy", "-c:s", "mov_text",
+            folder.file("subs.mp4").path])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke("freeze", "subs.mp4", "--at", "2", "--duration", "1.5", in: folder).status == 0)
+        let exported = try slowpoke("export", "subs.slowpoke", "--progress", "none", "-o", "out.mp4", in: folder)
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let probe = try TestSupport.ffprobe(folder.file("out.mp4"), ["-select_streams", "s", "-show_entries", "packet=pts_time,duration_time:chapter=start_time,end_time",
+                                                                  "-show_packets", "-show_chapters"])
+        let cues = ((probe["packets"] as? [[String: Any]]) ?? []).compactMap { p -> (Double, Double)? in
+            guard let start = (p["pts_time"] as? String).flatMap(Double.init), let length = (p["duration_time"] as? String).flatMap(Double.init) else { return nil }
+            return (start, length)
+        }
+        #expect(cues.contains { abs($0.0 - 1) < 1e-3 && abs($0.1 - 3.5) < 1e-3 }, "\(cues)")
+        let chapters = (probe["chapters"] as? [[String: Any]]) ?? []
+        let bounds = chapters.compactMap { ($0["end_time"] as? String).flatMap(Double.init) }
+        #expect(bounds.count == 2 && abs(bounds[0] - 4) < 1e-3, "\(chapters)")
+    }
+
     /// `--fps 60` (lossless, so decoded frames can be compared with the source's): the held
     /// frame repeats 91 times (2 s to 3.5 s), the rest are the source's frames in order.
     @Test func constantRateRepeatsTheHeldFrame() throws {
