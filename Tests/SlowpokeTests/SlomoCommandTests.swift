@@ -73,6 +73,25 @@ private func segments(_ folder: TemporaryFolder) throws -> [(start: String, end:
         #expect(try segments(folder).count == 1)
     }
 
+    /// The result is an ordinary timeline: `--fps 30` flattens a 120 fps slow motion to
+    /// round(duration × 30) frames, and a 440 Hz tone keeps its pitch through the slow middle.
+    @Test func constantRateExportPlaysTheSlowMotion() throws {
+        let folder = try folderWithClip(fps: 120)
+        try #require(try slowpoke("slomo", in: folder).status == 0)
+        let info = try json(try slowpoke("info", "--json", in: folder).stdout)
+        let duration = try #require((info["duration"] as? String).flatMap { text -> Double? in
+            let parts = text.split(separator: "/").compactMap { Double($0) }
+            return parts.count == 2 ? parts[0] / parts[1] : Double(text)
+        })
+        let exported = try slowpoke("export", "--progress", "none", "--fps", "30", "--preset", "ultrafast", "-o", "out.mp4", in: folder)
+        try #require(exported.status == 0, "\(exported.stderr)")
+        let frames = try TestSupport.frameMD5s(folder.file("out.mp4"))
+        #expect(frames.errors.isEmpty && frames.md5s.count == Int((duration * 30).rounded()), "\(frames.md5s.count) frames for \(duration) s")
+        let audio = try TestSupport.decodeAudio(folder.file("out.mp4"))
+        let f = Signals.dominantFrequency(audio, from: Int(3.0 * 48000), count: 65536)
+        #expect(abs(f - 440) / 440 < 0.01, "\(f) Hz in the slow middle")
+    }
+
     /// A sidecar beside the movie gives the region (1 s for 2 s) and the rate (1/4, though the
     /// clip is 240 fps); --range and --rate override it.
     @Test func theSidecarsRegionAndRateAreUsed() throws {
