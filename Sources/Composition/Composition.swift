@@ -98,6 +98,29 @@ public struct Composition: Sendable, Hashable, Codable {
         }
     }
 
+    /// Holds the picture on screen at `t` for `duration` (a freeze frame): every video track
+    /// gets a hold of the frame it shows at `t` (see ``CompositionTrack/insertHold(at:duration:)``),
+    /// every other track that reaches `t` a gap of the same length (silence), so later content
+    /// moves later by `duration` everywhere.
+    public mutating func insertHold(at t: Time, duration: Time) throws(CompositionError) {
+        guard t.isNumeric, t >= .zero, t < self.duration else {
+            throw .beyondTimeline("cannot freeze at \(t): the timeline runs from 0 to \(self.duration.secondsText) s, and a freeze holds a frame shown before the end")
+        }
+        guard duration.isNumeric, duration > .zero else {
+            throw .invalidRange("a freeze needs a positive duration, not \(duration)")
+        }
+        guard tracks.contains(where: { $0.mediaType == .video }) else {
+            throw .noSuchTrack("the timeline has no video track, so there is no frame to hold")
+        }
+        try applyToEveryTrack { track throws(CompositionError) in
+            if track.mediaType == .video {
+                try track.insertHold(at: t, duration: duration)
+            } else if t <= track.duration {
+                try track.insertEmptyTimeRange(TimeRange(start: t, duration: duration))
+            }
+        }
+    }
+
     /// Deletes `range` from every track. Later content moves earlier.
     public mutating func removeTimeRange(_ range: TimeRange) throws(CompositionError) {
         try checkEditable(range, verb: "remove")

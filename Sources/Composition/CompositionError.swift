@@ -11,6 +11,8 @@ public enum CompositionError: Error, Equatable, Sendable {
     case notNumeric(String)
     /// A rate outside what slowpoke's audio and video pipelines support.
     case rateOutOfRange(String)
+    /// Slow motion asked of a clip below 85 fps.
+    case notHighFrameRate(String)
     /// A time or range that falls outside the timeline or the source.
     case beyondTimeline(String)
     case noSuchTrack(String)
@@ -37,7 +39,7 @@ public enum CompositionError: Error, Equatable, Sendable {
         case .overflow(let what):
             "exact time arithmetic overflowed: \(what)"
         case .invalidRational(let what), .invalidTime(let what), .invalidRange(let what),
-             .notNumeric(let what), .rateOutOfRange(let what), .beyondTimeline(let what),
+             .notNumeric(let what), .rateOutOfRange(let what), .notHighFrameRate(let what), .beyondTimeline(let what),
              .noSuchTrack(let what), .noMediaTracks(let what), .duplicateTrack(let what), .documentChanged(let what):
             what
         case .corruptDocument(let path, let reason):

@@ -100,7 +100,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
     public func approximatePresentation(at t: Time, timescale: Int32) -> Presentation? {
         guard let index = segmentIndex(at: t) else { return nil }
         let segment = segments[index]
-        var sourceTime: Time?
+        var sourceTime = segment.heldTime
         if let source = segment.source, let rate = segment.rate {
             let seconds = source.start.seconds + (t.seconds - segment.target.start.seconds) * rate.doubleValue
             sourceTime = Time(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
@@ -154,6 +154,26 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         try replace(insertingAt: range.start, piece: Piece(source: nil, duration: range.duration))
     }
 
+    /// Holds the frame on screen at composition time `t` for `duration` (a freeze frame): a
+    /// hold of the source time playing at `t` is inserted there, and later content moves later
+    /// by `duration`. Inside a hold, the hold grows. AVFoundation gets the same picture by
+    /// scaling a one-frame range; a hold keeps the frame's own time and has no rate.
+    ///
+    ///     before:  [0 ==== 2 ==== 4)                 freeze at 2 for 1.5
+    ///     after:   [0 ==== 2)[hold 2: 2 ━━ 3.5)[3.5 ==== 5.5)
+    public mutating func insertHold(at t: Time, duration: Time) throws(CompositionError) {
+        guard duration.isNumeric, duration > .zero else {
+            throw .invalidRange("a freeze needs a positive duration, not \(duration)")
+        }
+        guard let presentation = try presentation(at: t) else {
+            throw .beyondTimeline("there is no frame at \(t): the track runs from 0 to \(duration.secondsText) s, and a freeze holds a frame that plays (use a time before the end)")
+        }
+        guard let held = presentation.sourceTime else {
+            throw .beyondTimeline("the timeline has a gap at \(t), so there is no frame to hold there")
+        }
+        try replace(insertingAt: t, piece: Piece(source: nil, duration: duration, held: held))
+    }
+
     /// Deletes the content in `range`. Later content moves earlier by `range.duration`. The
     /// track remains even when it becomes empty.
     public mutating func removeTimeRange(_ range: TimeRange) throws(CompositionError) {
@@ -183,11 +203,12 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
 
     // MARK: Internals
 
-    /// A segment before its place on the timeline is known: a source (nil for a gap) and a
-    /// target duration.
+    /// A segment before its place on the timeline is known: a source (nil for a gap or a
+    /// hold), a target duration, and for a hold the held source time.
     struct Piece {
         var source: TimeRange?
         var duration: Time
+        var held: Time? = nil
     }
 
     private func checkInsertionPoint(_ t: Time) throws(CompositionError) {
@@ -226,7 +247,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
                                         duration: clipped.duration))
                 }
             } else {
-                result.append(Piece(source: nil, duration: clipped.duration))
+                result.append(Piece(source: nil, duration: clipped.duration, held: segment.heldTime))
             }
         }
         return result
@@ -240,7 +261,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
                 let source = try last.source.map { s throws(CompositionError) in
                     try TimeRange(start: s.start, end: piece.source!.end)
                 }
-                merged[merged.count - 1] = Piece(source: source, duration: try last.duration + piece.duration)
+                merged[merged.count - 1] = Piece(source: source, duration: try last.duration + piece.duration, held: last.held)
             } else {
                 merged.append(piece)
             }
@@ -252,6 +273,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
             let target = try TimeRange(start: start, duration: piece.duration)
             if let source = piece.source {
                 segments.append(try CompositionTrackSegment(source: source, target: target))
+            } else if let held = piece.held {
+                segments.append(try CompositionTrackSegment(holding: held, target: target))
             } else {
                 segments.append(try CompositionTrackSegment(emptyTarget: target))
             }
@@ -263,7 +286,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
     private static func continues(_ a: Piece, with b: Piece) throws(CompositionError) -> Bool {
         switch (a.source, b.source) {
         case (nil, nil):
-            return true
+            // Two gaps, or two holds of the same frame.
+            return a.held == b.held
         case let (sa?, sb?):
             guard sa.end == sb.start else { return false }
             return try sa.duration.ratio(to: a.duration) == sb.duration.ratio(to: b.duration)

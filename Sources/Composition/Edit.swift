@@ -11,6 +11,11 @@ public enum Edit: Sendable, Hashable {
     /// A speed ramp: its steps' `scaleTimeRange` calls on every track, as one edit (one line in
     /// the history, one undo). Recorded with its step count, so replaying it gives the same steps.
     case ramp(Ramp)
+    /// A freeze frame: the frame on screen at `range.start` is held for `range.duration`
+    /// (``Composition/insertHold(at:duration:)``); `range` is where the hold sits afterwards.
+    case freeze(range: TimeRange)
+    /// iPhone-style slow motion: a ramp in, a slow middle and a ramp out, as one edit.
+    case slowMotion(SlowMotion)
 
     /// A scale edit that plays `range` at `rate`, after checking the rate.
     public static func scale(range: TimeRange, rate: Rational) throws(CompositionError) -> Edit {
@@ -36,6 +41,10 @@ public enum Edit: Sendable, Hashable {
             try edited.insertEmptyTimeRange(range)
         case .ramp(let ramp):
             try ramp.apply(to: &edited)
+        case .freeze(let range):
+            try edited.insertHold(at: range.start, duration: range.duration)
+        case .slowMotion(let slowMotion):
+            try slowMotion.apply(to: &edited)
         }
         for track in edited.tracks {
             for segment in track.segments {
@@ -59,12 +68,17 @@ public enum Edit: Sendable, Hashable {
         case .ramp(let ramp):
             let length = (try? ramp.duration()).map { " to \($0.formatted()) s" } ?? ""
             return "ramp \(ramp.range)\(length) (\(ramp.from.readable)x to \(ramp.to.readable)x, \(ramp.ease.rawValue), \(ramp.steps) steps)"
+        case .freeze(let range):
+            return "freeze the frame at \(range.start) for \(range.duration)"
+        case .slowMotion(let s):
+            let length = (try? s.duration()).map { " to \($0.formatted()) s" } ?? ""
+            return "slow motion \(s.range)\(length) (\(s.rate.readable)x, ramps of \(s.rampLength) in and out)"
         }
     }
 }
 
 extension Edit: Codable {
-    private enum CodingKeys: String, CodingKey { case op, range, duration, from, to, ease, steps }
+    private enum CodingKeys: String, CodingKey { case op, range, duration, from, to, ease, steps, rate, rampLength }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -74,6 +88,14 @@ extension Edit: Codable {
         case "scale": self = .scale(range: range, toDuration: try c.decode(Time.self, forKey: .duration))
         case "remove": self = .remove(range: range)
         case "insertGap": self = .insertGap(range: range)
+        case "freeze": self = .freeze(range: range)
+        case "slomo":
+            do {
+                self = .slowMotion(try SlowMotion(range: range, rate: try c.decode(Rational.self, forKey: .rate),
+                                                  rampLength: try c.decode(Time.self, forKey: .rampLength)))
+            } catch let error as CompositionError {
+                throw DecodingError.dataCorruptedError(forKey: .op, in: c, debugDescription: error.description)
+            }
         case "ramp":
             do {
                 self = .ramp(try Ramp(range: range, from: try c.decode(Rational.self, forKey: .from),
@@ -108,6 +130,14 @@ extension Edit: Codable {
             try c.encode(ramp.to, forKey: .to)
             try c.encode(ramp.ease, forKey: .ease)
             try c.encode(ramp.steps, forKey: .steps)
+        case .freeze(let range):
+            try c.encode("freeze", forKey: .op)
+            try c.encode(range, forKey: .range)
+        case .slowMotion(let s):
+            try c.encode("slomo", forKey: .op)
+            try c.encode(s.range, forKey: .range)
+            try c.encode(s.rate, forKey: .rate)
+            try c.encode(s.rampLength, forKey: .rampLength)
         }
     }
 }

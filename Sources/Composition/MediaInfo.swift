@@ -10,6 +10,12 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     public var bitRate: Int64?
     public var fileSize: Int64
     public var streams: [StreamInfo]
+    /// The movie's `com.apple.quicktime.full-frame-rate-playback-intent` metadata, when it has
+    /// it: iPhone high-frame-rate movies carry it (1: play every frame, 0: play the slow-motion
+    /// adjustment). Nil when the movie has no such key.
+    public var fullFrameRatePlaybackIntent: String?
+
+    public static let fullFrameRatePlaybackIntentKey = "com.apple.quicktime.full-frame-rate-playback-intent"
 
     public init(container: String, containerLongName: String?, duration: Time?, bitRate: Int64?,
                 fileSize: Int64, streams: [StreamInfo]) {

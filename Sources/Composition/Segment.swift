@@ -25,10 +25,23 @@ public struct TimeMapping: Sendable, Hashable {
 }
 
 /// One segment of a composition track: a time mapping plus its exact playback rate.
+///
+/// Three kinds: media (a source range played at a rate), a gap (nothing: black and silence),
+/// and a hold (a freeze frame): `heldTime`, one instant of the source, stays on screen for the
+/// whole target range. A hold has no source range and no rate (it is not a very slow rate, so
+/// the 1/32 limit does not apply); audio treats it as a gap.
+///
+/// ```
+///   media   source [2 ==== 3)   target [2 ==== 3)
+///   hold    held 3              target [3 ======== 5)     the frame on screen at 3, for 2 s
+///   media   source [3 ==== 4)   target [5 ==== 6)
+/// ```
 public struct CompositionTrackSegment: Sendable, Hashable {
     public let timeMapping: TimeMapping
-    /// `source.duration / target.duration`, exactly; nil for an empty segment.
+    /// `source.duration / target.duration`, exactly; nil for a gap or a hold.
     public let rate: Rational?
+    /// For a hold, the source time whose frame stays on screen; nil otherwise.
+    public let heldTime: Time?
 
     /// A segment that plays `source` over `target` at rate `source.duration / target.duration`.
     public init(source: TimeRange, target: TimeRange) throws(CompositionError) {
@@ -36,6 +49,7 @@ public struct CompositionTrackSegment: Sendable, Hashable {
         guard !source.isEmpty else { throw .invalidRange("a media segment's source range cannot be empty") }
         self.timeMapping = TimeMapping(source: source, target: target)
         self.rate = try source.duration.ratio(to: target.duration)
+        self.heldTime = nil
     }
 
     /// An empty segment (a gap) over `target`.
@@ -43,20 +57,35 @@ public struct CompositionTrackSegment: Sendable, Hashable {
         guard !target.isEmpty else { throw .invalidRange("a segment's target range cannot be empty") }
         self.timeMapping = TimeMapping(source: nil, target: target)
         self.rate = nil
+        self.heldTime = nil
     }
 
-    public var isEmpty: Bool { timeMapping.source == nil }
+    /// A hold over `target`: the frame on screen at source time `held` stays there.
+    public init(holding held: Time, target: TimeRange) throws(CompositionError) {
+        guard !target.isEmpty else { throw .invalidRange("a segment's target range cannot be empty") }
+        guard held.isNumeric else { throw .notNumeric("a held frame needs a numeric source time, not \(held)") }
+        self.timeMapping = TimeMapping(source: nil, target: target)
+        self.rate = nil
+        self.heldTime = held
+    }
+
+    /// A gap: no media and no held frame.
+    public var isEmpty: Bool { timeMapping.source == nil && heldTime == nil }
+    /// A freeze frame.
+    public var isHold: Bool { heldTime != nil }
     public var source: TimeRange? { timeMapping.source }
     public var target: TimeRange { timeMapping.target }
 
-    /// The source time that plays at composition time `t`, which must lie in `target`.
-    /// Nil for a gap.
+    /// The source time that plays at composition time `t`, which must lie in `target`: the
+    /// held time throughout a hold; nil for a gap.
     public func sourceTime(at t: Time) throws(CompositionError) -> Time? {
+        if let heldTime { return heldTime }
         guard let source, let rate else { return nil }
         return try source.start + (t - target.start).multiplied(by: rate)
     }
 
-    /// The composition time at which source time `s`, which must lie in `source`, plays.
+    /// The composition time at which source time `s`, which must lie in `source`, plays; nil
+    /// for a gap or a hold.
     public func compositionTime(forSourceTime s: Time) throws(CompositionError) -> Time? {
         guard let source, let rate else { return nil }
         return try target.start + (s - source.start).multiplied(by: rate.reciprocal)
@@ -64,14 +93,22 @@ public struct CompositionTrackSegment: Sendable, Hashable {
 }
 
 extension CompositionTrackSegment: Codable {
-    private enum CodingKeys: String, CodingKey { case target, source, rate }
+    private enum CodingKeys: String, CodingKey { case target, source, rate, hold }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let target = try c.decode(TimeRange.self, forKey: .target)
         let source = try c.decodeIfPresent(TimeRange.self, forKey: .source)
-        do {
-            if let source { try self.init(source: source, target: target) } else { try self.init(emptyTarget: target) }
+        let held = try c.decodeIfPresent(Time.self, forKey: .hold)
+        do throws(CompositionError) {
+            if let source {
+                guard held == nil else { throw CompositionError.invalidRange("a segment is either media or a hold, not both") }
+                try self.init(source: source, target: target)
+            } else if let held {
+                try self.init(holding: held, target: target)
+            } else {
+                try self.init(emptyTarget: target)
+            }
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
@@ -87,6 +124,7 @@ extension CompositionTrackSegment: Codable {
         try c.encode(target, forKey: .target)
         try c.encodeIfPresent(source, forKey: .source)
         try c.encodeIfPresent(rate, forKey: .rate)
+        try c.encodeIfPresent(heldTime, forKey: .hold)
     }
 }
 
@@ -95,8 +133,8 @@ public struct Presentation: Sendable, Hashable {
     /// Index of the segment in its track.
     public let segmentIndex: Int
     public let segment: CompositionTrackSegment
-    /// The source time playing, or nil inside a gap.
+    /// The source time playing (the held time inside a hold), or nil inside a gap.
     public let sourceTime: Time?
-    /// The playback rate, or nil inside a gap.
+    /// The playback rate, or nil inside a gap or a hold.
     public var rate: Rational? { segment.rate }
 }

@@ -14,7 +14,7 @@ public struct FrameSpan: Sendable, Hashable {
     /// Output frames the span occupies.
     public let target: Range<Int64>
     /// Source frames it plays (from `sourceOrigin`, see ``FrameSpan/spans(of:framesPerSecond:sourceOrigin:)``);
-    /// nil for a gap.
+    /// nil for a gap or a hold (a hold is silent: its audio is a gap).
     public let source: Range<Int64>?
     /// Its exact playback rate (source over target); nil for a gap.
     public let rate: Rational?
@@ -42,17 +42,21 @@ public struct FrameSpan: Sendable, Hashable {
     }
 }
 
-/// A piece of a timeline before it is laid out: source played at a rate, or a gap of a length.
+/// A piece of a timeline before it is laid out: source played at a rate, or a gap (or a hold)
+/// of a length.
 public struct TimelinePiece: Sendable, Hashable {
     public var source: TimeRange?
     public var rate: Rational?
-    /// A gap's length (ignored for media).
+    /// A gap's or a hold's length (ignored for media).
     public var gap: Time
+    /// A hold's held source time.
+    public var held: Time?
 
     public init(_ segment: CompositionTrackSegment) {
         source = segment.source
         rate = segment.rate
         gap = segment.target.duration
+        held = segment.heldTime
     }
 
     /// Segments playing `pieces` end to end from time 0: each media piece over its source's
@@ -68,7 +72,11 @@ public struct TimelinePiece: Sendable, Hashable {
                 start = target.end
             } else if piece.source == nil, piece.gap > .zero {
                 let target = try TimeRange(start: start, duration: piece.gap)
-                result.append(try CompositionTrackSegment(emptyTarget: target))
+                if let held = piece.held {
+                    result.append(try CompositionTrackSegment(holding: held, target: target))
+                } else {
+                    result.append(try CompositionTrackSegment(emptyTarget: target))
+                }
                 start = target.end
             }
         }

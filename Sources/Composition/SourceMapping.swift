@@ -1,7 +1,8 @@
 /// Where source material plays in a timeline: the inverse of ``CompositionTrack/presentation(at:)``
 /// for whole ranges. Subtitle cues and chapters follow the timeline this way: a range in a
 /// removed stretch vanishes, one crossing a cut is clipped at it, one in a scaled stretch
-/// stretches with it.
+/// stretches with it. A hold (freeze frame) of a source time inside a range belongs to that
+/// range: a cue on screen when the picture freezes stays on screen while it is held.
 ///
 /// Exact where the arithmetic fits; where it overflows (stacked prime rates), the times are
 /// rounded to microseconds.
@@ -11,6 +12,10 @@ public enum SourceMapping {
     public static func compositionRanges(of range: TimeRange, in segments: [CompositionTrackSegment]) -> [TimeRange] {
         var pieces: [TimeRange] = []
         for segment in segments {
+            if let held = segment.heldTime, range.contains(held) {
+                pieces.append(segment.target)
+                continue
+            }
             guard let source = segment.source, source.overlaps(range) else { continue }
             let from = max(source.start, range.start), to = min(source.end, range.end)
             guard let start = compositionTime(of: from, in: segment), let end = compositionTime(of: to, in: segment),
@@ -30,11 +35,16 @@ public enum SourceMapping {
     }
 
     /// The composition time at which source time `s` plays, or, when `s` is not played (removed),
-    /// where the first source after it plays: where the cut is. Nil when nothing at or after `s`
+    /// where the first source after it plays: where the cut is (or where a hold of it starts).
+    /// Nil when nothing at or after `s`
     /// plays.
     public static func compositionTime(atOrAfter s: Time, in segments: [CompositionTrackSegment]) -> Time? {
         var best: Time?
         for segment in segments {
+            // A hold of `s` or of a later time starts showing it where the hold starts.
+            if let held = segment.heldTime, held >= s, best.map({ segment.target.start < $0 }) ?? true {
+                best = segment.target.start
+            }
             guard let source = segment.source, s < source.end else { continue }
             guard let t = compositionTime(of: max(s, source.start), in: segment) else { continue }
             if best.map({ t < $0 }) ?? true { best = t }

@@ -46,8 +46,15 @@ struct FramePlan {
             let t = try Self.time(of: k, fps: fps)
             // Rates stacked so deep that the exact source time does not fit: the nearest tick of
             // the source's own timescale picks the same frame but for a tie within that tick.
-            guard let p = try Self.presentation(of: track, at: t, timescale: Int32(min(Int64(max(pictures.timescale, 1)) * 8, Int64(Int32.max)))), let s = p.sourceTime, let range = p.segment.source,
-                  let rate = p.rate else {
+            let p = try Self.presentation(of: track, at: t, timescale: Int32(min(Int64(max(pictures.timescale, 1)) * 8, Int64(Int32.max))))
+            if let p, let held = p.segment.heldTime {
+                // A hold repeats the frame on screen at its held time.
+                let i = pictures.picture(at: held)
+                sources.append(.frame(i))
+                needed[i] = true
+                continue
+            }
+            guard let p, let s = p.sourceTime, let range = p.segment.source, let rate = p.rate else {
                 sources.append(.gap)
                 continue
             }

@@ -54,7 +54,13 @@ struct PacketMap {
         // Where exact arithmetic overflows (rates like 1/(31·29·23·19) stacked on a 1/15360 s
         // grid), times are rounded to `preferred` ticks instead, and the map says it is inexact.
         var rounded = false
+        // Holds (freeze frames): the frame on screen at the held time stays on screen through
+        // the hold. A frame that starts exactly at a held time starts showing where the hold
+        // starts (and the frame before it ends there); one that shows across the held time
+        // already spans the hold, since its end maps to after it.
+        let holds = track.segments.enumerated().compactMap { i, s in s.heldTime.map { (held: $0, index: i) } }
         func map(_ s: Time) throws -> Time? {
+            if let hold = holds.first(where: { $0.held == s }) { return track.segments[hold.index].target.start }
             do {
                 let times = try track.compositionTimes(forSourceTime: s)
                 if times.count > 1 {
@@ -86,6 +92,9 @@ struct PacketMap {
                     rounded = true
                     end = pts
                 }
+            }
+            if let last = (try? Self.endThroughHold(pts: packet.pts, duration: packet.duration, holds: holds, track: track)) ?? nil {
+                end = max(end ?? pts, last)
             }
             mapped.append((index, pts, end ?? pts, false))
         }
@@ -139,6 +148,21 @@ struct PacketMap {
         for (r, t) in sorted.enumerated() { rank[t] = r }
         let depth = max(0, pts.indices.map { $0 - rank[pts[$0]]! }.max() ?? 0)
         return pts.indices.map { i in i >= depth ? sorted[i - depth] : first - step * Int64(depth - i) }
+    }
+
+    /// Where a frame that shows across a held time (`pts < held < pts + duration`) stops
+    /// showing at the least: the end of the hold, plus what of the frame the segment after the
+    /// hold plays. Nil when no hold holds it. (Its end mapped by itself falls short when the
+    /// frame is the movie's last, or ends where a removed range starts.)
+    private static func endThroughHold(pts: Time, duration: Time, holds: [(held: Time, index: Int)],
+                                       track: CompositionTrack) throws -> Time? {
+        let end = try pts + duration
+        guard let hold = holds.first(where: { pts < $0.held && $0.held < end }) else { return nil }
+        let target = track.segments[hold.index].target
+        guard hold.index + 1 < track.segments.count else { return target.end }
+        let next = track.segments[hold.index + 1]
+        guard let source = next.source, let rate = next.rate, source.start == hold.held else { return target.end }
+        return try target.end + (min(end, source.end) - hold.held).multiplied(by: rate.reciprocal)
     }
 
     /// The composition time at which a frame that starts at `pts` stops showing, when its end

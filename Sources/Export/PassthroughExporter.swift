@@ -7,6 +7,7 @@ internal import CFFmpeg
 /// `slowpoke export` without `--fps`: AVAssetExportSession's passthrough preset. Every video
 /// packet is copied unchanged with its timestamps mapped exactly through the timeline; the audio
 /// is rendered through TimePitch and encoded as AAC (or copied when the timeline is untouched).
+/// A hold (freeze frame) lengthens the held frame's duration; nothing is re-encoded.
 public struct PassthroughExporter {
     public let document: ProjectDocument
     public let documentURL: URL

@@ -24,13 +24,15 @@ public enum Prober {
         let format = context.iformat.pointee
         let duration = context.duration == sp_av_nopts_value() || context.duration <= 0
             ? nil : Time(value: context.duration, timescale: Int32(sp_av_time_base()))
-        return MediaInfo(
+        var info = MediaInfo(
             container: String(cString: format.name),
             containerLongName: format.long_name.map { String(cString: $0) },
             duration: duration,
             bitRate: context.bit_rate > 0 ? context.bit_rate : nil,
             fileSize: size,
             streams: streams)
+        info.fullFrameRatePlaybackIntent = metadata(context.metadata, MediaInfo.fullFrameRatePlaybackIntentKey)
+        return info
     }
 
     private static func describe(_ stream: StreamView) -> StreamInfo {

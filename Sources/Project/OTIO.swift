@@ -10,7 +10,9 @@ public import Composition
 /// `duration` the clip's length **in the track**. A segment whose rate is not 1 carries one
 /// `LinearTimeWarp.1` whose `time_scalar` is that rate, meaning the clip consumes
 /// `duration × time_scalar` of media: 3.2-5.0 s at 1/4 is start 3.2, duration 7.2, scalar 0.25.
-/// A 1x clip has no effect. Every clip has an `ExternalReference.1` to the movie.
+/// A 1x clip has no effect. A hold (freeze frame) is a clip whose `source_range` starts at the
+/// held time and lasts the hold, with one `FreezeFrame.1` effect (a LinearTimeWarp of
+/// `time_scalar` 0). Every clip has an `ExternalReference.1` to the movie.
 ///
 /// Files from slowpoke before this convention (timeline `metadata.slowpoke.version` 1) wrote
 /// the media span as `source_range.duration`; they still import as they were meant.
@@ -39,6 +41,7 @@ public enum OTIO {
         for track in composition.tracks {
             for segment in track.segments {
                 if let source = segment.source { times += [source.start, source.duration] }
+                if let held = segment.heldTime { times.append(held) }
                 times.append(segment.target.duration)
             }
         }
@@ -74,6 +77,27 @@ public enum OTIO {
                             ("name", .string("")),
                             ("effect_name", .string("LinearTimeWarp")),
                             ("time_scalar", .number(segmentRate.doubleValue)),
+                        ])])),
+                        ("markers", .array([])),
+                        ("enabled", .bool(true)),
+                        ("media_references", .object([("DEFAULT_MEDIA", reference)])),
+                        ("active_media_reference_key", .string("DEFAULT_MEDIA")),
+                    ]))
+                } else if let held = segment.heldTime {
+                    children.append(.object([
+                        ("OTIO_SCHEMA", .string("Clip.2")),
+                        ("metadata", .object([("slowpoke", .object([
+                            ("held", .string(held.secondsText)),
+                            ("duration", .string(segment.target.duration.secondsText)),
+                        ]))])),
+                        ("name", .string("\(movie.name) \(index + 1) (freeze)")),
+                        ("source_range", timeRange(try TimeRange(start: held, duration: segment.target.duration), rate: rate)),
+                        ("effects", .array([.object([
+                            ("OTIO_SCHEMA", .string("FreezeFrame.1")),
+                            ("metadata", .object([])),
+                            ("name", .string("")),
+                            ("effect_name", .string("FreezeFrame")),
+                            ("time_scalar", .number(0)),
                         ])])),
                         ("markers", .array([])),
                         ("enabled", .bool(true)),

@@ -3,14 +3,16 @@ public import Composition
 
 extension OTIO {
     /// Reads an OTIO file's JSON. Throws, naming the item, for anything slowpoke cannot
-    /// represent: transitions, nested stacks, trimmed tracks, disabled items, freeze frames,
-    /// time effects other than LinearTimeWarp, other effects, and references that are neither
+    /// represent: transitions, nested stacks, trimmed tracks, disabled items, time effects
+    /// other than LinearTimeWarp and FreezeFrame, other effects, and references that are neither
     /// external files nor missing (generators, image sequences).
     ///
     /// A warped clip's `source_range` is read as OpenTimelineIO reads it: `start_time` is the
     /// media's in-point, `duration` the clip's length in the track, and a `LinearTimeWarp` of
     /// scalar s makes it consume `duration × s` of media. Files slowpoke wrote before that
     /// convention (timeline `metadata.slowpoke.version` 1) held the media span there instead.
+    /// A clip with a `FreezeFrame` effect (or warps whose scalars multiply to 0) is a hold:
+    /// the frame at `start_time` stays on screen for `duration`.
     public static func read(_ data: Data) throws(OTIOError) -> OTIOTimeline {
         let root: Any
         do { root = try JSONSerialization.jsonObject(with: data) } catch {
@@ -128,7 +130,7 @@ extension OTIO {
             throw .malformed("\(label) has neither a source_range nor an available_range")
         }
         var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
-        let duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
+        var duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
         guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
         // Media time counts from the reference's available_range start (a camera's start
         // timecode, say); slowpoke's source time counts from the movie's first frame.
@@ -142,12 +144,14 @@ extension OTIO {
         // Time effects: LinearTimeWarp scalars multiply; anything else cannot be represented.
         var scalar = 1.0
         var warps = 0
+        var frozen = false
         for (index, effect) in (item["effects"] as? [Any] ?? []).enumerated() {
             let effect = effect as? [String: Any] ?? [:]
             let effectSchema = effect["OTIO_SCHEMA"] as? String ?? "(none)"
             let effectName = effect["effect_name"] as? String ?? ""
             if effectSchema.hasPrefix("FreezeFrame.") {
-                throw .unsupported("\(label) has a FreezeFrame effect; slowpoke plays every clip at a rate from 1/32 to 32 and cannot hold one frame (replace the freeze with a gap, or remove it)")
+                frozen = true
+                continue
             }
             guard effectSchema.hasPrefix("LinearTimeWarp.") else {
                 throw .unsupported("\(label) has effect \(index + 1), a \(schemaName(effectSchema))\(effectName.isEmpty ? "" : " \"\(effectName)\""), which slowpoke cannot represent; it reads only LinearTimeWarp")
@@ -158,8 +162,16 @@ extension OTIO {
             scalar *= value
             warps += 1
         }
-        if scalar == 0 {
-            throw .unsupported("\(label) has time_scalar 0, a freeze frame; slowpoke plays every clip at a rate from 1/32 to 32 and cannot hold one frame")
+        if frozen || scalar == 0 {
+            // slowpoke's exact held time and length, when they still describe the fields.
+            if let exact,
+               let held = (exact["held"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+               let length = (exact["duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
+               agrees(held, start), agrees(length, duration) {
+                (start, duration) = (held, length)
+            }
+            guard start >= .zero else { throw .unsupported("\(label) freezes media time \(start.secondsText) s, before the movie's first frame") }
+            return .init(item: .hold(frame: start, duration: duration), label: label, media: media)
         }
         if scalar < 0 {
             throw .unsupported("\(label) has time_scalar \(scalar) and would play backwards, which slowpoke cannot do")

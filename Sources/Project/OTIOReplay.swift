@@ -5,7 +5,9 @@ extension OTIO {
     /// The items a composition track plays, in order, as OTIO would hold them.
     public static func items(of track: CompositionTrack) -> [OTIOTimeline.Item] {
         track.segments.map { segment in
-            if let source = segment.source, let rate = segment.rate { .clip(source: source, rate: rate) } else { .gap(duration: segment.target.duration) }
+            if let source = segment.source, let rate = segment.rate { .clip(source: source, rate: rate) }
+            else if let held = segment.heldTime { .hold(frame: held, duration: segment.target.duration) }
+            else { .gap(duration: segment.target.duration) }
         }
     }
 
@@ -28,6 +30,16 @@ extension OTIO {
                 case .gap(let duration):
                     edits.append(.insertGap(range: try range(t, duration)))
                     t = try t + duration
+                case .hold(let frame, let duration):
+                    // slowpoke holds the frame where the timeline stands: what follows is
+                    // untouched from source s, so skip to the held frame, then freeze it.
+                    guard frame >= s, frame < movieDuration else {
+                        throw OTIOError.unsupported("\(labeled.label) freezes media time \(frame.secondsText) s, but the timeline has already played up to \(s.secondsText) s there (or the movie ends before it); slowpoke holds a frame where it stands on the timeline, so a freeze must hold a frame at or after the end of the clip before it")
+                    }
+                    if frame > s { edits.append(.remove(range: try range(t, frame - s))) }
+                    edits.append(.freeze(range: try range(t, duration)))
+                    t = try t + duration
+                    s = frame
                 case .clip(let source, let rate):
                     guard source.start >= .zero, source.end <= movieDuration else {
                         throw OTIOError.unsupported("\(labeled.label) plays source \(source), beyond the movie's 0-\(movieDuration.secondsText) s")
@@ -70,6 +82,13 @@ extension OTIO {
             switch labeled.item {
             case .gap(let duration):
                 edits.append(.insertGap(range: try TimeRange(start: p, duration: duration)))
+            case .hold(let frame, let duration):
+                // Freeze the untouched movie at the held frame, then remove what lies between
+                // it and what follows (now after the hold).
+                guard frame <= p else { throw .invalidRange("\(labeled.label) freezes media time \(frame) after the clip that follows it") }
+                edits.append(.freeze(range: try TimeRange(start: frame, duration: duration)))
+                if frame < p { edits.append(.remove(range: try TimeRange(start: frame + duration, duration: p - frame))) }
+                p = frame
             case .clip(let source, let rate):
                 if source.end < p { edits.append(.remove(range: try TimeRange(start: source.end, end: p))) }
                 if rate != .one {
@@ -86,6 +105,9 @@ extension OTIO {
     /// times), then each clip scaled (from the last, so earlier positions stay put), then the
     /// gaps inserted at their final times.
     static func editsByKind(toPlay track: OTIOTimeline.Track, movieDuration: Time) throws(CompositionError) -> [Edit] {
+        guard !track.items.contains(where: { if case .hold = $0.item { true } else { false } }) else {
+            throw .overflow("a timeline with freeze frames replays only in timeline order or from its end")
+        }
         let clips: [(source: TimeRange, rate: Rational)] = track.items.compactMap {
             if case .clip(let source, let rate) = $0.item { (source, rate) } else { nil }
         }
@@ -114,6 +136,8 @@ extension OTIO {
                 t = try t + duration
             case .clip(let source, let rate):
                 t = try t + source.duration.multiplied(by: rate.reciprocal)
+            case .hold(_, let duration):
+                t = try t + duration
             }
         }
         return edits
@@ -185,6 +209,7 @@ extension OTIO {
         case nil: "nothing"
         case .gap(let duration): "a \(duration.secondsText) s gap"
         case .clip(let source, let rate): "source \(source) at \(rate.readable)x"
+        case .hold(let frame, let duration): "the frame at \(frame.secondsText) s held for \(duration.secondsText) s"
         }
     }
 
@@ -196,6 +221,8 @@ extension OTIO {
             switch (result.last, labeled.item) {
             case let (.gap(a)?, .gap(b)):
                 if let sum = try? a + b { result[result.count - 1] = .gap(duration: sum); continue }
+            case let (.hold(fa, a)?, .hold(fb, b)) where fa == fb:
+                if let sum = try? a + b { result[result.count - 1] = .hold(frame: fa, duration: sum); continue }
             case let (.clip(sa, ra)?, .clip(sb, rb)) where ra == rb && sa.end == sb.start:
                 if let joined = try? TimeRange(start: sa.start, end: sb.end) {
                     result[result.count - 1] = .clip(source: joined, rate: ra)

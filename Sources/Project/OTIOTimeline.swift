@@ -2,12 +2,14 @@ import Foundation
 public import Composition
 
 /// A timeline read from an OTIO file, reduced to what slowpoke can play: per track, clips
-/// (a source range of the movie at a rate) and gaps.
+/// (a source range of the movie at a rate), holds (freeze frames) and gaps.
 public struct OTIOTimeline: Sendable, Hashable {
     public enum Item: Sendable, Hashable {
         /// Plays `source` (media time) at `rate`: it lasts `source.duration / rate` on the track.
         case clip(source: TimeRange, rate: Rational)
         case gap(duration: Time)
+        /// Holds the frame on screen at media time `frame` for `duration` (a `FreezeFrame` clip).
+        case hold(frame: Time, duration: Time)
     }
 
     /// A clip's media reference.

@@ -60,10 +60,10 @@ public struct MovieReference: Sendable, Hashable, Codable {
 /// document whose stored timeline disagrees with its history is refused as corrupt.
 public struct ProjectDocument: Sendable, Hashable {
     /// The newest document format this slowpoke reads and writes. Version 2 added the `ramp`
-    /// edit; a document is written with the oldest version that can hold its history (1 unless
-    /// it records a ramp), so a slowpoke that knows only version 1 still reads what it can, and
+    /// edit, version 3 the `freeze` and `slomo` edits (and hold segments); a document is written
+    /// with the oldest version that can hold its history (1 unless it records one of those), so a slowpoke that knows only version 1 still reads what it can, and
     /// refuses the rest by version ("written by a newer slowpoke") rather than as corrupt.
-    public static let currentVersion = 2
+    public static let currentVersion = 3
     public static let formatName = "slowpoke"
 
     public let movie: MovieReference
@@ -120,10 +120,17 @@ public struct ProjectDocument: Sendable, Hashable {
 }
 
 extension ProjectDocument {
-    /// The format version the document is written with: the oldest that holds its history, 2
-    /// with a ramp (applied or undone), else 1. (``DocumentStore`` checks the version it reads.)
+    /// The format version the document is written with: the oldest that holds its history
+    /// (applied or undone edits): 3 with a freeze or slow motion, 2 with a ramp, else 1.
+    /// (``DocumentStore`` checks the version it reads.)
     public var version: Int {
-        history.entries.contains { if case .ramp = $0.edit { true } else { false } } ? 2 : 1
+        history.entries.map { entry in
+            switch entry.edit {
+            case .freeze, .slowMotion: 3
+            case .ramp: 2
+            case .scale, .remove, .insertGap: 1
+            }
+        }.max() ?? 1
     }
 }
 

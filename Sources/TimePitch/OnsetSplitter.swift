@@ -13,24 +13,33 @@ extension TimelineRenderer {
         guard splitsAtOnsets else { return plans }
         var result: [Plan] = []
         for plan in plans {
-            guard plan.kind == .stretch, plan.outCount > plan.sourceCount, let rate = plan.rate else {
+            guard plan.kind == .stretch, plan.outCount > plan.sourceCount, plan.rate != nil || !plan.keyFrames.isEmpty else {
                 result.append(plan)
                 continue
             }
+            let rate = plan.rate
             // Onsets inside the segment split it; the first one in the audio read past its end
             // (the next segment's attack) is kept out of its context.
             let ratio = Double(plan.outCount) / Double(plan.sourceCount)
-            let context = context(plan, ratio: ratio)
+            let context = plan.keyFrames.isEmpty ? context(plan, ratio: ratio)
+                : { let c = steppedContext(plan); return (c.first, c.count, c.outputOrigin) }()
             let margin = Int64(format.sampleRate / 20), shortest = Int64(format.sampleRate / 100)
             let onsets = try findOnsets(from: plan.sourceStart + margin, to: context.first + Int64(context.count), source: source)
             var piece = plan
             piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
             for onset in onsets where onset < plan.sourceEnd - shortest {
-                // The onset's exact output position, from the segment's exact rate.
-                let offset = Int128(onset - plan.sourceStart) * Int128(rate.denominator)
-                let out = plan.outStart + Int64((offset + Int128(rate.numerator) / 2) / Int128(rate.numerator))
+                // The onset's exact output position, from the segment's exact rate (or its
+                // step's, in joined ramp steps).
+                let out: Int64
+                if let rate {
+                    let offset = Int128(onset - plan.sourceStart) * Int128(rate.denominator)
+                    out = plan.outStart + Int64((offset + Int128(rate.numerator) / 2) / Int128(rate.numerator))
+                } else {
+                    out = outputPosition(of: onset, in: plan)
+                }
                 var before = Plan(kind: .stretch, outStart: piece.outStart, outEnd: out, sourceStart: piece.sourceStart,
                                   sourceEnd: onset, rate: rate)
+                before.keyFrames = piece.keyFrames.filter { $0.source > piece.sourceStart && $0.source < onset }
                 before.fadeIn = piece.fadeIn
                 before.fadeOut = max(1, format.sampleRate / 1000)
                 before.endsAtOnset = true
@@ -38,6 +47,7 @@ extension TimelineRenderer {
                 result.append(before)
                 piece = Plan(kind: .stretch, outStart: out, outEnd: plan.outEnd, sourceStart: onset,
                              sourceEnd: plan.sourceEnd, rate: rate)
+                piece.keyFrames = plan.keyFrames.filter { $0.source > onset && $0.source < plan.sourceEnd }
                 piece.fadeOut = plan.fadeOut
                 piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
             }

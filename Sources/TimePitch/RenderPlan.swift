@@ -27,6 +27,9 @@ extension TimelineRenderer {
         /// The source frame from which this piece reads silence instead of the source: the onset
         /// that starts the next piece or follows the segment, kept out of its context.
         var silentFrom: Int64?
+        /// Stretched steps joined into this plan (see ``joinedSteps(_:)``): where each step
+        /// after the first starts, as (source frame, output frame). Empty for a single segment.
+        var keyFrames: [(source: Int64, out: Int64)] = []
 
         var outCount: Int64 { outEnd - outStart }
         var sourceCount: Int64 { sourceEnd - sourceStart }

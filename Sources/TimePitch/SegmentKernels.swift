@@ -31,12 +31,18 @@ extension TimelineRenderer {
     }
 
     func stretch(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
-        let ratio = Double(plan.outCount) / Double(plan.sourceCount)
-        let (first, count, origin) = context(plan, ratio: ratio)
+        var ratio = Double(plan.outCount) / Double(plan.sourceCount)
+        var (first, count, origin) = context(plan, ratio: ratio)
+        var map: [(input: Int, output: Int)] = []
+        if !plan.keyFrames.isEmpty {
+            // A ramp's steps in one run: the key-frame map places each step (see StepJoining).
+            (first, count, origin, ratio, map) = steppedContext(plan)
+        }
         let stretcher = try Stretcher(sampleRate: format.sampleRate, channels: format.channels, algorithm: settings.algorithm,
                                       mode: .offline, timeRatio: ratio, pitchScale: settings.pitchScale)
         stretcher.setExpectedInputDuration(count)
         stretcher.setMaxProcessSize(blockSize)
+        if !map.isEmpty { stretcher.setKeyFrameMap(map) }
         var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         var output = input
         // R2's transient detector mistakes the rounding noise of mathematically clean signals
@@ -66,7 +72,11 @@ extension TimelineRenderer {
         // cores in use instead of 1.7-1.75, measured). R3 works on this thread, where larger
         // calls cost less per frame. The output is the same either way.
         let feed = settings.algorithm == .timeDomain ? min(1024, blockSize) : blockSize
-        let chunk = max(16, min(feed, Int(Double(blockSize) / max(1, ratio))))
+        // With a key-frame map (a ramp), the slowest step sets the size: R3 follows the map once
+        // per call, and calls of about one block of output follow it closely (measured: no
+        // level change at the steps' boundaries; much smaller calls left a dip near the end).
+        let slowest = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }.max() ?? ratio
+        let chunk = max(16, min(feed, Int(Double(blockSize) / max(1, slowest))))
         let wantedEnd = min(plan.fadeOutEnd, window?.upperBound ?? .max)
         var produced: Int64 = 0
         func drain() throws -> Bool {

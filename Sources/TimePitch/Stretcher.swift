@@ -57,6 +57,14 @@ final class Stretcher {
     func setExpectedInputDuration(_ frames: Int) { rubberband_set_expected_input_duration(state, UInt32(frames)) }
     func setMaxProcessSize(_ frames: Int) { rubberband_set_max_process_size(state, UInt32(frames)) }
 
+    /// Offline only, before the first `process` call: input frame → output frame points the
+    /// stretch passes through (a time ratio per section; the overall ratio is still
+    /// ``timeRatio``). Never give (0, 0): its section's ratio would be 0/0.
+    func setKeyFrameMap(_ map: [(input: Int, output: Int)]) {
+        var from = map.map { UInt32($0.input) }, to = map.map { UInt32($0.output) }
+        rubberband_set_key_frame_map(state, UInt32(map.count), &from, &to)
+    }
+
     private lazy var inBuffer = PlanarBuffer(channels: channels, capacity: 4096)
     private lazy var outBuffer = PlanarBuffer(channels: channels, capacity: 4096)
 

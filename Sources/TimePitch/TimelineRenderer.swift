@@ -16,6 +16,9 @@ import Foundation
 ///   segments, whatever the movie's length.
 /// - **Attacks in place.** Slowed stretched segments are split at sharp onsets, so the phase
 ///   vocoder cannot smear an attack ahead of its time (``splitAtOnsets(_:source:)``).
+/// - **Ramps in one run.** Stretched segments that continue each other's source (a ramp's
+///   steps) are one Rubber Band run whose key-frame map places every step, with no join to
+///   crossfade (``joinedSteps(_:)``).
 /// - **Aligned.** Rubber Band runs offline, with the segment's exact input length announced and a
 ///   study pass first, so its output starts exactly where its input does (no lost latency).
 public final class TimelineRenderer {
@@ -39,6 +42,9 @@ public final class TimelineRenderer {
     }
     /// Whether stretched segments are split at sharp onsets (see ``splitAtOnsets``).
     public var splitsAtOnsets = true
+    /// Whether neighbouring stretched segments over contiguous source (a speed ramp's steps)
+    /// are stretched in one Rubber Band run with a key-frame map (see ``joinedSteps(_:)``).
+    public var joinsSteps = true
     /// The output frames the render in progress writes, when it writes only some (see `render`).
     var window: Range<Int64>?
 
@@ -54,7 +60,7 @@ public final class TimelineRenderer {
         guard source.format == format else {
             throw TimePitchError.unsupportedFormat("the source is \(source.format.sampleRate) Hz × \(source.format.channels) but the renderer expects \(format.sampleRate) Hz × \(format.channels)")
         }
-        var laidOut = try plan(segments, sourceOrigin: sourceOrigin)
+        var laidOut = try joinedSteps(plan(segments, sourceOrigin: sourceOrigin))
         if let range {
             laidOut = laidOut.filter { $0.fadeOutEnd > range.lowerBound && $0.fadeInStart < range.upperBound }
         }

@@ -4,7 +4,7 @@ import Project
 import Foundation
 
 /// Applies one edit to the document and reports the new timeline length.
-private func applyEdit(_ options: DocumentOptions, _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
+func applyEdit(_ options: DocumentOptions, _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
     let url = try DocumentLocator.locate(options.document)
     let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
         let edit = try makeEdit(document.timeline)

@@ -27,11 +27,18 @@ enum Report {
         if let bitRate = media.bitRate { head += ", \(bitsPerSecond(bitRate))" }
         out += head + "\n"
         for stream in media.streams { out += "  " + describe(stream) + "\n" }
+        if let intent = media.fullFrameRatePlaybackIntent {
+            out += "  \(MediaInfo.fullFrameRatePlaybackIntentKey) = \(intent)\n"
+        }
         out += "\n"
 
         let tracks = document.timeline.tracks
-        let ramps = document.history.appliedEdits.compactMap { edit -> Ramp? in
-            if case .ramp(let ramp) = edit { ramp } else { nil }
+        let ramps = document.history.appliedEdits.flatMap { edit -> [Ramp] in
+            switch edit {
+            case .ramp(let ramp): [ramp]
+            case .slowMotion(let slowMotion): (try? slowMotion.ramps()).map { [$0.into, $0.outOf] } ?? []
+            default: []
+            }
         }
         let shared = tracks.count > 1 && tracks.dropFirst().allSatisfy { $0.segments == tracks[0].segments }
         if shared || tracks.count == 1 {
@@ -50,7 +57,7 @@ enum Report {
     }
 
     /// A small graph of the playback rate over the timeline, on a log scale between the
-    /// slowest and fastest rates present, when they differ; gaps are blank columns.
+    /// slowest and fastest rates present, when they differ; gaps and holds are blank columns.
     ///
     ///     Speed over the timeline (0 - 11.697 s, log scale):
     ///        1x ███████████▆▅▄▃▁             ███████████████████████████████
@@ -135,8 +142,9 @@ enum Report {
             rows.append([
                 "\(index)",
                 "\(segment.target.start.secondsText) - \(segment.target.end.secondsText)",
-                segment.source.map { "\($0.start.secondsText) - \($0.end.secondsText)" } ?? "(gap)",
-                segment.rate.map { "\($0.readable)x" } ?? "",
+                segment.source.map { "\($0.start.secondsText) - \($0.end.secondsText)" }
+                    ?? segment.heldTime.map { "\($0.secondsText) (held)" } ?? "(gap)",
+                segment.rate.map { "\($0.readable)x" } ?? (segment.isHold ? "freeze" : ""),
             ])
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }

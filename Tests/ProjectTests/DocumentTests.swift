@@ -199,7 +199,7 @@ final class Scratch {
         }
         #expect(try scratch.bytes() == Data(text.utf8))
         #expect(CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion).description
-            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 2); upgrade slowpoke to edit it")
+            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 3); upgrade slowpoke to edit it")
     }
 
     @Test func aMissingMovieIsReported() throws {

@@ -113,7 +113,7 @@ private func infoSeconds(_ value: Any?) -> Double {
         #expect(info["duration"] as? String == "6.5")
     }
 
-    @Test func aFreezeFrameIsRefusedByNameAndNothingIsWritten() throws {
+    @Test func aFreezeFrameImportsAsAHold() throws {
         let folder = try TemporaryFolder("otio")
         try folder.copy(media: "clip60.mp4", as: "clip.mp4")
         let text = """
@@ -127,9 +127,10 @@ private func infoSeconds(_ value: Any?) -> Double {
             """
         try Data(text.utf8).write(to: folder.file("hold.otio"))
         let result = try slowpoke("otio", "import", "hold.otio", "-o", "hold.slowpoke", in: folder)
-        #expect(result.status == 1)
-        #expect(result.stderr == "slowpoke: error: hold.otio: clip \"hold\" (item 1 of Video track \"V1\") has a FreezeFrame effect; slowpoke plays every clip at a rate from 1/32 to 32 and cannot hold one frame (replace the freeze with a gap, or remove it)\n")
-        #expect(try folder.listing() == ["clip.mp4", "hold.otio"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "imported hold.otio into hold.slowpoke: 2 edit(s), the timeline is now 1 s\n", "\(result.stdout)")
+        let info = try slowpoke("info", "hold.slowpoke", in: folder).stdout
+        #expect(info.contains("  1   0 - 1         0 (held)   freeze\n"), "\(info)")
     }
 
     @Test func exportRefusesToReplaceAFileWithoutForce() throws {
@@ -279,6 +280,7 @@ private func infoSeconds(_ value: Any?) -> Double {
         try slowpoke("open", "clip.mp4", in: folder)
         try slowpoke("insert-gap", "--at", "1", "--duration", "1/3", in: folder)
         try slowpoke("scale", "--range", "2-3", "--rate", "0.5", in: folder)
+        try slowpoke("freeze", "--at", "5", "--duration", "1", in: folder)
         let output = try slowpoke("info", "--json", in: folder).stdout
         let info = try json(output)
         #expect(info["schemaVersion"] as? Int == 1)

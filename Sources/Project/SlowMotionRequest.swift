@@ -1,0 +1,65 @@
+public import Foundation
+public import Composition
+
+/// What `slowpoke slomo` applies to a document: the range and rate given, else those of the
+/// movie's Photos sidecar (``SlowMotionSidecar``), else Photos' defaults for its frame rate
+/// (``SlowMotion/photosDefault(duration:framesPerSecond:)``).
+public struct SlowMotionRequest: Sendable {
+    public let slowMotion: SlowMotion
+    /// Where the range and rate came from, for people: `IMG_0042.AAE`, `Photos' defaults for 240 fps`.
+    public let origin: String
+    /// The sidecar that was read, if any.
+    public let sidecar: SlowMotionSidecar?
+
+    /// Decides the slow motion for `document`, whose movie is at `movie`. `range` (timeline
+    /// time) and `rate` override the sidecar's and the defaults. Throws for a clip below 85 fps
+    /// (not a high-frame-rate clip), and for a sidecar that cannot be read, naming it.
+    public init(document: ProjectDocument, movie: URL, range: TimeRange?, rate: Rational?) throws {
+        guard let video = document.media.primaryVideo else {
+            throw CompositionError.notHighFrameRate("\(document.movie.path) has no video; slow motion is for high-frame-rate video")
+        }
+        let fps = (video.averageFrameRate ?? video.realFrameRate)?.doubleValue ?? 0
+        guard let photosRate = SlowMotion.photosRate(framesPerSecond: fps) else {
+            throw SlowMotion.notHighFrameRate(framesPerSecond: fps)
+        }
+        var sidecar: SlowMotionSidecar?
+        if range == nil || rate == nil, let url = SlowMotionSidecar.url(besideMovie: movie) {
+            sidecar = try SlowMotionSidecar(contentsOf: url)
+        }
+        let timeline = document.timeline
+        var chosenRange = range
+        if chosenRange == nil, let sidecar {
+            chosenRange = try Self.timelineRange(of: sidecar, in: timeline)
+        }
+        let defaults = try SlowMotion.photosDefault(duration: timeline.duration, framesPerSecond: fps)
+        let finalRange = chosenRange ?? defaults.range
+        let finalRate = rate ?? sidecar?.rate ?? photosRate
+        slowMotion = try SlowMotion(range: finalRange, rate: finalRate)
+        self.sidecar = sidecar
+        let fpsText = String(format: "%.3g", fps)
+        switch (range != nil, rate != nil, sidecar != nil) {
+        case (true, true, _): origin = "the range and rate given"
+        case (_, _, true): origin = (sidecar!.path as NSString).lastPathComponent + (range != nil || rate != nil ? " and the \(range != nil ? "range" : "rate") given" : "")
+        default: origin = "Photos' defaults for \(fpsText) fps" + (range != nil || rate != nil ? " and the \(range != nil ? "range" : "rate") given" : "")
+        }
+    }
+
+    /// Where the sidecar's region (movie time) is on the timeline: it must still play there in
+    /// one piece, untouched (the region is clipped to the movie's end).
+    static func timelineRange(of sidecar: SlowMotionSidecar, in timeline: Composition) throws -> TimeRange {
+        let name = (sidecar.path as NSString).lastPathComponent
+        guard let track = timeline.tracks(withMediaType: .video).first else {
+            throw CompositionError.noSuchTrack("the timeline has no video track")
+        }
+        let movieEnd = track.segments.compactMap(\.source?.end).max() ?? .zero
+        guard let movieRange = try? TimeRange(start: .zero, end: movieEnd),
+              let region = try sidecar.region.clamped(to: movieRange), !region.isEmpty else {
+            throw SidecarError(path: sidecar.path, reason: "its slow-motion region \(sidecar.region) lies outside the movie")
+        }
+        let pieces = SourceMapping.compositionRanges(of: region, in: track.segments)
+        guard pieces.count == 1, pieces[0].duration == region.duration else {
+            throw CompositionError.invalidRange("\(name)'s slow-motion region (movie time \(region)) no longer plays untouched on the timeline, which was edited there; give --range in timeline time, or undo those edits")
+        }
+        return pieces[0]
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Composition
+import Project
+import Foundation
+
+struct SlomoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "slomo",
+        abstract: "Slow a high-frame-rate clip down as the iPhone's Photos app shows it.",
+        discussion: """
+            A 120 or 240 fps clip copied off an iPhone plays at normal speed everywhere but in \
+            Photos, because the slow section lives in the Photos library, not in the movie. \
+            slomo puts it on the timeline: the range slows from 1x to the rate through a speed \
+            ramp, plays at the rate, and speeds up again through a second ramp (each about \
+            half a second of source, inside the range, built as `ramp` builds them). One edit: \
+            one line in `history`, one `undo`; every export and the preview play the result.
+
+            Where the range and rate come from, first found first:
+              1. --range and --rate, when given (timeline time, as for `scale`);
+              2. the Photos sidecar beside the movie, with its stem and the extension .AAE \
+            (IMG_0042.MOV → IMG_0042.AAE): its slow-motion region and rate. A sidecar that \
+            cannot be read is an error naming it, and the document is left unchanged;
+              3. Photos' defaults: 15% to 85% of the clip, at 1/8 speed for 210 fps or more \
+            and 1/4 for 85 fps or more.
+            Below 85 fps slomo refuses ("not a high-frame-rate clip"); use `scale` or `ramp`.
+
+            `info` shows the movie's com.apple.quicktime.full-frame-rate-playback-intent key \
+            when it has one.
+
+            Examples:
+              slowpoke slomo IMG_0042.MOV                     # the sidecar's, or Photos' defaults
+              slowpoke slomo --range 1.2-3.4                   # that range, Photos' rate
+              slowpoke slomo --range 1.2-3.4 --rate 1/4
+            """)
+
+    @OptionGroup var options: DocumentOptions
+
+    @Option(help: ArgumentHelp("The slow range, START-END in timeline time (default: the sidecar's region, else 15% to 85% of the clip).", valueName: "range"), transform: RangeArgument.init(parsing:))
+    var range: RangeArgument?
+
+    @Option(help: ArgumentHelp("The slow rate, below 1 and at least 1/32 (default: the sidecar's, else 1/8 from 210 fps, 1/4 from 85 fps).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    var rate: RateArgument?
+
+    func run() throws {
+        let url = try DocumentLocator.locate(options.document)
+        let before = try DocumentStore.read(url)
+        let range = try self.range.map { try $0.value.resolved(timelineEnd: before.timeline.duration) }
+        let request = try SlowMotionRequest(document: before, movie: DocumentStore.movieURL(of: before, at: url),
+                                            range: range, rate: rate?.value)
+        let edit = Edit.slowMotion(request.slowMotion)
+        let duration = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+            guard document.timeline == before.timeline else {
+                throw .documentChanged("\(url.lastPathComponent) changed while slomo was reading it; run slomo again")
+            }
+            try document.apply(edit)
+            return document.timeline.duration
+        }
+        print("\(edit.summary), from \(request.origin); the timeline is now \(duration)")
+    }
+}

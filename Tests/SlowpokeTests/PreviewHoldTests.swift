@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The preview plays a hold (issue 24, part 2): the held frame stays on screen and the audio is
+/// silent, then the timeline goes on. In the serialized preview suite (it measures real time).
+extension PreviewCommandTests {
+    @Test func aFreezeShowsTheHeldFrameInSilenceThenPlaysOn() throws {
+        let folder = try TemporaryFolder("preview-hold")
+        // 6 s at 60 fps, each frame's index coded in its top row (PictureCode), a steady tone.
+        let gen = TestSupport.root.appendingPathComponent("media/gen.py").path
+        let clip = folder.file("tone.mp4")
+        let made = try TestSupport.run(URL(fileURLWithPath: "/bin/bash"), ["-c", """
+            set -euo pipefail
+            python3 '\(gen)' frames 320 180 60 1 360 | ffmpeg -hide_banner -loglevel error -nostdin -y \
+              -f rawvideo -pix_fmt yuv420p -s 320x180 -framerate 60 -i - -f lavfi -i 'sine=frequency=440:sample_rate=48000' \
+              -t 6 -c:v libx264 -preset ultrafast -g 60 -bf 2 -pix_fmt yuv420p -c:a aac -ac 2 '\(clip.path)'
+            """])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke("open", "tone.mp4", in: folder).status == 0)
+        #expect(try slowpoke("freeze", "--at", "2", "--duration", "3", in: folder).status == 0)  // 2-5 holds frame 120
+
+        let display = try VirtualDisplay()
+        let session = try PreviewSession(["tone.slowpoke", "--start", "2.5"], in: folder.url, display: display)
+        try session.waitUntilReady()
+        usleep(400_000)
+        #expect(PictureCode.frameIndex(try session.screenshot()) == 120, "paused inside the hold")
+        let start = try session.press("space")
+        usleep(1_200_000)
+        let during = PictureCode.frameIndex(try session.screenshot())   // about 3.7 s: still held
+        usleep(2_600_000)
+        let after = PictureCode.frameIndex(try session.screenshot())    // about 6.3 s: source 3.3 s
+        #expect(session.quit() == 0, "\(session.stderr())")
+        #expect(during == 120, "frame \(during) on screen during the hold")
+        #expect(after > 150 && after < 260, "frame \(after) on screen after the hold")
+
+        // Heard from 2.5 s: 2.5 s of silence (the rest of the hold), then the tone.
+        let heard = try session.heardAudio()
+        let holdEnd = start + 2 * 48000 + 24000
+        try #require(heard.count > holdEnd + 48000, "heard \(heard.count) frames")
+        let silent = Signals.rms(heard[(start + 4800)..<(holdEnd - 9600)])
+        let tone = Signals.rms(heard[(holdEnd + 19200)..<(holdEnd + 48000)])
+        #expect(silent < 1e-4, "level during the hold \(silent)")
+        #expect(tone > 0.05, "level after the hold \(tone)")
+    }
+}
