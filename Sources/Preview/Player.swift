@@ -22,7 +22,14 @@ public final class Player {
     private let session: SDLSession
     var feeder: AudioFeeder?
     private var video: VideoView?
-    private var reader: VideoFrameReader?
+    var reader: VideoFrameReader?
+    /// The movie's audio tracks and the one playing (`t` moves on).
+    var audioChoice: AudioTrackChoice
+    /// The text subtitle track shown at the bottom (`s` shows or hides it), if the movie has one.
+    var subtitles: SubtitleTimeline?
+    var showSubtitles = false
+    /// Said once the loop runs: what could not be set up but does not stop the preview.
+    var startNotes: [String] = []
     /// Wall clock, when there is no audio: composition seconds at `wallAnchor`.
     var wallPosition: Double = 0
     var wallAnchor = Date()
@@ -46,8 +53,10 @@ public final class Player {
         let hasVideo = !composition.tracks(withMediaType: .video).isEmpty
         session = try SDLSession(video: options.video)
         let start = min(max(options.start, .zero), composition.duration).seconds
+        let streams = try? PlayableStreams.of(movie)
+        audioChoice = AudioTrackChoice(tracks: streams?.audio ?? [])
         if let track = composition.tracks(withMediaType: .audio).first {
-            let audio = try CompositionAudio(movie: movie, track: track, varispeed: algorithm == .varispeed)
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: algorithm == .varispeed, stream: audioChoice.stream)
             feeder = try AudioFeeder(audio: audio, settings: settings, at: start * Double(audio.format.sampleRate))
         }
         wallPosition = start
@@ -60,6 +69,7 @@ public final class Player {
                                      sampleAspectRatio: reader == nil ? nil : stream?.sampleAspectRatio)
             video = try VideoView(shape: shape,
                                   title: "slowpoke preview — \(movie.lastPathComponent)")
+            loadSubtitles(from: streams?.subtitles ?? [])
         }
     }
 
@@ -97,6 +107,8 @@ public final class Player {
         var lastStatus = ""
         var lastStatusTime = Date.distantPast
         var lastShown: Time?
+        var lastSubtitle: String?
+        for note in startNotes { message(note) }
         while true {
             if interrupted() {
                 summary.interrupted = true
@@ -128,7 +140,7 @@ public final class Player {
                 message("end of the timeline")
             }
             let shown = min(now, composition.duration)
-            let line = settings.status(time: shown, duration: composition.duration)
+            let line = ([settings.status(time: shown, duration: composition.duration)] + overlayNotes).joined(separator: "  ")
             let statusDue = line != lastStatus && (Date().timeIntervalSince(lastStatusTime) >= 0.1 || !pressed.isEmpty)
             if statusDue {
                 status(line)
@@ -137,9 +149,11 @@ public final class Player {
             }
             if let video {
                 let frameChanged = try showVideo(at: shown)
-                if frameChanged || statusDue || lastShown == nil || !pressed.isEmpty {
+                let subtitle = showSubtitles ? subtitles?.text(at: shown) : nil
+                if frameChanged || statusDue || lastShown == nil || !pressed.isEmpty || subtitle != lastSubtitle {
                     if statusDue { video.setTitle("slowpoke — \(line)") }
-                    video.present(status: lastStatus, help: showHelp ? previewKeyHelp : nil)
+                    video.present(status: lastStatus, subtitle: subtitle, help: showHelp ? previewKeyHelp : nil)
+                    lastSubtitle = subtitle
                     lastShown = shown
                 }
             }
@@ -203,6 +217,10 @@ public final class Player {
         case .apply: try applyEdit(message: message)
         case .undo: try undo(message: message)
         case .help: showHelp.toggle()
+        case .nextAudioTrack: try nextAudioTrack(message: message)
+        case .subtitles:
+            guard subtitles != nil else { return message("this movie has no text subtitles") }
+            showSubtitles.toggle()
         case .quit: break
         }
     }
@@ -216,7 +234,7 @@ public final class Player {
         feeder?.setPlaying(playing)
     }
 
-    private func applySettings() throws {
+    func applySettings() throws {
         wallPosition = currentTime.seconds
         wallAnchor = Date()
         try feeder?.apply(settings)
@@ -224,7 +242,8 @@ public final class Player {
         if let feeder, audioIsVarispeed != (settings.algorithm == .varispeed),
            let track = composition.tracks(withMediaType: .audio).first,
            track.segments.contains(where: { $0.rate != nil && $0.rate != .one }) {
-            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed,
+                                             stream: audioChoice.stream)
             try feeder.seek(to: feeder.heardPosition, audio: audio)
         }
         audioIsVarispeed = settings.algorithm == .varispeed
