@@ -25,6 +25,8 @@ public final class Player {
     var reader: VideoFrameReader?
     /// The movie's audio tracks and the one playing (`t` moves on).
     var audioChoice: AudioTrackChoice
+    /// The audio track `t` asked for, being made.
+    var preparingAudio: PreparedAudio?
     /// The text subtitle track shown at the bottom (`s` shows or hides it), if the movie has one.
     var subtitles: SubtitleTimeline?
     var showSubtitles = false
@@ -132,6 +134,7 @@ public final class Player {
                 try handle(key, message: message)
             }
             if quit { break }
+            try adoptPreparedAudio(message: message)
             var now = currentTime
             if settings.playing && now >= composition.duration {
                 try setPlaying(false)

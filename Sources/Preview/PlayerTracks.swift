@@ -17,19 +17,35 @@ extension Player {
         return notes
     }
 
-    /// `t`: plays the next audio track from the time being heard.
+    /// `t`: starts making the next audio track (after the one being made, if `t` came twice);
+    /// ``adoptPreparedAudio(message:)`` plays it from the time being heard once it is ready.
     func nextAudioTrack(message: (String) -> Void) throws {
-        guard audioChoice.tracks.count > 1, let feeder, let track = composition.tracks(withMediaType: .audio).first else {
+        guard audioChoice.tracks.count > 1, feeder != nil, let track = composition.tracks(withMediaType: .audio).first else {
             return message("this movie has no other audio track")
         }
-        audioChoice.next()
-        let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed,
-                                         stream: audioChoice.stream)
-        let position = feeder.heardPosition / Double(feeder.format.sampleRate)
+        var choice = preparingAudio?.choice ?? audioChoice
+        choice.next()
+        preparingAudio = PreparedAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed, choice: choice)
+    }
+
+    /// Plays the audio track made since `t`, if it is ready (and still fits the timeline and
+    /// the rendering; if not, makes it again).
+    func adoptPreparedAudio(message: (String) -> Void) throws {
+        guard let prepared = preparingAudio, let made = prepared.finished else { return }
+        preparingAudio = nil
+        guard let feeder, let track = composition.tracks(withMediaType: .audio).first else { return }
+        let varispeed = settings.algorithm == .varispeed
+        guard prepared.track == track, prepared.varispeed == varispeed else {
+            preparingAudio = PreparedAudio(movie: movie, track: track, varispeed: varispeed, choice: prepared.choice)
+            return
+        }
+        let audio = try made.get()
+        audioChoice = prepared.choice
         if audio.format == feeder.format {
             try feeder.seek(to: feeder.heardPosition, audio: audio)
         } else {
             // Another sample rate or channel count: the device is opened again for it.
+            let position = feeder.heardPosition / Double(feeder.format.sampleRate)
             feeder.stop()
             self.feeder = nil
             let replacement = try AudioFeeder(audio: audio, settings: settings, at: position * Double(audio.format.sampleRate))
@@ -37,7 +53,7 @@ extension Player {
             replacement.start()
             replacement.setPlaying(settings.playing)
         }
-        audioIsVarispeed = settings.algorithm == .varispeed
+        audioIsVarispeed = varispeed
         message("playing \(audioChoice.label ?? "audio track \(audioChoice.current + 1)")")
     }
 
