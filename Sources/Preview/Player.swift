@@ -222,7 +222,9 @@ public final class Player {
         case .help: showHelp.toggle()
         case .nextAudioTrack: try nextAudioTrack(message: message)
         case .subtitles:
-            guard subtitles != nil else { return message("this movie has no text subtitles") }
+            guard subtitles != nil else {
+                return message(options.video ? "this movie has no text subtitles" : "subtitles show in the window only")
+            }
             showSubtitles.toggle()
         case .quit: break
         }
