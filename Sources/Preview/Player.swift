@@ -239,7 +239,7 @@ public final class Player {
         feeder?.setPlaying(playing)
     }
 
-    func applySettings() throws {
+    private func applySettings() throws {
         wallPosition = currentTime.seconds
         wallAnchor = Date()
         try feeder?.apply(settings)
