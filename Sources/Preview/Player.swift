@@ -27,11 +27,12 @@ public final class Player {
     var audioChoice: AudioTrackChoice
     /// The audio track `t` asked for, being made.
     var preparingAudio: PreparedAudio?
-    /// The text subtitle track shown at the bottom (`s` shows or hides it), if the movie has one.
+    /// The text subtitle track shown at the bottom (`s` shows or hides it), if the movie has
+    /// one; its cues once read (in the background: that reads the whole file).
+    var subtitleStream: PlayableStream?
     var subtitles: SubtitleTimeline?
+    var readingSubtitles: (work: BackgroundWork<[SubtitleCue]>, segments: [CompositionTrackSegment])?
     var showSubtitles = false
-    /// Said once the loop runs: what could not be set up but does not stop the preview.
-    var startNotes: [String] = []
     /// Wall clock, when there is no audio: composition seconds at `wallAnchor`.
     var wallPosition: Double = 0
     var wallAnchor = Date()
@@ -110,7 +111,6 @@ public final class Player {
         var lastStatusTime = Date.distantPast
         var lastShown: Time?
         var lastSubtitle: String?
-        for note in startNotes { message(note) }
         while true {
             if interrupted() {
                 summary.interrupted = true
@@ -135,6 +135,7 @@ public final class Player {
             }
             if quit { break }
             try adoptPreparedAudio(message: message)
+            adoptSubtitles(message: message)
             var now = currentTime
             if settings.playing && now >= composition.duration {
                 try setPlaying(false)
@@ -222,7 +223,7 @@ public final class Player {
         case .help: showHelp.toggle()
         case .nextAudioTrack: try nextAudioTrack(message: message)
         case .subtitles:
-            guard subtitles != nil else {
+            guard subtitleStream != nil else {
                 return message(options.video ? "this movie has no text subtitles" : "subtitles show in the window only")
             }
             showSubtitles.toggle()

@@ -61,7 +61,7 @@ extension Player {
         wallPosition = after.seconds
         wallAnchor = Date()
         // The cues follow the new timeline too.
-        if let stream = subtitles?.stream { try retimeSubtitles(stream) }
+        if let subtitleStream { readSubtitles(subtitleStream) }
         summary.saved.append(note)
         message("saved: \(note); the timeline is now \(composition.duration)")
     }

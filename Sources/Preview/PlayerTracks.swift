@@ -31,7 +31,7 @@ extension Player {
     /// Plays the audio track made since `t`, if it is ready (and still fits the timeline and
     /// the rendering; if not, makes it again).
     func adoptPreparedAudio(message: (String) -> Void) throws {
-        guard let prepared = preparingAudio, let made = prepared.finished else { return }
+        guard let prepared = preparingAudio, let made = prepared.work.finished else { return }
         preparingAudio = nil
         guard let feeder, let track = composition.tracks(withMediaType: .audio).first else { return }
         let varispeed = settings.algorithm == .varispeed
@@ -57,25 +57,38 @@ extension Player {
         message("playing \(audioChoice.label ?? "audio track \(audioChoice.current + 1)")")
     }
 
-    /// Reads the text subtitle track to show: the one marked default, else the first. It shows
-    /// from the start when marked default; `s` shows or hides it.
+    /// Chooses the text subtitle track to show: the one marked default, else the first. It
+    /// shows from the start when marked default; `s` shows or hides it.
     func loadSubtitles(from streams: [PlayableStream]) {
         guard let chosen = streams.first(where: { $0.isText && $0.isDefault }) ?? streams.first(where: \.isText) else { return }
-        do {
-            try retimeSubtitles(chosen)
-            showSubtitles = chosen.isDefault
-        } catch {
-            startNotes.append("subtitles left out: \(error.localizedDescription)")
-        }
+        subtitleStream = chosen
+        showSubtitles = chosen.isDefault
+        readSubtitles(chosen)
     }
 
-    /// Reads `stream`'s cues through the current timeline (again, after an edit).
-    func retimeSubtitles(_ stream: PlayableStream) throws {
+    /// Starts reading `stream`'s cues through the current timeline (again, after an edit).
+    func readSubtitles(_ stream: PlayableStream) {
         guard let track = composition.tracks(withMediaType: .video).first ?? composition.tracks.first else { return }
         // Source time 0 is the primary stream's first presentation time, as in an export.
         let primary = document.media.primaryVideo ?? document.media.primaryAudio
         let origin = primary?.startTime.flatMap { $0.isNumeric && $0 > .zero ? $0 : nil } ?? .zero
-        subtitles = SubtitleTimeline(stream: stream, cues: try SubtitleCue.read(movie: movie, stream: stream.index,
-                                                                               segments: track.segments, origin: origin))
+        let movie = self.movie, segments = track.segments
+        readingSubtitles = (BackgroundWork(name: "slowpoke subtitles") {
+            try SubtitleCue.read(movie: movie, stream: stream.index, segments: segments, origin: origin)
+        }, segments)
+    }
+
+    /// Shows the cues read since ``readSubtitles(_:)``, once read, if they still fit the timeline.
+    func adoptSubtitles(message: (String) -> Void) {
+        guard let reading = readingSubtitles, let result = reading.work.finished, let stream = subtitleStream else { return }
+        readingSubtitles = nil
+        let current = (composition.tracks(withMediaType: .video).first ?? composition.tracks.first)?.segments
+        guard current == reading.segments else { return readSubtitles(stream) }
+        do {
+            subtitles = SubtitleTimeline(stream: stream, cues: try result.get())
+        } catch {
+            subtitleStream = nil
+            message("subtitles left out: \(error.localizedDescription)")
+        }
     }
 }
