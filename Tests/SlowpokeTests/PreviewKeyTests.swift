@@ -91,20 +91,27 @@ extension PreviewCommandTests {
         #expect(titleStretch.contains("spectral  -1 st"), "after a: \(titleStretch)")
         let heard = try session.heardAudio()
         let semitone = pow(2, 1.0 / 12)
-        var measured = 0
+        var measured = 0, silent = 0
         for (name, range, pitch) in [("1x", (play + 7200)..<up, 1000.0), ("↑", (up + 7200)..<down.first, 1000 * semitone),
                                      ("↓↓", (down.last + 7200)..<stretch, 1000 / semitone),
                                      ("a", (stretch + 7200)..<slower, 1000 / semitone)] {
             let (_, onsets) = Heard.beeps(heard, in: range)
             // A beep within 100 ms of the next press is left out (its pitch window could hold the change).
             for onset in onsets where onset + 1200 + 4800 < range.upperBound {
+                // On a loaded machine the audio can underrun (SDL plays silence): a beep whose
+                // pitch window is silent is counted, not measured.
+                let window = heard[(onset + 96)..<(onset + 96 + 1024)]
+                guard (window.reduce(0) { $0 + $1 * $1 } / 1024).squareRoot() > 0.02 else {
+                    silent += 1
+                    continue
+                }
                 let f = Heard.pitch(heard, at: onset)
                 #expect(abs(f - pitch) / pitch < 0.025, "\(name): beep at \(Double(onset) / 48000) s is \(f) Hz, expected \(pitch)")
                 measured += 1
             }
         }
         // One semitone is 6%: the 2.5% bound tells each phase from its neighbours.
-        #expect(measured >= 4, "beeps measured: \(measured)")
+        #expect(measured >= 4 && silent <= 1, "beeps measured: \(measured), silent (underrun): \(silent)")
 
         // Enter saved one edit; u took it back, in the document.
         #expect(edited.count == 1 && edited.scaled >= 1, "after Enter: \(edited)")
