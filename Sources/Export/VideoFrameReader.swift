@@ -32,6 +32,21 @@ public final class VideoFrameReader {
     /// Whether HDR pictures are tone-mapped (false when libavfilter cannot be loaded: they are
     /// then only converted, and look washed out).
     public var isToneMapping: Bool { toneMapper != nil }
+    /// The size of the pictures ``withPlanes(_:)`` gives: ``width`` × ``height``, unless
+    /// ``limitToneMappedPictures(toFit:_:)`` made tone-mapped ones smaller.
+    public var pictureWidth: Int { toneMapper?.outputSize?.width ?? width }
+    public var pictureHeight: Int { toneMapper?.outputSize?.height ?? height }
+
+    /// Tone-mapped pictures scaled down (same shape, even sizes) to fit `maxWidth` × `maxHeight`:
+    /// tone-mapping a large picture costs more than a player can spend on it. SDR pictures keep
+    /// their size.
+    public func limitToneMappedPictures(toFit maxWidth: Int, _ maxHeight: Int) {
+        guard let toneMapper, width > maxWidth || height > maxHeight else { return }
+        let scale = min(Double(maxWidth) / Double(width), Double(maxHeight) / Double(height))
+        let w = max(2, Int((Double(width) * scale / 2).rounded()) * 2), h = max(2, Int((Double(height) * scale / 2).rounded()) * 2)
+        toneMapper.outputSize = (w, h)
+        convertedFor = nil
+    }
 
     /// The presentation time of the frame ``withPlanes(_:)`` shows, or nil before the first.
     public private(set) var currentTime: Time?
@@ -143,8 +158,8 @@ public final class VideoFrameReader {
         return currentTime != before
     }
 
-    /// Calls `body` with the current frame's Y, U and V planes (YUV 4:2:0, ``width`` ×
-    /// ``height``) and their line sizes in bytes. Returns nil if no frame has been decoded.
+    /// Calls `body` with the current frame's Y, U and V planes (YUV 4:2:0, ``pictureWidth`` ×
+    /// ``pictureHeight``) and their line sizes in bytes. Returns nil if no frame has been decoded.
     public func withPlanes<Result>(_ body: (_ planes: [UnsafePointer<UInt8>], _ linesizes: [Int]) throws -> Result) throws -> Result? {
         guard let currentTime else { return nil }
         if let toneMapper {

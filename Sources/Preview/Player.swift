@@ -65,9 +65,11 @@ public final class Player {
         wallPosition = start
         if options.video {
             if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
+            // HDR pictures are tone-mapped at (at most) the window's size, not at 4K.
+            reader?.limitToneMappedPictures(toFit: 960, 720)
             // Shown as ffplay shows it: the stream's sample aspect and display-matrix rotation applied.
             let stream = document.media.primaryVideo
-            let shape = DisplayShape(width: reader?.width ?? 640, height: reader?.height ?? 360,
+            let shape = DisplayShape(width: reader?.pictureWidth ?? 640, height: reader?.pictureHeight ?? 360,
                                      rotation: reader == nil ? nil : stream?.rotation,
                                      sampleAspectRatio: reader == nil ? nil : stream?.sampleAspectRatio)
             video = try VideoView(shape: shape,

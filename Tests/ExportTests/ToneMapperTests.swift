@@ -21,18 +21,25 @@ import Testing
             "-c:v", "libx265", "-x265-params", "log-level=error", "-preset", "ultrafast",
             "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-y", hdr.path])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
-        func meanLuma(_ url: URL) throws -> (mean: Double, transfer: String?) {
+        /// Mean luma at 0.5 s, with pictures limited to `fit` (HDR ones only), and their size.
+        func meanLuma(_ url: URL, fit: (Int, Int)? = nil) throws -> (mean: Double, transfer: String?, width: Int, height: Int) {
             let reader = try VideoFrameReader(url: url)
+            if let fit { reader.limitToneMappedPictures(toFit: fit.0, fit.1) }
             try reader.show(at: Time(value: 1, timescale: 2))
+            let (w, h) = (reader.pictureWidth, reader.pictureHeight)
             let mean = try #require(try reader.withPlanes { planes, linesizes in
                 var sum = 0
-                for y in 0..<reader.height { for x in 0..<reader.width { sum += Int(planes[0][y * linesizes[0] + x]) } }
-                return Double(sum) / Double(reader.width * reader.height)
+                for y in 0..<h { for x in 0..<w { sum += Int(planes[0][y * linesizes[0] + x]) } }
+                return Double(sum) / Double(w * h)
             })
-            return (mean, reader.hdrTransfer)
+            return (mean, reader.hdrTransfer, w, h)
         }
         let reference = try meanLuma(sdr), mapped = try meanLuma(hdr)
         #expect(reference.transfer == nil && mapped.transfer == name)
         #expect(abs(mapped.mean / reference.mean - 1) < 0.15, "\(name): mean luma \(mapped.mean), BT.709 \(reference.mean)")
+        // Made smaller before tone-mapping (a player's window), same brightness; SDR untouched.
+        let small = try meanLuma(hdr, fit: (160, 160)), same = try meanLuma(sdr, fit: (160, 160))
+        #expect(small.width == 160 && small.height == 120 && same.width == 320 && same.height == 240)
+        #expect(abs(small.mean / reference.mean - 1) < 0.15, "\(name) at 160x120: mean luma \(small.mean)")
     }
 }
