@@ -26,6 +26,27 @@ public final class VideoFrameReader {
     public let height: Int
     /// The nominal frame duration (from the stream's average frame rate), or nil if unknown.
     public let nominalFrameDuration: Double?
+    /// "PQ" or "HLG" for HDR video, whose pictures ``withPlanes(_:)`` tone-maps to BT.709 (see
+    /// ``ToneMapper``); nil for SDR.
+    public let hdrTransfer: String?
+    /// Whether HDR pictures are tone-mapped (false when libavfilter cannot be loaded: they are
+    /// then only converted, and look washed out).
+    public var isToneMapping: Bool { toneMapper != nil }
+    /// The size of the pictures ``withPlanes(_:)`` gives: ``width`` × ``height``, unless
+    /// ``limitToneMappedPictures(toFit:_:)`` made tone-mapped ones smaller.
+    public var pictureWidth: Int { toneMapper?.outputSize?.width ?? width }
+    public var pictureHeight: Int { toneMapper?.outputSize?.height ?? height }
+
+    /// Tone-mapped pictures scaled down (same shape, even sizes) to fit `maxWidth` × `maxHeight`:
+    /// tone-mapping a large picture costs more than a player can spend on it. SDR pictures keep
+    /// their size.
+    public func limitToneMappedPictures(toFit maxWidth: Int, _ maxHeight: Int) {
+        guard let toneMapper, width > maxWidth || height > maxHeight else { return }
+        let scale = min(Double(maxWidth) / Double(width), Double(maxHeight) / Double(height))
+        let w = max(2, Int((Double(width) * scale / 2).rounded()) * 2), h = max(2, Int((Double(height) * scale / 2).rounded()) * 2)
+        toneMapper.outputSize = (w, h)
+        convertedFor = nil
+    }
 
     /// The presentation time of the frame ``withPlanes(_:)`` shows, or nil before the first.
     public private(set) var currentTime: Time?
@@ -62,6 +83,8 @@ public final class VideoFrameReader {
     private var converted: [UnsafeMutablePointer<UInt8>] = []
     private var convertedLinesizes: [Int] = []
     private var convertedFor: Time?
+    private let toneMapper: ToneMapper?
+    private var mapped: Frame?
 
     /// Opens the first video stream of `url` that is not a cover picture. `threads` is the
     /// decoder's thread count (0 lets libavcodec choose).
@@ -91,6 +114,8 @@ public final class VideoFrameReader {
         origin = start == sp_av_nopts_value() ? 0 : start
         let rate = stream.pointer.pointee.avg_frame_rate
         nominalFrameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : nil
+        hdrTransfer = ToneMapper.transferName(parameters.color_trc)
+        toneMapper = hdrTransfer == nil ? nil : try? ToneMapper()
         packet = try Packet()
         shown = try Frame()
         ahead = try Frame()
@@ -133,10 +158,20 @@ public final class VideoFrameReader {
         return currentTime != before
     }
 
-    /// Calls `body` with the current frame's Y, U and V planes (YUV 4:2:0, ``width`` ×
-    /// ``height``) and their line sizes in bytes. Returns nil if no frame has been decoded.
+    /// Calls `body` with the current frame's Y, U and V planes (YUV 4:2:0, ``pictureWidth`` ×
+    /// ``pictureHeight``) and their line sizes in bytes. Returns nil if no frame has been decoded.
     public func withPlanes<Result>(_ body: (_ planes: [UnsafePointer<UInt8>], _ linesizes: [Int]) throws -> Result) throws -> Result? {
         guard let currentTime else { return nil }
+        if let toneMapper {
+            if convertedFor != currentTime {
+                mapped = try toneMapper.map(shown)
+                convertedFor = currentTime
+            }
+            if let m = mapped?.pointer.pointee, let y = m.data.0, let u = m.data.1, let v = m.data.2 {
+                return try body([UnsafePointer(y), UnsafePointer(u), UnsafePointer(v)],
+                                [Int(m.linesize.0), Int(m.linesize.1), Int(m.linesize.2)])
+            }
+        }
         let f = shown.pointer.pointee
         let format = AVPixelFormat(f.format)
         if (format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P), let y = f.data.0, let u = f.data.1, let v = f.data.2 {

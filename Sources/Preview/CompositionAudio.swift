@@ -28,8 +28,10 @@ final class CompositionAudio {
     private let pieces: [Piece]
     private var scratch: [[Float]]
 
-    init(movie: URL, track: CompositionTrack, varispeed: Bool) throws {
-        reader = try AudioFileReader(url: movie)
+    /// The timeline of `track` played from the movie's audio stream number `stream` (the best
+    /// one when nil): every audio stream follows the same timeline, as in an export.
+    init(movie: URL, track: CompositionTrack, varispeed: Bool, stream: Int? = nil) throws {
+        reader = try AudioFileReader(url: movie, stream: stream)
         format = reader.format
         let renderer = TimelineRenderer(format: format, settings: try TimePitchSettings(algorithm: varispeed ? .varispeed : .timeDomain))
         renderer.ditherTimeDomainInput = !reader.hasCoarseQuantisation

@@ -22,7 +22,17 @@ public final class Player {
     private let session: SDLSession
     var feeder: AudioFeeder?
     private var video: VideoView?
-    private var reader: VideoFrameReader?
+    var reader: VideoFrameReader?
+    /// The movie's audio tracks and the one playing (`t` moves on).
+    var audioChoice: AudioTrackChoice
+    /// The audio track `t` asked for, being made.
+    var preparingAudio: PreparedAudio?
+    /// The text subtitle track shown at the bottom (`s` shows or hides it), if the movie has
+    /// one; its cues once read (in the background: that reads the whole file).
+    var subtitleStream: PlayableStream?
+    var subtitles: SubtitleTimeline?
+    var readingSubtitles: (work: BackgroundWork<[SubtitleCue]>, segments: [CompositionTrackSegment])?
+    var showSubtitles = false
     /// Wall clock, when there is no audio: composition seconds at `wallAnchor`.
     var wallPosition: Double = 0
     var wallAnchor = Date()
@@ -46,20 +56,25 @@ public final class Player {
         let hasVideo = !composition.tracks(withMediaType: .video).isEmpty
         session = try SDLSession(video: options.video)
         let start = min(max(options.start, .zero), composition.duration).seconds
+        let streams = try? PlayableStreams.of(movie)
+        audioChoice = AudioTrackChoice(tracks: streams?.audio ?? [])
         if let track = composition.tracks(withMediaType: .audio).first {
-            let audio = try CompositionAudio(movie: movie, track: track, varispeed: algorithm == .varispeed)
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: algorithm == .varispeed, stream: audioChoice.stream)
             feeder = try AudioFeeder(audio: audio, settings: settings, at: start * Double(audio.format.sampleRate))
         }
         wallPosition = start
         if options.video {
             if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
+            // HDR pictures are tone-mapped at (at most) the window's size, not at 4K.
+            reader?.limitToneMappedPictures(toFit: 960, 720)
             // Shown as ffplay shows it: the stream's sample aspect and display-matrix rotation applied.
             let stream = document.media.primaryVideo
-            let shape = DisplayShape(width: reader?.width ?? 640, height: reader?.height ?? 360,
+            let shape = DisplayShape(width: reader?.pictureWidth ?? 640, height: reader?.pictureHeight ?? 360,
                                      rotation: reader == nil ? nil : stream?.rotation,
                                      sampleAspectRatio: reader == nil ? nil : stream?.sampleAspectRatio)
             video = try VideoView(shape: shape,
                                   title: "slowpoke preview — \(movie.lastPathComponent)")
+            loadSubtitles(from: streams?.subtitles ?? [])
         }
     }
 
@@ -97,6 +112,7 @@ public final class Player {
         var lastStatus = ""
         var lastStatusTime = Date.distantPast
         var lastShown: Time?
+        var lastSubtitle: String?
         while true {
             if interrupted() {
                 summary.interrupted = true
@@ -120,6 +136,8 @@ public final class Player {
                 try handle(key, message: message)
             }
             if quit { break }
+            try adoptPreparedAudio(message: message)
+            adoptSubtitles(message: message)
             var now = currentTime
             if settings.playing && now >= composition.duration {
                 try setPlaying(false)
@@ -128,7 +146,7 @@ public final class Player {
                 message("end of the timeline")
             }
             let shown = min(now, composition.duration)
-            let line = settings.status(time: shown, duration: composition.duration)
+            let line = ([settings.status(time: shown, duration: composition.duration)] + overlayNotes).joined(separator: "  ")
             let statusDue = line != lastStatus && (Date().timeIntervalSince(lastStatusTime) >= 0.1 || !pressed.isEmpty)
             if statusDue {
                 status(line)
@@ -137,9 +155,11 @@ public final class Player {
             }
             if let video {
                 let frameChanged = try showVideo(at: shown)
-                if frameChanged || statusDue || lastShown == nil || !pressed.isEmpty {
+                let subtitle = showSubtitles ? subtitles?.text(at: shown) : nil
+                if frameChanged || statusDue || lastShown == nil || !pressed.isEmpty || subtitle != lastSubtitle {
                     if statusDue { video.setTitle("slowpoke — \(line)") }
-                    video.present(status: lastStatus, help: showHelp ? previewKeyHelp : nil)
+                    video.present(status: lastStatus, subtitle: subtitle, help: showHelp ? previewKeyHelp : nil)
+                    lastSubtitle = subtitle
                     lastShown = shown
                 }
             }
@@ -203,6 +223,12 @@ public final class Player {
         case .apply: try applyEdit(message: message)
         case .undo: try undo(message: message)
         case .help: showHelp.toggle()
+        case .nextAudioTrack: try nextAudioTrack(message: message)
+        case .subtitles:
+            guard subtitleStream != nil else {
+                return message(options.video ? "this movie has no text subtitles" : "subtitles show in the window only")
+            }
+            showSubtitles.toggle()
         case .quit: break
         }
     }
@@ -224,7 +250,8 @@ public final class Player {
         if let feeder, audioIsVarispeed != (settings.algorithm == .varispeed),
            let track = composition.tracks(withMediaType: .audio).first,
            track.segments.contains(where: { $0.rate != nil && $0.rate != .one }) {
-            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed,
+                                             stream: audioChoice.stream)
             try feeder.seek(to: feeder.heardPosition, audio: audio)
         }
         audioIsVarispeed = settings.algorithm == .varispeed

@@ -53,12 +53,15 @@ extension Player {
             if let nearest = times.min(by: { abs($0.seconds - before.seconds) < abs($1.seconds - before.seconds) }) { after = nearest }
         }
         if let feeder, let track = composition.tracks(withMediaType: .audio).first {
-            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed)
+            let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed,
+                                             stream: audioChoice.stream)
             try feeder.seek(to: after.seconds * Double(feeder.format.sampleRate), audio: audio)
             audioIsVarispeed = settings.algorithm == .varispeed
         }
         wallPosition = after.seconds
         wallAnchor = Date()
+        // The cues follow the new timeline too.
+        if let subtitleStream { readSubtitles(subtitleStream) }
         summary.saved.append(note)
         message("saved: \(note); the timeline is now \(composition.duration)")
     }

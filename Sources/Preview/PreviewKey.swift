@@ -2,6 +2,7 @@
 public enum PreviewKey: Sendable, Hashable {
     case playPause, slower, faster, pitchUp, pitchDown, chipmunk, toggleStretch
     case stepBack, stepForward, seekBack, seekForward, markStart, markEnd, apply, undo, help, quit
+    case nextAudioTrack, subtitles
 }
 
 /// The key list, as `--help` and the `h` overlay show it.
@@ -16,6 +17,8 @@ public let previewKeyHelp: [(keys: String, action: String)] = [
     ("[ / ]", "mark the edit range's start / end"),
     ("Enter", "scale the marked range to the current rate; save"),
     ("u", "undo the last edit; save"),
+    ("t", "next audio track (the overlay names it)"),
+    ("s", "subtitles on / off"),
     ("h", "show / hide this list"),
     ("q / Esc", "quit"),
 ]

@@ -20,6 +20,8 @@ extension Player {
         case Int32(SDLK_RETURN.rawValue), Int32(SDLK_KP_ENTER.rawValue): return .apply
         case Int32(SDLK_u.rawValue): return .undo
         case Int32(SDLK_h.rawValue): return .help
+        case Int32(SDLK_t.rawValue): return .nextAudioTrack
+        case Int32(SDLK_s.rawValue): return .subtitles
         case Int32(SDLK_q.rawValue), Int32(SDLK_ESCAPE.rawValue): return .quit
         default: return nil
         }

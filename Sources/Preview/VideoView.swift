@@ -10,11 +10,14 @@ final class VideoView {
     private var renderer: SDLObject!
     private var texture: SDLObject!
     private var font: SDLObject?
+    /// Larger, for subtitles.
+    private var subtitleFont: SDLObject?
     private let width: Int32, height: Int32
     private let shape: DisplayShape
     private var hasFrame = false
     private var statusImage: (text: String, image: TextImage)?
     private var helpImages: [TextImage]?
+    private var subtitleImages: (text: String, lines: [TextImage])?
 
     /// Fonts tried for the overlay, from Debian's fonts-dejavu-core.
     static let fontPaths = ["/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"]
@@ -42,15 +45,22 @@ final class VideoView {
         }
         // Without a font the overlay is left out; the title still shows the status.
         font = try? SDLObject(opened, "open a font", destroy: TTF_CloseFont)
+        var large: OpaquePointer?
+        for path in Self.fontPaths.reversed() where large == nil && FileManager.default.fileExists(atPath: path) {
+            large = TTF_OpenFont(path, 24)
+        }
+        subtitleFont = try? SDLObject(large, "open a font", destroy: TTF_CloseFont)
     }
 
     deinit {
         statusImage = nil
         helpImages = nil
+        subtitleImages = nil
         texture = nil
         renderer = nil
         window = nil
         font = nil
+        subtitleFont = nil
     }
 
     func setTitle(_ title: String) { SDL_SetWindowTitle(window?.pointer, title) }
@@ -64,7 +74,9 @@ final class VideoView {
     /// No media here (a gap, or an audio-only movie): black.
     func clearFrame() { hasFrame = false }
 
-    func present(status: String, help: [(keys: String, action: String)]?) {
+    /// Draws the frame, `subtitle` (lines centred above the status band), the status and the
+    /// key list, when given.
+    func present(status: String, subtitle: String? = nil, help: [(keys: String, action: String)]?) {
         let r = renderer.pointer
         SDL_SetRenderDrawColor(r, 0, 0, 0, 255)
         SDL_RenderClear(r)
@@ -81,6 +93,19 @@ final class VideoView {
             }
         }
         SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND)
+        let statusHeight = textImage(status, cached: &statusImage).map { $0.height + 12 } ?? 0
+        if let subtitle, let lines = subtitleLines(subtitle) {
+            // Bottom up, each line on a dark box of its own, as TV subtitles are.
+            var bottom = outH - statusHeight - 8
+            for line in lines.reversed() {
+                var box = SDL_Rect(x: (outW - line.width) / 2 - 6, y: bottom - line.height - 2, w: line.width + 12, h: line.height + 4)
+                SDL_SetRenderDrawColor(r, 0, 0, 0, 160)
+                SDL_RenderFillRect(r, &box)
+                var at = SDL_Rect(x: (outW - line.width) / 2, y: bottom - line.height, w: line.width, h: line.height)
+                SDL_RenderCopy(r, line.texture.pointer, nil, &at)
+                bottom -= line.height + 4
+            }
+        }
         if let line = textImage(status, cached: &statusImage) {
             var box = SDL_Rect(x: 0, y: outH - line.height - 12, w: outW, h: line.height + 12)
             SDL_SetRenderDrawColor(r, 0, 0, 0, 180)
@@ -111,6 +136,14 @@ final class VideoView {
         return helpImages
     }
 
+    private func subtitleLines(_ text: String) -> [TextImage]? {
+        if subtitleImages?.text != text {
+            let lines = text.split(separator: "\n").compactMap { render(String($0), font: subtitleFont ?? font) }
+            subtitleImages = (text, lines)
+        }
+        return subtitleImages?.lines.isEmpty == false ? subtitleImages?.lines : nil
+    }
+
     private func textImage(_ text: String, cached: inout (text: String, image: TextImage)?) -> TextImage? {
         if let cached, cached.text == text { return cached.image }
         guard let image = render(text) else { return nil }
@@ -118,8 +151,8 @@ final class VideoView {
         return image
     }
 
-    private func render(_ text: String) -> TextImage? {
-        guard let font, !text.isEmpty else { return nil }
+    private func render(_ text: String, font: SDLObject? = nil) -> TextImage? {
+        guard let font = font ?? self.font, !text.isEmpty else { return nil }
         guard let surface = TTF_RenderUTF8_Blended(font.pointer, text, SDL_Color(r: 255, g: 255, b: 255, a: 255)) else { return nil }
         defer { SDL_FreeSurface(surface) }
         guard let texture = try? SDLObject(SDL_CreateTextureFromSurface(renderer.pointer, surface), "draw text",

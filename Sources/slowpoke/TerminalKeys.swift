@@ -72,6 +72,8 @@ final class TerminalKeys {
             case 0x0D, 0x0A: return .apply
             case UInt8(ascii: "u"): return .undo
             case UInt8(ascii: "h"): return .help
+            case UInt8(ascii: "t"): return .nextAudioTrack
+            case UInt8(ascii: "s"): return .subtitles
             case UInt8(ascii: "q"): return .quit
             // Spelled-out arrows, for scripts that cannot send escape sequences.
             case UInt8(ascii: "<"): return .slower

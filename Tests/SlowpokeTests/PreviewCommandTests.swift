@@ -146,6 +146,9 @@ struct PreviewCommandTests {
         usleep(1_000_000)
         #expect(session.quit() == 0)
         let heard = try session.heardAudio()
+        // An empty capture would make the range below trap (0..<-1) and take the whole test
+        // process down with signal 4: fail this test instead.
+        try #require(heard.count > 48000, "heard \(heard.count) frames")
         // Rising zero crossings, to a fraction of a sample; the period between two is one cycle.
         var crossings: [Double] = []
         for i in 0..<(heard.count - 1) where heard[i] < 0 && heard[i + 1] >= 0 {

@@ -156,7 +156,22 @@ final class PreviewSession {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal { keepCore() }
         return process.terminationStatus
+    }
+
+    /// A player killed by a signal (a Swift trap is SIGILL, status 4) dumps core in its folder
+    /// when the core size limit allows (`ulimit -c unlimited`, core_pattern `core`); the folder
+    /// goes when the test ends, so the dump is moved to $TMPDIR/slowpoke-preview-cores.
+    private func keepCore() {
+        let folder = audioFile.deletingLastPathComponent()
+        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("slowpoke-preview-cores")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name == "core" || name.hasPrefix("core.") {
+            try? FileManager.default.createDirectory(at: keep, withIntermediateDirectories: true)
+            let target = keep.appendingPathComponent("\(name)-\(process.processIdentifier)-signal\(process.terminationStatus)")
+            try? FileManager.default.moveItem(at: folder.appendingPathComponent(name), to: target)
+        }
     }
 
     func stderr() -> String {
