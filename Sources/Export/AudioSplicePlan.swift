@@ -22,7 +22,15 @@ struct AudioSplicePlan: Equatable {
         /// `offset` samples, covering output samples `output`.
         case copy(packets: Range<Int>, offset: Int64, output: Range<Int64>)
         /// Output samples `output` rendered and encoded: whole frames, but for the last span.
-        case encode(output: Range<Int64>)
+        /// With a `bridge`, the frames hold `surplus` samples more than the span, inserted at
+        /// output sample `at` of the span (a frame boundary less the surplus) and discarded by
+        /// the decoder (Matroska's DiscardPadding; see ``BridgeFeed``).
+        case encode(output: Range<Int64>, bridge: Bridge?)
+    }
+
+    struct Bridge: Equatable {
+        let surplus: Int
+        let at: Int64
     }
 
     /// A source packet, in samples of the stream (sample 0 is presentation time 0).
@@ -40,14 +48,17 @@ struct AudioSplicePlan: Equatable {
 
     /// Samples copied and rendered.
     var copiedSamples: Int64 { pieces.reduce(0) { if case .copy(_, _, let o) = $1 { $0 + Int64(o.count) } else { $0 } } }
-    var encodedSamples: Int64 { pieces.reduce(0) { if case .encode(let o) = $1 { $0 + Int64(o.count) } else { $0 } } }
+    var encodedSamples: Int64 { pieces.reduce(0) { if case .encode(let o, _) = $1 { $0 + Int64(o.count) } else { $0 } } }
     var copiesAnything: Bool { copiedSamples > 0 }
 
     /// Plans a timeline of `total` output samples whose unchanged stretches are `spans`, from
     /// the source's `packets`. `frame` is the codec's frame length (1 for PCM, whose packets can
     /// be cut anywhere); `guardFrames` whole frames on each side of a seam must decode
     /// unchanged audio; runs shorter than `shortestRun` packets are not worth a seam.
-    init(spans: [UntouchedSpan], packets: [Packet], total: Int64, frame: Int, guardFrames: Int, shortestRun: Int = 8) {
+    /// `canDiscard`: the container can drop samples inside the track (Matroska), so runs on
+    /// every frame grid are copied, an encoded span between two grids holding a bridge.
+    init(spans: [UntouchedSpan], packets: [Packet], total: Int64, frame: Int, guardFrames: Int, canDiscard: Bool = false,
+         shortestRun: Int = 8) {
         let f = Int64(frame)
         let margin = Int64(guardFrames) * f
         // 1. Runs of consecutive, regular packets wholly inside a span (with the margin).
@@ -70,9 +81,10 @@ struct AudioSplicePlan: Equatable {
             }
             close(i)
         }
-        // 2. One frame grid: the runs on the grid that copies the most.
+        // 2. One frame grid: the runs on the grid that copies the most (unless the container
+        // can discard: see 3).
         var dropped: Int64 = 0
-        if frame > 1 {
+        if frame > 1 && !canDiscard {
             var byGrid: [Int64: Int] = [:]
             for run in runs { byGrid[Self.phase(packets[run.packets.lowerBound].start + run.offset, f), default: 0] += run.packets.count }
             if let best = byGrid.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) })?.key {
@@ -85,22 +97,46 @@ struct AudioSplicePlan: Equatable {
         // 3. Pieces: the runs, and encoded spans between them.
         var pieces: [Piece] = []
         var position: Int64 = 0
-        if let first = runs.first, frame > 1 {
+        if let first = runs.first, frame > 1, !canDiscard {
             // The first encoded span starts on the grid, at or before 0: the container's
             // edit list hides what comes before 0.
             let phase = Self.phase(packets[first.packets.lowerBound].start + first.offset, f)
             position = phase == 0 ? 0 : phase - f
         }
+        func start(_ run: Range<Int>, _ offset: Int64) -> Int64 { packets[run.lowerBound].start + offset }
         for run in runs {
-            let start = packets[run.packets.lowerBound].start + run.offset
-            let end = packets[run.packets.upperBound - 1].start + packets[run.packets.upperBound - 1].count + run.offset
-            if start > position { pieces.append(.encode(output: position..<start)) }
-            pieces.append(.copy(packets: run.packets, offset: run.offset, output: start..<end))
+            var copied = run.packets
+            if start(copied, run.offset) > position {
+                var n = start(copied, run.offset) - position
+                var bridge: Bridge?
+                if frame > 1 && n % f != 0 && position == 0 {
+                    // The first run off the grid of the timeline's start: the bridge goes in
+                    // the first frame, audio no edit has touched.
+                    let surplus = (f - n % f) % f
+                    bridge = Bridge(surplus: Int(surplus), at: f - surplus)
+                } else if frame > 1 && n % f != 0 {
+                    // Off the grid of what comes before: the run gives its first frames to the
+                    // encoded span, whose bridge then sits ten frames before the run, in
+                    // unchanged audio away from any edit (a bridge is heard as a step in the
+                    // codec's noise; at an edit that noise is loud).
+                    copied = (copied.lowerBound + Self.bridgeRoom)..<copied.upperBound
+                    guard copied.count >= shortestRun else { continue }
+                    n = start(copied, run.offset) - position
+                    let surplus = (f - n % f) % f, frames = (n + surplus) / f
+                    bridge = Bridge(surplus: Int(surplus), at: f * max(1, frames - 10) - surplus)
+                }
+                pieces.append(.encode(output: position..<(position + n), bridge: bridge))
+            }
+            let end = packets[copied.upperBound - 1].start + packets[copied.upperBound - 1].count + run.offset
+            pieces.append(.copy(packets: copied, offset: run.offset, output: start(copied, run.offset)..<end))
             position = end
         }
-        if total > position { pieces.append(.encode(output: position..<total)) }
+        if total > position { pieces.append(.encode(output: position..<total, bridge: nil)) }
         self.pieces = pieces
     }
+
+    /// Packets a run gives to the encoded span before it to hold a bridge.
+    static let bridgeRoom = 12
 
     /// `x` modulo `f`, in `0..<f`.
     static func phase(_ x: Int64, _ f: Int64) -> Int64 { ((x % f) + f) % f }

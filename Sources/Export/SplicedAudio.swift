@@ -79,7 +79,7 @@ final class SplicedAudio: @unchecked Sendable {
         // Whole frames of unchanged audio on each side of a seam: the one the decoder overlaps
         // with, and the encoder's own lead-in.
         plan = AudioSplicePlan(spans: spans, packets: scanned.packets, total: total, frame: scanned.frame,
-                               guardFrames: scanned.frame == 1 ? 0 : 3)
+                               guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: muxer == "matroska")
         guard plan.copiesAnything else { return nil }
         scan = scanned.packets
         frame = scanned.frame
@@ -116,11 +116,20 @@ final class SplicedAudio: @unchecked Sendable {
             let encoding = BackgroundConsumer<SpanEncoder.Job>(name: "slowpoke audio splice encoder",
                                                              consume: { try span.take($0) }, finished: { [encoded] in encoded.close() })
             do {
-                for case .encode(let output) in plan.pieces {
-                    let range = span.rendered(output)
-                    try encoding.push(.start(output))
-                    try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, range: range, to: { samples, count in
-                        try encoding.push(.samples(samples, count))
+                for case .encode(let output, let bridge) in plan.pieces {
+                    try encoding.push(.start(output, bridge))
+                    let feed = bridge.map { BridgeFeed(at: span.lead(output) + $0.at, surplus: $0.surplus, frame: frame, channels: reader.format.channels) }
+                    var announced = false
+                    try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, range: span.rendered(output, bridge: bridge),
+                                        to: { samples, count in
+                        guard let feed else { return try encoding.push(.samples(samples, count)) }
+                        try feed.add(samples, count: count) { samples, count in
+                            if !announced, let inserted = feed.inserted {
+                                try encoding.push(.inserted(inserted))
+                                announced = true
+                            }
+                            try encoding.push(.samples(samples, count))
+                        }
                     })
                     try encoding.push(.finish)
                 }

@@ -19,7 +19,7 @@ import TimePitch
         for piece in plan.pieces {
             let output: Range<Int64>
             switch piece {
-            case .copy(_, _, let o), .encode(let o): output = o
+            case .copy(_, _, let o), .encode(let o, _): output = o
             }
             if let position, output.lowerBound != position { return false }
             if position == nil && output.lowerBound > 0 { return false }
@@ -50,12 +50,31 @@ import TimePitch
         #expect(plan.offGrid > 40 * 1024)
         #expect(tiles(plan, total: 300_000))
         // The first encoded span starts on the copied grid, before 0.
-        if case .encode(let first) = plan.pieces.first {
+        if case .encode(let first, _) = plan.pieces.first {
             #expect(first.lowerBound <= 0 && first.lowerBound > -1024)
             #expect((first.upperBound - first.lowerBound) % 1024 == 0)
         } else {
             Issue.record("the plan starts with \(String(describing: plan.pieces.first))")
         }
+    }
+
+    @Test func matroskaCopiesEveryGridWithABridgeInUnchangedAudio() {
+        let spans = [UntouchedSpan(output: 0..<50_000, offset: 0), UntouchedSpan(output: 80_000..<300_000, offset: 30_500)]
+        let plan = AudioSplicePlan(spans: spans, packets: packets(300), total: 300_000, frame: 1024, guardFrames: 3, canDiscard: true)
+        #expect(copies(plan).count == 2)
+        #expect(plan.offGrid == 0)
+        #expect(tiles(plan, total: 300_000))
+        var bridges = 0
+        for case .encode(let output, let bridge?) in plan.pieces {
+            bridges += 1
+            // Whole frames hold the span and the surplus; the bridge ends on a frame boundary,
+            // ten frames before the copied run, past the end of the untouched span's edit side.
+            #expect((Int64(output.count) + Int64(bridge.surplus)) % 1024 == 0)
+            #expect((bridge.at + Int64(bridge.surplus)) % 1024 == 0)
+            #expect(Int64(output.count) - bridge.at == 10 * 1024)
+            #expect(output.lowerBound + bridge.at >= 80_000 + 3 * 1024)
+        }
+        #expect(bridges == 1)
     }
 
     @Test func pcmIsCopiedOnBothSidesOfAnEdit() {
