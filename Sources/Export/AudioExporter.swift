@@ -109,7 +109,10 @@ public struct AudioExporter {
         // Source time 0 of the timeline is the audio's first presentation time.
         let origin = stream.startTime.flatMap { $0.isNumeric && $0 > .zero ? $0 : nil } ?? .zero
         var done = 0.0
-        let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy,
+        // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
+        // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
+        let splice = !copy && settings.semitones == 0 && choice.splices(parameters)
+        let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
                                          settings: settings, choice: choice, origin: origin, end: track.duration,
                                          muxer: muxer, display: display, waiting: { try progress(done) }, warning: warning)
         let writer = try MovieWriter(path: destination.temporary.path, display: display, muxer: muxer)
