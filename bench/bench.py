@@ -113,13 +113,14 @@ def long_row(quick):
     return row
 
 
-def make_movie(path, seconds, size="1920x1080"):
-    """A 60 fps H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg."""
+def make_movie(path, seconds, size="1920x1080", rate=60):
+    """An H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg (keyframes
+    every two seconds)."""
     if os.path.exists(path):
         return
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate=60:duration={seconds}",
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size={size}:rate={rate}:duration={seconds}",
                     "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "120", "-pix_fmt", "yuv420p",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", str(2 * rate), "-pix_fmt", "yuv420p",
                     "-c:a", "aac", "-b:a", "128k", "-ac", "2", path], check=True)
 
 
@@ -152,16 +153,6 @@ def passthrough_rows(runs, quick):
     return rows
 
 
-def make_small_movie(path, seconds):
-    """A 360p30 H.264 + AAC movie with moving test pictures and a tone, made by ffmpeg."""
-    if os.path.exists(path):
-        return
-    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=640x360:rate=30:duration={seconds}",
-                    "-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}",
-                    "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28", "-g", "60", "-pix_fmt", "yuv420p",
-                    "-c:a", "aac", "-b:a", "128k", "-ac", "2", path], check=True)
-
-
 def smart_rows(runs, quick):
     """Smart audio: an edited passthrough export against a plain remux of the same file
     (`ffmpeg -c copy`), the floor for any tool that keeps every packet it can."""
@@ -182,7 +173,7 @@ def smart_rows(runs, quick):
     # The audio work grows with the edit, not the movie: the same edit in a 1- and a 10-minute movie.
     for minutes in ([1] if quick else [1, 10]):
         long_src = os.path.join(WORK, f"movie-{minutes}min-360p.mp4")
-        make_small_movie(long_src, minutes * 60)
+        make_movie(long_src, minutes * 60, size="640x360", rate=30)
         folder = os.path.join(WORK, f"smart-{minutes}")
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
