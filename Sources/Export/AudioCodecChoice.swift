@@ -61,11 +61,14 @@ struct AudioCodecChoice {
     /// Whether an export can keep a source stream's own packets where the timeline leaves its
     /// audio unchanged and splice encoded ones in between (smart audio, ``SplicedAudio``): the
     /// source's codec is kept and is AAC-LC (fixed 1024-sample frames, which slowpoke's AAC
-    /// encoder writes with the same stream parameters) or PCM (cut anywhere). Other codecs are
-    /// re-encoded whole: Opus and Vorbis carry state from packet to packet that a foreign
-    /// packet would break, MP3 borrows bits across frames, FLAC frames state their position.
-    func splices(_ source: AVCodecParameters) -> Bool {
+    /// encoder writes with the same stream parameters), PCM (cut anywhere), or Opus at 48 kHz
+    /// written by `muxer` Matroska (20 ms packets on a grid that only DiscardPadding can
+    /// bridge). Others are re-encoded whole: Vorbis's packets vary in length with its block
+    /// switching, MP3 borrows bits across frames, FLAC frames state their position.
+    func splices(_ source: AVCodecParameters, muxer: String) -> Bool {
         guard codec == source.codec_id, why == nil else { return false }
+        // Opus in Matroska: its 20 ms packets sit on a grid that DiscardPadding can bridge.
+        if codec == AV_CODEC_ID_OPUS { return muxer == "matroska" && source.sample_rate == 48000 }
         return (codec == AV_CODEC_ID_AAC && source.profile == 1 /* FF_PROFILE_AAC_LOW */) || Self.pcm.contains(codec)
     }
 

@@ -111,7 +111,7 @@ public struct AudioExporter {
         var done = 0.0
         // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
         // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
-        let splice = !copy && settings.semitones == 0 && choice.splices(parameters)
+        let splice = !copy && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
         let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
                                          settings: settings, choice: choice, origin: origin, end: track.duration,
                                          muxer: muxer, display: display, waiting: { try progress(done) }, warning: warning)

@@ -26,8 +26,13 @@ struct AudioPacketScan {
         // Bytes per sample frame: mov leaves block_align 0 but states the sample size.
         let bytesPerFrame = parameters.block_align > 0 ? Int(parameters.block_align)
             : Int(parameters.bits_per_coded_sample / 8) * Int(parameters.ch_layout.nb_channels)
-        guard parameters.sample_rate > 0, pcm ? bytesPerFrame > 0 : parameters.frame_size > 0 else { return nil }
-        frame = pcm ? 1 : Int(parameters.frame_size)
+        // Opus states no frame size: its packets say their length; 20 ms is libopus's default.
+        let opus = parameters.codec_id == AV_CODEC_ID_OPUS && parameters.sample_rate == 48000
+        guard parameters.sample_rate > 0, pcm ? bytesPerFrame > 0 : (opus || parameters.frame_size > 0) else { return nil }
+        frame = pcm ? 1 : opus ? 960 : Int(parameters.frame_size)
+        // Opus's first packet starts exactly its pre-skip before 0, which Matroska's
+        // millisecond stamp only rounds.
+        let preSkip = opus ? parameters.extradata.flatMap { OpusPacket.preSkip(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } : nil
         let tick = max(1, av_rescale_q_rnd(1, timeBase, rate, AV_ROUND_UP))
         let packet = try Packet()
         var found: [AudioSplicePlan.Packet] = []
@@ -35,8 +40,11 @@ struct AudioPacketScan {
         while try input.read(into: packet) {
             let p = packet.pointer.pointee
             guard Int(p.stream_index) == stream else { continue }
-            let count = pcm ? Int64(Int(p.size) / bytesPerFrame) : Int64(frame)
-            let stated = p.pts != sp_av_nopts_value() ? av_rescale_q(p.pts, timeBase, rate) : expected
+            let count = pcm ? Int64(Int(p.size) / bytesPerFrame)
+                : opus ? Int64(p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? 0)
+                : Int64(frame)
+            var stated = p.pts != sp_av_nopts_value() ? av_rescale_q(p.pts, timeBase, rate) : expected
+            if found.isEmpty, let preSkip, let first = stated, abs(first + Int64(preSkip)) <= tick { stated = -Int64(preSkip) }
             // Every packet is listed, so that a reader counting packets finds the same ones.
             var start = stated ?? 0
             var unusable = stated == nil || p.flags & AV_PKT_FLAG_CORRUPT != 0 || count <= 0

@@ -57,8 +57,10 @@ struct AudioSplicePlan: Equatable {
     /// unchanged audio; runs shorter than `shortestRun` packets are not worth a seam.
     /// `canDiscard`: the container can drop samples inside the track (Matroska), so runs on
     /// every frame grid are copied, an encoded span between two grids holding a bridge.
+    /// `encoderDelay`: the encoder's own delay (AAC 1024, Opus's pre-skip 312), whose packets
+    /// at the timeline's start begin that much before 0.
     init(spans: [UntouchedSpan], packets: [Packet], total: Int64, frame: Int, guardFrames: Int, canDiscard: Bool = false,
-         shortestRun: Int = 8) {
+         encoderDelay: Int64 = 0, shortestRun: Int = 8) {
         let f = Int64(frame)
         let margin = Int64(guardFrames) * f
         // 1. Runs of consecutive, regular packets wholly inside a span (with the margin).
@@ -109,11 +111,18 @@ struct AudioSplicePlan: Equatable {
             if start(copied, run.offset) > position {
                 var n = start(copied, run.offset) - position
                 var bridge: Bridge?
-                if frame > 1 && n % f != 0 && position == 0 {
-                    // The first run off the grid of the timeline's start: the bridge goes in
-                    // the first frame, audio no edit has touched.
-                    let surplus = (f - n % f) % f
-                    bridge = Bridge(surplus: Int(surplus), at: f - surplus)
+                if frame > 1 && position == 0 && canDiscard {
+                    // The first encoded packets start the encoder's delay before 0. A first run
+                    // off their grid gets a bridge in the second frame: audio no edit touched.
+                    let misfit = Self.phase(n + encoderDelay, f)
+                    if misfit != 0 {
+                        let surplus = f - misfit
+                        // Not in the stream's first packet: a packet's discard marks replace
+                        // the decoder's own skip at the start (Opus's pre-skip) with theirs.
+                        var end = 2 * f - Self.phase(encoderDelay, f)
+                        while end - surplus < f { end += f }
+                        bridge = Bridge(surplus: Int(surplus), at: end - surplus)
+                    }
                 } else if frame > 1 && n % f != 0 {
                     // Off the grid of what comes before: the run gives its first frames to the
                     // encoded span, whose bridge then sits ten frames before the run, in

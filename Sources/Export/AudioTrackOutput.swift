@@ -91,6 +91,12 @@ final class AudioTrackOutput {
                                           metadata: rendered.metadata.pointer, disposition: rendered.disposition)
         } else if let input {
             output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
+            // Spliced Opus starts with an encoded packet whose pre-skip the header states.
+            if spliced != nil, let parameters = output?.pointee.codecpar, parameters.pointee.codec_id == AV_CODEC_ID_OPUS,
+               parameters.pointee.initial_padding == 0, let head = parameters.pointee.extradata,
+               let preSkip = OpusPacket.preSkip(UnsafeBufferPointer(start: head, count: Int(parameters.pointee.extradata_size))) {
+                parameters.pointee.initial_padding = Int32(preSkip)
+            }
         }
         // Matroska states Opus's encoder delay (CodecDelay) and players skip it; the first
         // packet's negative time would instead delay every stream to make room.

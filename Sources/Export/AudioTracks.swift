@@ -27,7 +27,7 @@ final class AudioTracks {
             let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
             let copy = untouched && settings.semitones == 0 && holds
             let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: bitRate)
-            let splice = !copy && holds && settings.semitones == 0 && choice.splices(parameters)
+            let splice = !copy && holds && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
             do {
                 made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy, splice: splice,
                                                  settings: settings, choice: choice, origin: origin, end: end, muxer: muxer,

@@ -97,14 +97,14 @@ public struct StreamPlan: Sendable, Encodable {
                 let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: 0)
                 if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
-                } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters) {
+                } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, muxer: muxer) {
                     entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")
                 } else if let why = choice.why {
                     entry(.retimed, "retimed through the timeline, encoded as AAC (\(why))")
                     notes[i] = why
                 } else {
                     let whole = holds && choice.codec == parameters.codec_id
-                        ? " (slowpoke splices only AAC-LC and PCM; other codecs are encoded whole)" : ""
+                        ? " (slowpoke splices AAC-LC, PCM and, in Matroska, Opus; other codecs are encoded whole)" : ""
                     entry(.retimed, "retimed through the timeline, encoded as \(String(cString: avcodec_get_name(choice.codec)))\(whole)")
                 }
             } else if let planned = subtitles.first(where: { $0.stream == i })?.fate {
