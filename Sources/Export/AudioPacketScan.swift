@@ -12,6 +12,8 @@ struct AudioPacketScan {
     let packets: [AudioSplicePlan.Packet]
     /// The codec's frame length in samples, or 1 for PCM.
     let frame: Int
+    /// The stream's average bit rate from its packets, or nil when it has none.
+    let bitRate: Int?
 
     /// Scans audio stream `stream` of the movie at `path`; nil when its packets have no fixed
     /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
@@ -37,6 +39,7 @@ struct AudioPacketScan {
         let packet = try Packet()
         var found: [AudioSplicePlan.Packet] = []
         var expected: Int64?
+        var bytes: Int64 = 0
         while try input.read(into: packet) {
             let p = packet.pointer.pointee
             guard Int(p.stream_index) == stream else { continue }
@@ -50,8 +53,11 @@ struct AudioPacketScan {
             var unusable = stated == nil || p.flags & AV_PKT_FLAG_CORRUPT != 0 || count <= 0
             if let expected, abs(start - expected) <= tick { start = expected } else if !found.isEmpty { unusable = true }
             found.append(AudioSplicePlan.Packet(start: start, count: count, unusable: unusable))
+            bytes += Int64(p.size)
             expected = start + count
         }
         packets = found
+        let samples = found.reduce(Int64(0)) { $0 + $1.count }
+        bitRate = samples > 0 ? Int(bytes * 8 * Int64(parameters.sample_rate) / samples) : nil
     }
 }

@@ -58,7 +58,11 @@ final class SplicedAudio: @unchecked Sendable {
         reader = try AudioFileReader(url: url, stream: stream)
         let source = input.stream(stream).parameters.pointee
         let format = reader.format
-        let bitRate = source.bit_rate > 0 ? Int(source.bit_rate) : choice.bitRate
+        // The source's bit rate: as its container states it, else as its packets average (at
+        // least 48 kb/s a channel: a film of silence averages next to nothing, and the edited
+        // stretch may be its one loud moment).
+        let averaged = scanned.bitRate.map { max($0, 48_000 * Int(source.ch_layout.nb_channels)) }
+        let bitRate = source.bit_rate > 0 ? Int(source.bit_rate) : averaged ?? choice.bitRate
         let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
         let layout = source.ch_layout
         make = {
