@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "TimePitch", targets: ["TimePitch"]),
         .library(name: "Export", targets: ["Export"]),
         .library(name: "Preview", targets: ["Preview"]),
+        // `export --frames interpolate`'s optical flow (OpenCV), a shared library of its own that
+        // Export opens on first use (see FlowLibrary), so that no other command loads OpenCV.
+        .library(name: "FlowInterpolation", type: .dynamic, targets: ["FlowInterpolation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -51,6 +54,14 @@ let package = Package(
         .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))],
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
+        // C++ on OpenCV behind a C API (include/FlowInterpolation.h). Debian ships no opencv4.pc
+        // with libopencv-video-dev (only with the much larger libopencv-dev), hence the explicit
+        // header path and libraries. Optimised in debug builds too: its loops run per pixel.
+        .target(name: "FlowInterpolation",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"]),
+                              .unsafeFlags(["-O2"], .when(configuration: .debug))],
+                linkerSettings: [.linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
+                                 .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]),
         .target(name: "Export", dependencies: ["Composition", "Project", "TimePitch", "CFFmpeg"]),
         .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(

@@ -114,8 +114,8 @@ public struct ConstantRateExporter {
             return (try writer.addStream(encoder: encoder.context, source: stream, keepHDR: encoderSettings.tenBit), encoder)
         }
 
-        let interpolator = options.frames == .interpolate
-            ? try MotionInterpolator(track: track, pictures: pictures, fps: options.fps, source: source, encoder: encoder)
+        let interpolator = try plan.sources.contains(where: { if case .interpolate = $0 { true } else { false } })
+            ? FlowInterpolator(source: source, encoder: encoder, display: session.destination.destination.path)
             : nil
 
         // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
@@ -154,10 +154,9 @@ public struct ConstantRateExporter {
                     let b = try encoder.converted(source.picture(j))
                     picture = try encoder.blend(a, b, weight: weight)
                     source.release(before: i)
-                case .interpolate(let segment, let nearest):
-                    if let made = try interpolator?.frame(k, segment: segment) { picture = made } else {
-                        picture = try encoder.converted(source.picture(nearest))
-                    }
+                case .interpolate(let i, let j, let weight):
+                    guard let interpolator else { preconditionFailure("an interpolated frame without an interpolator") }
+                    picture = try interpolator.frame(i, j, weight: weight)
                 }
                 try encoding.push((picture, Int64(k)))
                 if k % 8 == 0 {
