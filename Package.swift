@@ -86,8 +86,9 @@ let package = Package(
         ]),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
         // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
-        // AVFilterLibrary's function types against the headers.
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "TestSupport", "CFFmpeg"],
+        // AVFilterLibrary's function types against the headers, and FlowInterpolation for
+        // FlowLibrary's.
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "TestSupport", "CFFmpeg", "FlowInterpolation"],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],

@@ -78,10 +78,10 @@ final class FlowInterpolator {
 
     /// The message for a FlowInterpolation result code.
     static func describe(_ code: Int32, size: String, detail: String) -> String {
-        switch code {
-        case 2: "--frames interpolate needs pictures of at least 32x32 pixels, and this video is \(size); use --frames blend"
-        case 3: "--frames interpolate works on 8- and 10-bit video; use --frames blend"
-        case 5: "motion interpolation failed\(detail.isEmpty ? "" : ": \(detail)")"
+        switch FlowLibrary.Code(rawValue: code) {
+        case .badSize: "--frames interpolate needs pictures of at least 32x32 pixels, and this video is \(size); use --frames blend"
+        case .badDepth: "--frames interpolate works on 8- and 10-bit video; use --frames blend"
+        case .failed: "motion interpolation failed\(detail.isEmpty ? "" : ": \(detail)")"
         default: "motion interpolation failed (code \(code))"
         }
     }

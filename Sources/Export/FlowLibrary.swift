@@ -17,6 +17,11 @@ struct FlowLibrary: @unchecked Sendable {
     typealias LastError = @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
     typealias Destroy = @convention(c) (OpaquePointer?) -> Void
 
+    /// The result codes of FlowInterpolation.h.
+    enum Code: Int32 {
+        case ok = 0, badArgument, badSize, badDepth, noPair, failed
+    }
+
     let create: Create
     let setPair: SetPair
     let render: Render

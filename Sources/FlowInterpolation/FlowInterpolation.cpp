@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -29,8 +31,12 @@ struct SPFlowInterpolator {
 namespace {
 
 /// A pair is unreliable (a cut, a flash) when after warping one picture onto the other more
-/// than this share of pixels still differs by more than `residualLevel` (8-bit levels).
-constexpr double unreliableShare = 0.35;
+/// than `unexplained` of its pixels still differ by more than `residualLevel` (8-bit levels),
+/// or more than `unexplainedWithWildFlow` do while the flows both ways disagree (round trips
+/// missing by over a flow pixel) on more than `wildFlow` of the picture. Measured: pairs of
+/// moving footage leave at most 3% unexplained; a cut between two look-alike textures 34%,
+/// with 77% of round trips missing.
+constexpr double unexplained = 0.15, unexplainedWithWildFlow = 0.05, wildFlow = 0.6;
 constexpr int residualLevel = 24;
 
 cv::Size planeSize(const SPFlowInterpolator *p, int plane) {
@@ -59,6 +65,11 @@ double residualShare(const cv::Mat &from, const cv::Mat &to, const cv::Mat &flow
     cv::remap(from, warped, map, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     cv::absdiff(warped, to, difference);
     return double(cv::countNonZero(difference > residualLevel)) / double(difference.total());
+}
+
+/// The share of pixels whose round trip misses by more than a flow pixel.
+double inconsistentShare(const cv::Mat &error) {
+    return double(cv::countNonZero(error > 1.0f)) / double(error.total());
 }
 
 /// Bilinear sample of a plane at (x, y), clamped to its edges.
@@ -142,8 +153,10 @@ int sp_flow_set_pair(SPFlowInterpolator *p, const uint8_t *const a[3], const int
         p->dis->calc(lumaB, lumaA, p->flow.backward);
         p->flow.forwardError = roundTripError(p->flow.forward, p->flow.backward);
         p->flow.backwardError = roundTripError(p->flow.backward, p->flow.forward);
-        const double share = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));
-        p->reliable = share < unreliableShare ? 1 : 0;
+        const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));
+        const double inconsistent = std::min(inconsistentShare(p->flow.forwardError), inconsistentShare(p->flow.backwardError));
+        if (getenv("SP_FLOW_DEBUG")) fprintf(stderr, "residual %.3f  inconsistent %.3f\n", residual, inconsistent);
+        p->reliable = residual > unexplained || (residual > unexplainedWithWildFlow && inconsistent > wildFlow) ? 0 : 1;
         return SP_FLOW_OK;
     } catch (const std::exception &e) {
         p->error = e.what();
