@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
+#include <vector>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>
@@ -72,33 +71,68 @@ double inconsistentShare(const cv::Mat &error) {
     return double(cv::countNonZero(error > 1.0f)) / double(error.total());
 }
 
-/// Bilinear sample of a plane at (x, y), clamped to its edges.
-template <typename T> inline float sample(const cv::Mat &plane, float x, float y) {
-    x = std::min(std::max(x, 0.0f), float(plane.cols - 1));
-    y = std::min(std::max(y, 0.0f), float(plane.rows - 1));
-    const int x0 = int(x), y0 = int(y);
-    const int x1 = std::min(x0 + 1, plane.cols - 1), y1 = std::min(y0 + 1, plane.rows - 1);
-    const float fx = x - x0, fy = y - y0;
-    const T *r0 = plane.ptr<T>(y0), *r1 = plane.ptr<T>(y1);
-    const float top = r0[x0] + fx * (float(r0[x1]) - float(r0[x0]));
-    const float bottom = r1[x0] + fx * (float(r1[x1]) - float(r1[x0]));
-    return top + fy * (bottom - top);
-}
-
-/// One output plane: A warped back by t, B forward by 1 - t, mixed by weightB. The flow fields
-/// are already at the plane's size, `scale` turns flow pixels into plane pixels.
+/// One output plane: A warped back by t, B forward by 1 - t, mixed by weightB. The fields are
+/// at the flow's resolution, upsampled bilinearly a row at a time into the two sampling maps
+/// (cheaper than resizing five channels to the plane's size); cv::remap's vectorised bilinear
+/// sampling then warps each picture (18% less CPU than sampling here, measured; handing it
+/// fixed-point maps made here cost 17% more than its own conversion).
 template <typename T>
 void warpPlane(const cv::Mat &a, const cv::Mat &b, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &weightB,
-               float t, float scale, float maximum, uint8_t *out, int stride) {
-    cv::parallel_for_(cv::Range(0, a.rows), [&](const cv::Range &rows) {
-        for (int y = rows.start; y < rows.end; y++) {
-            const cv::Vec2f *fa = fromA.ptr<cv::Vec2f>(y), *fb = fromB.ptr<cv::Vec2f>(y);
-            const float *w = weightB.ptr<float>(y);
+               float t, float maximum, uint8_t *out, int stride) {
+    const int cols = a.cols, rows = a.rows, fieldCols = fromA.cols, fieldRows = fromA.rows;
+    const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
+    const float scaleX = 1.0f / sx, scaleY = 1.0f / sy;
+    // Each column's two field columns and weight.
+    std::vector<int> left(cols), right(cols);
+    std::vector<float> across(cols);
+    for (int x = 0; x < cols; x++) {
+        const float f = std::min(std::max((x + 0.5f) * sx - 0.5f, 0.0f), float(fieldCols - 1));
+        left[x] = int(f);
+        right[x] = std::min(left[x] + 1, fieldCols - 1);
+        across[x] = f - left[x];
+    }
+    cv::Mat mapA(rows, cols, CV_32FC2), mapB(rows, cols, CV_32FC2), weights(rows, cols, CV_32F);
+    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
+        // One field row, interpolated vertically: fromA x, y, fromB x, y, weightB.
+        std::vector<float> line(size_t(fieldCols) * 5);
+        for (int y = range.start; y < range.end; y++) {
+            const float f = std::min(std::max((y + 0.5f) * sy - 0.5f, 0.0f), float(fieldRows - 1));
+            const int r0 = int(f), r1 = std::min(r0 + 1, fieldRows - 1);
+            const float down = f - r0;
+            const cv::Vec2f *a0 = fromA.ptr<cv::Vec2f>(r0), *a1 = fromA.ptr<cv::Vec2f>(r1);
+            const cv::Vec2f *b0 = fromB.ptr<cv::Vec2f>(r0), *b1 = fromB.ptr<cv::Vec2f>(r1);
+            const float *w0 = weightB.ptr<float>(r0), *w1 = weightB.ptr<float>(r1);
+            for (int x = 0; x < fieldCols; x++) {
+                float *l = &line[size_t(x) * 5];
+                l[0] = a0[x][0] + down * (a1[x][0] - a0[x][0]);
+                l[1] = a0[x][1] + down * (a1[x][1] - a0[x][1]);
+                l[2] = b0[x][0] + down * (b1[x][0] - b0[x][0]);
+                l[3] = b0[x][1] + down * (b1[x][1] - b0[x][1]);
+                l[4] = w0[x] + down * (w1[x] - w0[x]);
+            }
+            cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
+            float *ww = weights.ptr<float>(y);
+            for (int x = 0; x < cols; x++) {
+                const float *l = &line[size_t(left[x]) * 5], *r = &line[size_t(right[x]) * 5];
+                const float c = across[x];
+                const float ax = l[0] + c * (r[0] - l[0]), ay = l[1] + c * (r[1] - l[1]);
+                const float bx = l[2] + c * (r[2] - l[2]), by = l[3] + c * (r[3] - l[3]);
+                ww[x] = l[4] + c * (r[4] - l[4]);
+                ma[x] = cv::Vec2f(x - t * scaleX * ax, y - t * scaleY * ay);
+                mb[x] = cv::Vec2f(x + (1 - t) * scaleX * bx, y + (1 - t) * scaleY * by);
+            }
+        }
+    });
+    cv::Mat wa, wb;
+    cv::remap(a, wa, mapA, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    cv::remap(b, wb, mapB, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
+        for (int y = range.start; y < range.end; y++) {
+            const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y);
+            const float *w = weights.ptr<float>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
-            for (int x = 0; x < a.cols; x++) {
-                const float pa = sample<T>(a, x - t * scale * fa[x][0], y - t * scale * fa[x][1]);
-                const float pb = sample<T>(b, x + (1 - t) * scale * fb[x][0], y + (1 - t) * scale * fb[x][1]);
-                const float v = pa + w[x] * (pb - pa) + 0.5f;
+            for (int x = 0; x < cols; x++) {
+                const float v = pa[x] + w[x] * (float(pb[x]) - float(pa[x])) + 0.5f;
                 o[x] = T(std::min(std::max(v, 0.0f), maximum));
             }
         }
@@ -124,9 +158,11 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         p->width = width;
         p->height = height;
         p->depth = bitDepth;
-        // Flow on luma at most about 640 pixels wide: DIS finds the motion of 1080p footage as
-        // well at a third of its size (its coarsest levels do the work) in a ninth of the time.
-        p->flowDivisor = std::max(1, (width + 639) / 640);
+        // Flow on luma at most 320 pixels wide, which costs DIS a fraction of full resolution
+        // and little quality: on the bench's 720p footage (before encoding) flow at a quarter
+        // of the size scored 32.26 dB, at a third 32.59 dB for 26% more CPU time in all, at
+        // half 32.83 dB and at full size 32.85 dB (DIS alone 3 and 10 times slower).
+        p->flowDivisor = std::max(1, (width + 319) / 320);
         p->flowSize = cv::Size((width + p->flowDivisor - 1) / p->flowDivisor, (height + p->flowDivisor - 1) / p->flowDivisor);
         p->dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
         if (threads > 0) cv::setNumThreads(threads);
@@ -155,7 +191,6 @@ int sp_flow_set_pair(SPFlowInterpolator *p, const uint8_t *const a[3], const int
         p->flow.backwardError = roundTripError(p->flow.backward, p->flow.forward);
         const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));
         const double inconsistent = std::min(inconsistentShare(p->flow.forwardError), inconsistentShare(p->flow.backwardError));
-        if (getenv("SP_FLOW_DEBUG")) fprintf(stderr, "residual %.3f  inconsistent %.3f\n", residual, inconsistent);
         p->reliable = residual > unexplained || (residual > unexplainedWithWildFlow && inconsistent > wildFlow) ? 0 : 1;
         return SP_FLOW_OK;
     } catch (const std::exception &e) {
@@ -179,17 +214,12 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         }
         cv::Mat fromA, fromB, weightB;
         flowAtTime(p->flow, float(t), fromA, fromB, weightB);
+        const float maximum = float((1 << p->depth) - 1);
         for (int i = 0; i < 3; i++) {
-            const cv::Size size = planeSize(p, i);
-            cv::Mat planeA, planeB, planeWeight;
-            cv::resize(fromA, planeA, size, 0, 0, cv::INTER_LINEAR);
-            cv::resize(fromB, planeB, size, 0, 0, cv::INTER_LINEAR);
-            cv::resize(weightB, planeWeight, size, 0, 0, cv::INTER_LINEAR);
-            const float scale = float(size.width) / float(p->flowSize.width);
             if (p->depth > 8) {
-                warpPlane<uint16_t>(p->a[i], p->b[i], planeA, planeB, planeWeight, float(t), scale, float((1 << p->depth) - 1), out[i], outStride[i]);
+                warpPlane<uint16_t>(p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
             } else {
-                warpPlane<uint8_t>(p->a[i], p->b[i], planeA, planeB, planeWeight, float(t), scale, float((1 << p->depth) - 1), out[i], outStride[i]);
+                warpPlane<uint8_t>(p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
             }
         }
         return SP_FLOW_OK;
