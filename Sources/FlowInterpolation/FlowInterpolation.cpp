@@ -14,6 +14,11 @@
 
 using namespace slowpoke;
 
+/// One plane's sampling maps, mixing weights and warped pictures.
+struct PlaneWork {
+    cv::Mat mapA, mapB, weights, warpedA, warpedB;
+};
+
 struct SPFlowInterpolator {
     int width = 0, height = 0, depth = 8;
     /// Flow resolution: the picture divided by this.
@@ -23,6 +28,10 @@ struct SPFlowInterpolator {
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
     PairFlow flow;
+    /// Buffers reused from one picture to the next (allocating them anew for every picture
+    /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
+    cv::Mat fromA, fromB, weightB;
+    PlaneWork work[3];
     int reliable = -1;
     std::string error;
 };
@@ -77,7 +86,7 @@ double inconsistentShare(const cv::Mat &error) {
 /// sampling then warps each picture (18% less CPU than sampling here, measured; handing it
 /// fixed-point maps made here cost 17% more than its own conversion).
 template <typename T>
-void warpPlane(const cv::Mat &a, const cv::Mat &b, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &weightB,
+void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &weightB,
                float t, float maximum, uint8_t *out, int stride) {
     const int cols = a.cols, rows = a.rows, fieldCols = fromA.cols, fieldRows = fromA.rows;
     const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
@@ -91,7 +100,10 @@ void warpPlane(const cv::Mat &a, const cv::Mat &b, const cv::Mat &fromA, const c
         right[x] = std::min(left[x] + 1, fieldCols - 1);
         across[x] = f - left[x];
     }
-    cv::Mat mapA(rows, cols, CV_32FC2), mapB(rows, cols, CV_32FC2), weights(rows, cols, CV_32F);
+    work.mapA.create(rows, cols, CV_32FC2);
+    work.mapB.create(rows, cols, CV_32FC2);
+    work.weights.create(rows, cols, CV_32F);
+    cv::Mat &mapA = work.mapA, &mapB = work.mapB, &weights = work.weights;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
         // One field row, interpolated vertically: fromA x, y, fromB x, y, weightB.
         std::vector<float> line(size_t(fieldCols) * 5);
@@ -123,7 +135,7 @@ void warpPlane(const cv::Mat &a, const cv::Mat &b, const cv::Mat &fromA, const c
             }
         }
     });
-    cv::Mat wa, wb;
+    cv::Mat &wa = work.warpedA, &wb = work.warpedB;
     cv::remap(a, wa, mapA, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     cv::remap(b, wb, mapB, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
@@ -212,14 +224,14 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
             for (int i = 0; i < 3; i++) copyPlane(nearer[i], out[i], outStride[i]);
             return SP_FLOW_OK;
         }
-        cv::Mat fromA, fromB, weightB;
+        cv::Mat &fromA = p->fromA, &fromB = p->fromB, &weightB = p->weightB;
         flowAtTime(p->flow, float(t), fromA, fromB, weightB);
         const float maximum = float((1 << p->depth) - 1);
         for (int i = 0; i < 3; i++) {
             if (p->depth > 8) {
-                warpPlane<uint16_t>(p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
+                warpPlane<uint16_t>(p->work[i], p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
             } else {
-                warpPlane<uint8_t>(p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
+                warpPlane<uint8_t>(p->work[i], p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
             }
         }
         return SP_FLOW_OK;
