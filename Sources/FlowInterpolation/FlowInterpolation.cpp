@@ -23,7 +23,6 @@ struct SPFlowInterpolator {
     int width = 0, height = 0, depth = 8;
     /// Flow resolution: the picture divided by this.
     int flowDivisor = 1;
-    cv::Size flowSize;
     cv::Ptr<cv::DISOpticalFlow> dis;
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
@@ -53,12 +52,13 @@ cv::Size planeSize(const SPFlowInterpolator *p, int plane) {
 
 int planeType(const SPFlowInterpolator *p) { return p->depth > 8 ? CV_16UC1 : CV_8UC1; }
 
-/// Luma as 8 bits at the flow's resolution.
-cv::Mat flowLuma(const SPFlowInterpolator *p, const cv::Mat &luma) {
+/// Luma as 8 bits, divided in size by `divisor`.
+cv::Mat flowLuma(const SPFlowInterpolator *p, const cv::Mat &luma, int divisor) {
     cv::Mat eight, small;
     if (p->depth > 8) luma.convertTo(eight, CV_8U, 1.0 / (1 << (p->depth - 8))); else eight = luma;
-    if (p->flowDivisor == 1) return eight.clone();
-    cv::resize(eight, small, p->flowSize, 0, 0, cv::INTER_AREA);
+    if (divisor == 1) return eight.clone();
+    const cv::Size size((luma.cols + divisor - 1) / divisor, (luma.rows + divisor - 1) / divisor);
+    cv::resize(eight, small, size, 0, 0, cv::INTER_AREA);
     return small;
 }
 
@@ -158,6 +158,19 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 
 }
 
+/// The pair's flow both ways at 1/divisor of its size, with round-trip errors; whether it
+/// explains the pictures (see `unexplained`).
+bool pairFlow(SPFlowInterpolator *p, int divisor) {
+    const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
+    p->dis->calc(lumaA, lumaB, p->flow.forward);
+    p->dis->calc(lumaB, lumaA, p->flow.backward);
+    p->flow.forwardError = roundTripError(p->flow.forward, p->flow.backward);
+    p->flow.backwardError = roundTripError(p->flow.backward, p->flow.forward);
+    const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));
+    const double inconsistent = std::min(inconsistentShare(p->flow.forwardError), inconsistentShare(p->flow.backwardError));
+    return !(residual > unexplained || (residual > unexplainedWithWildFlow && inconsistent > wildFlow));
+}
+
 extern "C" {
 
 int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInterpolator **out) {
@@ -175,7 +188,6 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         // of the size scored 32.26 dB, at a third 32.59 dB for 26% more CPU time in all, at
         // half 32.83 dB and at full size 32.85 dB (DIS alone 3 and 10 times slower).
         p->flowDivisor = std::max(1, (width + 319) / 320);
-        p->flowSize = cv::Size((width + p->flowDivisor - 1) / p->flowDivisor, (height + p->flowDivisor - 1) / p->flowDivisor);
         p->dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
@@ -196,14 +208,11 @@ int sp_flow_set_pair(SPFlowInterpolator *p, const uint8_t *const a[3], const int
             cv::Mat(size, planeType(p), const_cast<uint8_t *>(a[i]), size_t(aStride[i])).copyTo(p->a[i]);
             cv::Mat(size, planeType(p), const_cast<uint8_t *>(b[i]), size_t(bStride[i])).copyTo(p->b[i]);
         }
-        const cv::Mat lumaA = flowLuma(p, p->a[0]), lumaB = flowLuma(p, p->b[0]);
-        p->dis->calc(lumaA, lumaB, p->flow.forward);
-        p->dis->calc(lumaB, lumaA, p->flow.backward);
-        p->flow.forwardError = roundTripError(p->flow.forward, p->flow.backward);
-        p->flow.backwardError = roundTripError(p->flow.backward, p->flow.forward);
-        const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));
-        const double inconsistent = std::min(inconsistentShare(p->flow.forwardError), inconsistentShare(p->flow.backwardError));
-        p->reliable = residual > unexplained || (residual > unexplainedWithWildFlow && inconsistent > wildFlow) ? 0 : 1;
+        p->reliable = pairFlow(p, p->flowDivisor) ? 1 : 0;
+        // Fine detail (one-pixel patterns) can vanish when luma is scaled down: before calling
+        // the pair a cut, try again at full size. A scrolling cellular automaton went from
+        // 5.5 dB (the nearer frame) to 18.68 dB this way (minterpolate: 18.72).
+        if (!p->reliable && p->flowDivisor > 1) p->reliable = pairFlow(p, 1) ? 1 : 0;
         return SP_FLOW_OK;
     } catch (const std::exception &e) {
         p->error = e.what();
