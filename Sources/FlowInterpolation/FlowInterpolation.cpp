@@ -176,7 +176,7 @@ extern "C" {
 int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInterpolator **out) {
     if (!out) return SP_FLOW_BAD_ARGUMENT;
     *out = nullptr;
-    if (width < 32 || height < 32 || width % 2 || height % 2) return SP_FLOW_BAD_SIZE;
+    if (width < 32 || height < 32) return SP_FLOW_BAD_SIZE;
     if (bitDepth != 8 && bitDepth != 10) return SP_FLOW_BAD_DEPTH;
     try {
         auto *p = new SPFlowInterpolator();

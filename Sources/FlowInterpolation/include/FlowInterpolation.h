@@ -17,7 +17,7 @@ enum {
     SP_FLOW_OK = 0,
     /// A null pointer, or t outside 0...1.
     SP_FLOW_BAD_ARGUMENT = 1,
-    /// The picture is smaller than 32x32 pixels, or has odd dimensions.
+    /// The picture is smaller than 32x32 pixels.
     SP_FLOW_BAD_SIZE = 2,
     /// The bit depth is neither 8 nor 10.
     SP_FLOW_BAD_DEPTH = 3,
@@ -27,9 +27,9 @@ enum {
     SP_FLOW_FAILED = 5,
 };
 
-/// An interpolator for planar YUV 4:2:0 pictures of `width` x `height` luma samples, 8-bit
-/// (one byte a sample) or 10-bit (two bytes, little-endian, low 10 bits). `threads` sets
-/// OpenCV's worker threads (0: one per core).
+/// An interpolator for planar YUV 4:2:0 pictures of `width` x `height` luma samples (chroma
+/// planes of (width + 1) / 2 x (height + 1) / 2), 8-bit (one byte a sample) or 10-bit (two
+/// bytes, little-endian, low 10 bits). `threads` sets OpenCV's worker threads (0: one per core).
 int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInterpolator **out);
 
 /// Copies the two neighbouring source pictures (planes Y, U, V and their strides in bytes) and
