@@ -114,9 +114,13 @@ public struct ConstantRateExporter {
             return (try writer.addStream(encoder: encoder.context, source: stream, keepHDR: encoderSettings.tenBit), encoder)
         }
 
-        let interpolator = try plan.sources.contains(where: { if case .interpolate = $0 { true } else { false } })
-            ? FlowInterpolator(source: source, encoder: encoder, display: session.destination.destination.path)
-            : nil
+        let pairs = plan.sources.reduce(into: [FlowInterpolator.Pair]()) { pairs, frame in
+            if case .interpolate(let a, let b, _) = frame, pairs.last != FlowInterpolator.Pair(a: a, b: b) {
+                pairs.append(FlowInterpolator.Pair(a: a, b: b))
+            }
+        }
+        let interpolator = pairs.isEmpty ? nil
+            : try FlowInterpolator(source: source, encoder: encoder, display: session.destination.destination.path, pairs: pairs)
 
         // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
         // pictures ahead: decoding here then overlaps the time this thread would spend blocked

@@ -8,49 +8,94 @@ internal import CFFmpeg
 /// and mixed by nearness in time and by how consistent each pixel's motion is both ways, so
 /// that what one picture hides comes from the other. Where the flow explains too little of the
 /// picture (a scene cut, a flash) the nearer picture is shown unchanged. Works in the encoder's
-/// pixel format, 8- or 10-bit 4:2:0, at full resolution.
+/// pixel format, 8- or 10-bit 4:2:0, at full resolution. The next pair's flow is computed on a
+/// thread of its own while the current pair's frames are made, so that the flow, the warping
+/// and the encoding thread keep both cores busy.
 final class FlowInterpolator {
     private let library: FlowLibrary
-    private let handle: OpaquePointer
+    /// The interpolator holding the current pair, and a second one that computes the next
+    /// pair's flow on a thread of its own while this one's frames are made and encoded.
+    private var handle: OpaquePointer
+    private var spare: OpaquePointer
     private let source: any PictureSource
     private let encoder: FrameEncoder
     private let display: String
-    /// The pair whose flow the library holds.
-    private var pair: (Int, Int)?
+    /// Every pair the plan interpolates between, in order; `next` indexes the first not yet used.
+    private let pairs: [Pair]
+    private var next = 0
+    /// The pair whose flow `handle` holds.
+    private var pair: Pair?
+    private var ahead: Job?
 
-    init(source: any PictureSource, encoder: FrameEncoder, display: String) throws {
+    struct Pair: Equatable {
+        let a: Int, b: Int
+    }
+
+    /// A pair's flow being computed on `spare`; `done` is signalled with its result code.
+    private final class Job: @unchecked Sendable {
+        // @unchecked: `code` is written by the worker before `done` is signalled and read
+        // after waiting for it.
+        let pair: Pair
+        let done = DispatchSemaphore(value: 0)
+        var code: Int32 = 0
+        init(pair: Pair) { self.pair = pair }
+    }
+
+    /// `pairs`: the pairs the export will ask for, in order, so that each one's flow can be
+    /// computed while the one before is in use.
+    init(source: any PictureSource, encoder: FrameEncoder, display: String, pairs: [Pair]) throws {
         let tenBit = encoder.pixelFormat == AV_PIX_FMT_YUV420P10LE
         guard tenBit || encoder.pixelFormat == AV_PIX_FMT_YUV420P else {
             throw ExportError.unsupported("--frames interpolate works on 4:2:0 video; use --frames blend")
         }
         library = try FlowLibrary.shared.get()
-        var made: OpaquePointer?
-        let code = library.create(encoder.width, encoder.height, tenBit ? 10 : 8, 0, &made)
-        guard code == 0, let made else {
-            throw ExportError.unsupported(Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: ""))
+        var made: [OpaquePointer] = []
+        for _ in 0..<2 {
+            var one: OpaquePointer?
+            let code = library.create(encoder.width, encoder.height, tenBit ? 10 : 8, 0, &one)
+            guard code == 0, let one else {
+                for h in made { library.destroy(h) }
+                throw ExportError.unsupported(Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: ""))
+            }
+            made.append(one)
         }
-        handle = made
+        handle = made[0]
+        spare = made[1]
         self.source = source
         self.encoder = encoder
         self.display = display
+        self.pairs = pairs
     }
 
-    deinit { library.destroy(handle) }
+    deinit {
+        ahead?.done.wait()
+        library.destroy(handle)
+        library.destroy(spare)
+    }
 
     /// The picture at `weight` (0...1) of the way from picture `i` to picture `j`.
     func frame(_ i: Int, _ j: Int, weight: Double) throws -> Frame {
-        if pair.map({ $0 != (i, j) }) ?? true {
-            let a = try encoder.converted(source.picture(i))
-            let b = try encoder.converted(source.picture(j))
-            source.release(before: i)
+        let wanted = Pair(a: i, b: j)
+        if pair != wanted {
             pair = nil
-            let code = Self.planes(of: a) { aPlanes, aStrides in
-                Self.planes(of: b) { bPlanes, bStrides in
-                    library.setPair(handle, aPlanes, aStrides, bPlanes, bStrides)
+            if let job = ahead {
+                job.done.wait()
+                ahead = nil
+                if job.pair == wanted {
+                    swap(&handle, &spare)
+                    try check(job.code)
+                    pair = wanted
                 }
             }
-            try check(code)
-            pair = (i, j)
+            if pair == nil {
+                let a = try encoder.converted(source.picture(i)), b = try encoder.converted(source.picture(j))
+                try check(Self.setPair(library, handle, a, b))
+                pair = wanted
+            }
+            source.release(before: i)
+            while next < pairs.count && pairs[next] != wanted { next += 1 }
+            next += 1
+            if next < pairs.count { try start(pairs[next]) }
         }
         let out = try encoder.blank()
         let code = withUnsafeMutablePointer(to: &out.pointer.pointee.data) { data in
@@ -62,6 +107,25 @@ final class FlowInterpolator {
         }
         try check(code)
         return out
+    }
+
+    /// Decodes the pictures of `next` here (the decoder is this thread's) and computes their
+    /// flow on `spare` on a thread of its own.
+    private func start(_ next: Pair) throws {
+        let a = try encoder.converted(source.picture(next.a)), b = try encoder.converted(source.picture(next.b))
+        let job = Job(pair: next)
+        let work = Unchecked((library, spare, a, b))
+        Thread {
+            job.code = Self.setPair(work.value.0, work.value.1, work.value.2, work.value.3)
+            job.done.signal()
+        }.start()
+        ahead = job
+    }
+
+    private static func setPair(_ library: FlowLibrary, _ handle: OpaquePointer, _ a: Frame, _ b: Frame) -> Int32 {
+        planes(of: a) { aPlanes, aStrides in
+            planes(of: b) { bPlanes, bStrides in library.setPair(handle, aPlanes, aStrides, bPlanes, bStrides) }
+        }
     }
 
     /// Whether the flow of the current pair was trusted (false: the nearer picture was shown).
