@@ -128,12 +128,6 @@ final class FlowInterpolator {
         }
     }
 
-    /// Whether the flow of the current pair was trusted (false: the nearer picture was shown).
-    var pairReliable: Bool? {
-        let r = library.pairReliable(handle)
-        return r < 0 ? nil : r == 1
-    }
-
     private func check(_ code: Int32) throws {
         guard code != 0 else { return }
         let detail = library.lastError(handle).map { String(cString: $0) } ?? ""
