@@ -30,7 +30,8 @@ struct SPFlowInterpolator {
     /// Buffers reused from one picture to the next (allocating them anew for every picture
     /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
     cv::Mat fromA, fromB, weightB;
-    PlaneWork work[3];
+    /// Luma's and chroma's (U and V share theirs).
+    PlaneWork work[2];
     int reliable = -1;
     std::string error;
 };
@@ -80,15 +81,13 @@ double inconsistentShare(const cv::Mat &error) {
     return double(cv::countNonZero(error > 1.0f)) / double(error.total());
 }
 
-/// One output plane: A warped back by t, B forward by 1 - t, mixed by weightB. The fields are
-/// at the flow's resolution, upsampled bilinearly a row at a time into the two sampling maps
-/// (cheaper than resizing five channels to the plane's size); cv::remap's vectorised bilinear
-/// sampling then warps each picture (18% less CPU than sampling here, measured; handing it
-/// fixed-point maps made here cost 17% more than its own conversion).
-template <typename T>
-void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &weightB,
-               float t, float maximum, uint8_t *out, int stride) {
-    const int cols = a.cols, rows = a.rows, fieldCols = fromA.cols, fieldRows = fromA.rows;
+/// The sampling maps of a plane of `size` (A warped back by t, B forward by 1 - t) and its
+/// mixing weights (weightB). The fields are at the flow's resolution, upsampled bilinearly a
+/// row at a time (cheaper than resizing five channels to the plane's size); cv::remap's
+/// vectorised bilinear sampling then warps each picture (18% less CPU than sampling here,
+/// measured; handing it fixed-point maps made here cost 17% more than its own conversion).
+void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &weightB, float t) {
+    const int cols = size.width, rows = size.height, fieldCols = fromA.cols, fieldRows = fromA.rows;
     const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
     const float scaleX = 1.0f / sx, scaleY = 1.0f / sy;
     // Each column's two field columns and weight.
@@ -135,6 +134,13 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, const cv::Ma
             }
         }
     });
+}
+
+/// Warps and mixes one plane with the maps of `work` (U and V share theirs).
+template <typename T>
+void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float maximum, uint8_t *out, int stride) {
+    const int cols = a.cols, rows = a.rows;
+    const cv::Mat &mapA = work.mapA, &mapB = work.mapB, &weights = work.weights;
     cv::Mat &wa = work.warpedA, &wb = work.warpedB;
     cv::remap(a, wa, mapA, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     cv::remap(b, wb, mapB, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
@@ -237,10 +243,12 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         flowAtTime(p->flow, float(t), fromA, fromB, weightB);
         const float maximum = float((1 << p->depth) - 1);
         for (int i = 0; i < 3; i++) {
+            if (i < 2) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, weightB, float(t));
+            PlaneWork &work = p->work[std::min(i, 1)];
             if (p->depth > 8) {
-                warpPlane<uint16_t>(p->work[i], p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
+                warpPlane<uint16_t>(work, p->a[i], p->b[i], maximum, out[i], outStride[i]);
             } else {
-                warpPlane<uint8_t>(p->work[i], p->a[i], p->b[i], fromA, fromB, weightB, float(t), maximum, out[i], outStride[i]);
+                warpPlane<uint8_t>(work, p->a[i], p->b[i], maximum, out[i], outStride[i]);
             }
         }
         return SP_FLOW_OK;
