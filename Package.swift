@@ -57,6 +57,9 @@ let package = Package(
         // C++ on OpenCV behind a C API (include/FlowInterpolation.h). Debian ships no opencv4.pc
         // with libopencv-video-dev (only with the much larger libopencv-dev), hence the explicit
         // header path and libraries. Optimised in debug builds too: its loops run per pixel.
+        // SwiftPM links every product with the Swift runtime's image registration, so the library
+        // also needs the toolchain's libswiftCore.so (found through its RUNPATH), even beside a
+        // release binary that carries its own static copy; it calls none of it.
         .target(name: "FlowInterpolation",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"]),
                               .unsafeFlags(["-O2"], .when(configuration: .debug))],
