@@ -166,7 +166,7 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 
 /// The pair's flow both ways at 1/divisor of its size, with round-trip errors; whether it
 /// explains the pictures (see `unexplained`).
-bool pairFlow(SPFlowInterpolator *p, int divisor) {
+static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
     p->dis->calc(lumaA, lumaB, p->flow.forward);
     p->dis->calc(lumaB, lumaA, p->flow.backward);
@@ -192,7 +192,8 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         // Flow on luma at most 320 pixels wide, which costs DIS a fraction of full resolution
         // and little quality: on the bench's 720p footage (before encoding) flow at a quarter
         // of the size scored 32.26 dB, at a third 32.59 dB for 26% more CPU time in all, at
-        // half 32.83 dB and at full size 32.85 dB (DIS alone 3 and 10 times slower).
+        // half 32.83 dB and at full size 32.85 dB (the pair's flow there took about 3 and 15
+        // times as long, timed on a busy machine).
         p->flowDivisor = std::max(1, (width + 319) / 320);
         p->dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
         if (threads > 0) cv::setNumThreads(threads);
