@@ -8,10 +8,13 @@ SWIFT ?= swift
 # keys with xdotool and reads the screen with xwd (x11-apps). The OTIO tests read slowpoke's
 # files with the real OpenTimelineIO library, installed from PyPI into a virtual environment
 # (python3-venv, python3-pip); the batch tests run shards side by side with GNU parallel.
+# libopencv-video-dev (with the core and imgproc ones it depends on) builds `export --frames
+# interpolate`'s optical flow (Sources/FlowInterpolation); libopencv-dev, which would add
+# opencv4.pc, pulls in hundreds of packages more, so the flags are spelled out in Package.swift.
 APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswresample-dev \
                 libswscale-dev libavfilter-dev librubberband-dev libsdl2-dev \
-                libsdl2-ttf-dev fonts-dejavu-core ffmpeg man-db groff-base xvfb xauth xdotool x11-apps \
-                python3-venv python3-pip parallel
+                libsdl2-ttf-dev libopencv-video-dev fonts-dejavu-core ffmpeg man-db groff-base xvfb xauth \
+                xdotool x11-apps python3-venv python3-pip parallel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
 DEMO_DIR := .build/demo
@@ -24,10 +27,13 @@ OTIO_PIP_PACKAGES := opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0
 .PHONY: all deps test-deps bench-deps install-packages build release test test-long demo bench clean man install uninstall
 
 # `make install` puts the binary, its man page and its shell completions under
-# $(DESTDIR)$(PREFIX); `make install PREFIX=$$HOME/.local` needs no root.
+# $(DESTDIR)$(PREFIX), and the optical-flow library `export --frames interpolate` opens in
+# lib/slowpoke (where slowpoke looks for it, from bin/../lib/slowpoke); `make install
+# PREFIX=$$HOME/.local` needs no root.
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR := $(DESTDIR)$(PREFIX)/bin
+LIBDIR := $(DESTDIR)$(PREFIX)/lib/slowpoke
 MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
 BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
@@ -108,8 +114,9 @@ man: deps
 
 install: release
 	$(SWIFT) package plugin generate-manual
-	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(LIBDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 755 .build/release/slowpoke $(BINDIR)/slowpoke
+	install -m 644 .build/release/libFlowInterpolation.so $(LIBDIR)/libFlowInterpolation.so
 	awk -f tools/manual.awk $(MANUAL) > .build/slowpoke.1
 	install -m 644 .build/slowpoke.1 $(MANDIR)/slowpoke.1
 	.build/release/slowpoke --generate-completion-script bash > .build/slowpoke.bash
@@ -120,7 +127,8 @@ install: release
 	install -m 644 .build/slowpoke.fish $(FISHDIR)/slowpoke.fish
 
 uninstall:
-	rm -f $(BINDIR)/slowpoke $(MANDIR)/slowpoke.1 $(BASHDIR)/slowpoke $(ZSHDIR)/_slowpoke $(FISHDIR)/slowpoke.fish
+	rm -f $(BINDIR)/slowpoke $(LIBDIR)/libFlowInterpolation.so $(MANDIR)/slowpoke.1 $(BASHDIR)/slowpoke $(ZSHDIR)/_slowpoke $(FISHDIR)/slowpoke.fish
+	-rmdir $(LIBDIR) 2>/dev/null
 
 clean:
 	rm -rf .build bench/out

@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "TimePitch", targets: ["TimePitch"]),
         .library(name: "Export", targets: ["Export"]),
         .library(name: "Preview", targets: ["Preview"]),
+        // `export --frames interpolate`'s optical flow (OpenCV), a shared library of its own that
+        // Export opens on first use (see FlowLibrary), so that no other command loads OpenCV.
+        .library(name: "FlowInterpolation", type: .dynamic, targets: ["FlowInterpolation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -51,6 +54,17 @@ let package = Package(
         .target(name: "TimePitch", dependencies: ["Composition", "CRubberBand", "CFFmpeg"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))],
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
+        // C++ on OpenCV behind a C API (include/FlowInterpolation.h). Debian ships no opencv4.pc
+        // with libopencv-video-dev (only with the much larger libopencv-dev), hence the explicit
+        // header path and libraries. Optimised in debug builds too: its loops run per pixel.
+        // SwiftPM links every product with the Swift runtime's image registration, so the library
+        // also needs the toolchain's libswiftCore.so (found through its RUNPATH), even beside a
+        // release binary that carries its own static copy; it calls none of it.
+        .target(name: "FlowInterpolation",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"]),
+                              .unsafeFlags(["-O2"], .when(configuration: .debug))],
+                linkerSettings: [.linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
+                                 .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]),
         .target(name: "Export", dependencies: ["Composition", "Project", "TimePitch", "CFFmpeg"]),
         .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(
@@ -75,8 +89,9 @@ let package = Package(
         ]),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
         // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
-        // AVFilterLibrary's function types against the headers.
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "TestSupport", "CFFmpeg"],
+        // AVFilterLibrary's function types against the headers, and FlowInterpolation for
+        // FlowLibrary's.
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "TestSupport", "CFFmpeg", "FlowInterpolation"],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],

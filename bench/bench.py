@@ -4,7 +4,7 @@ in one run, interleaved so that machine noise hits both sides alike. Prints a Ma
 of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
 process, from wait4).
 
-Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|cfr] [--out FILE]
+Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|cfr|interpolate] [--out FILE]
 
 The short stretch rows (1.5-15 s a run) get twice the runs: a single pair there moves by 10% on
 a noisy machine, and more pairs cost little. The CFR row gives ffmpeg's libx264 the encoder
@@ -27,8 +27,12 @@ WORK = os.path.join(ROOT, "bench", "out")
 SLOWPOKE = os.path.join(ROOT, ".build", "release", "slowpoke")
 
 
+LAST_CPU = [0.0]
+
+
 def run(cmd):
-    """Runs cmd; returns (wall seconds, peak RSS in MB). Fails loudly if cmd fails."""
+    """Runs cmd; returns (wall seconds, peak RSS in MB), and leaves its CPU time (user + system,
+    seconds) in LAST_CPU[0]. Fails loudly if cmd fails."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -37,6 +41,7 @@ def run(cmd):
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"bench: command failed: {' '.join(cmd)}\n{err}")
+    LAST_CPU[0] = usage.ru_utime + usage.ru_stime
     return wall, usage.ru_maxrss / 1024.0
 
 
@@ -62,15 +67,16 @@ def pairs(label, ours, theirs, runs, warm_up=True):
     if runs > 1 and warm_up:
         run(ours)
         run(theirs)
-    mine, other, ratios, mem_mine, mem_other = [], [], [], [], []
+    mine, other, ratios, mem_mine, mem_other, cpu_mine, cpu_other = [], [], [], [], [], [], []
     for i in range(runs):
-        order = [(ours, mine, mem_mine), (theirs, other, mem_other)]
+        order = [(ours, mine, mem_mine, cpu_mine), (theirs, other, mem_other, cpu_other)]
         if i % 2:
             order.reverse()
-        for cmd, times, mems in order:
+        for cmd, times, mems, cpus in order:
             wall, rss = run(cmd)
             times.append(wall)
             mems.append(rss)
+            cpus.append(LAST_CPU[0])
         ratios.append(mine[-1] / other[-1])
         print(f"  {label}: run {i + 1}/{runs}: slowpoke {mine[-1]:.2f} s, reference {other[-1]:.2f} s", file=sys.stderr)
     return {
@@ -81,6 +87,9 @@ def pairs(label, ours, theirs, runs, warm_up=True):
         "runs": runs,
         "mem_ours": max(mem_mine),
         "mem_theirs": max(mem_other),
+        "cpu_ours": statistics.median(cpu_mine),
+        "cpu_theirs": statistics.median(cpu_other),
+        "all_ratios": ratios,
     }
 
 
@@ -264,12 +273,124 @@ def cfr_rows(runs, quick):
     return rows
 
 
+def make_footage(path, seconds, size):
+    """Moving footage for the interpolation rows (no camera footage is at hand, so it is
+    synthetic but shaped like it): a colour fractal-noise landscape (four octaves of bicubic-
+    upscaled noise) filmed by a camera panning and tilting along a smooth, accelerating path, a
+    textured disc crossing it on a path of its own (occluding and revealing the background), and
+    temporal grain like a sensor's; 60 fps, x264 crf 12."""
+    if os.path.exists(path):
+        return
+    texture = os.path.join(WORK, "landscape.png")
+    disc = os.path.join(WORK, "disc.png")
+    layer = lambda s: (f"nullsrc=s={s},geq=lum='random(1)*255':cb='128+60*(random(2)-0.5)':cr='128+60*(random(3)-0.5)',"
+                       "format=yuv444p,scale=2880:1620:flags=bicubic")
+    if not os.path.exists(texture):
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex",
+                        f"{layer('24x14')}[a];{layer('96x54')}[b];{layer('384x216')}[c];{layer('1440x810')}[d];"
+                        "[a][b]blend=all_expr='A*0.6+B*0.4'[ab];[ab][c]blend=all_expr='A*0.75+B*0.25'[abc];"
+                        "[abc][d]blend=all_expr='A*0.85+B*0.15',eq=contrast=1.6,format=yuv420p", "-frames:v", "1", texture], check=True)
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-filter_complex",
+                        f"{layer('8x8')}[a];{layer('64x64')}[b];[a][b]blend=all_expr='A*0.5+B*0.5',eq=contrast=2.2:saturation=2,"
+                        "scale=360:360,format=yuva420p,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='if(lt(hypot(X-180,Y-180),170),255,0)'",
+                        "-frames:v", "1", disc], check=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-loop", "1", "-framerate", "60", "-i", texture, "-loop", "1", "-framerate", "60", "-i", disc,
+                    "-filter_complex",
+                    "[0]crop=1280:720:x='700+600*sin(t*0.9)+120*sin(t*2.3)':y='450+300*sin(t*0.6+1)+60*cos(t*1.9)'[bg];"
+                    "[bg][1]overlay=x='1100-260*t+40*sin(t*3)':y='200+90*sin(t*1.3)':format=auto,"
+                    f"scale={size},noise=alls=3:allf=t,format=yuv420p",
+                    "-t", str(seconds), "-r", "60", "-c:v", "libx264", "-preset", "veryfast", "-crf", "12", path], check=True)
+
+
+def even_frames(src, path):
+    """The even frames of src (60 fps) as a 30 fps movie: the frame-drop test's input."""
+    if os.path.exists(path):
+        return
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", src, "-vf", "select='not(mod(n\\,2))',setpts=N/30/TB", "-r", "30",
+                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "12", path], check=True)
+
+
+def odd_frame_psnr(output, reference, frames):
+    """PSNR (Y, U and V together, from the mean squared error over all compared frames) of the
+    odd frames of output against the same frames of reference, below frame `frames`."""
+    pick = f"select='mod(n\\,2)*lt(n\\,{frames})',setpts=N/TB"
+    run = subprocess.run(["ffmpeg", "-v", "info", "-nostats", "-i", output, "-i", reference, "-lavfi",
+                          f"[0:v]{pick}[a];[1:v]{pick}[b];[a][b]psnr", "-f", "null", "-"], capture_output=True, text=True, check=True)
+    line = [l for l in run.stderr.splitlines() if "PSNR y:" in l][-1]
+    return float(line.split("average:")[1].split()[0])
+
+
+def same_x264_as(path):
+    """ffmpeg's libx264 flags for the level, GOP and VBV cap slowpoke's output carries."""
+    options = dict(o.split("=", 1) for o in x264_options(path).split() if "=" in o)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=level", "-of", "csv=p=0", path],
+                           capture_output=True, text=True, check=True)
+    level = int(probe.stdout.strip())
+    return ["-profile:v", "high", "-level:v", f"{level // 10}.{level % 10}", "-g", options["keyint"],
+            "-maxrate", f"{options['vbv_maxrate']}k", "-bufsize", f"{options['vbv_bufsize']}k"]
+
+
+def interpolate_rows(runs, quick):
+    """Frame-drop test of --frames interpolate against ffmpeg's minterpolate: the even frames of
+    720p60 moving footage (see make_footage) slowed to 0.5x and exported at 30 fps, so that every
+    other output frame is interpolated half way between two kept frames and can be compared with
+    the dropped odd frame; both encode with the same x264 settings. Then 1080p speed: the same
+    export of 1080p footage, slowpoke's interpolate against its own nearest."""
+    seconds = 2 if quick else 5
+    rows = []
+    for size, label in [("1280:720", "720p"), ("1920:1080", "1080p")]:
+        src = os.path.join(WORK, f"footage{label}-{seconds}s.mp4")
+        make_footage(src, seconds, size)
+        even = os.path.join(WORK, f"footage{label}-{seconds}s-even.mp4")
+        even_frames(src, even)
+        folder = os.path.join(WORK, f"interp{label}")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        movie = os.path.join(folder, "movie.mp4")
+        shutil.copy(even, movie)
+        subprocess.run([SLOWPOKE, "open", movie], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([SLOWPOKE, "scale", movie, "--range", f"0-{seconds}", "--rate", "0.5"], check=True, stdout=subprocess.DEVNULL)
+        out = os.path.join(WORK, f"slowpoke-interp{label}.mp4")
+        ours = [SLOWPOKE, "export", movie, "--fps", "30", "--frames", "interpolate", "--preset", PRESET, "--crf", CRF,
+                "-o", out, "--force", "--progress", "none"]
+        in_between = seconds * 30 - 1
+        if label == "1080p":
+            nearest = [SLOWPOKE, "export", movie, "--fps", "30", "--preset", PRESET, "--crf", CRF,
+                       "-o", os.path.join(WORK, "slowpoke-nearest1080p.mp4"), "--force", "--progress", "none"]
+            row = pairs(f"--frames interpolate, {seconds} s 1080p30 slowed 0.5x ({in_between} interpolated frames), x264 {PRESET} crf {CRF} vs slowpoke's own --frames nearest",
+                        ours, nearest, runs)
+            extra = row["ours"] - row["theirs"]
+            row["note"] = (f"1080p: {in_between / row['ours']:.1f} interpolated frames/s for the whole export (decoding and encoding"
+                           f" included), {in_between / extra if extra > 0 else float('inf'):.1f}/s counting only the time interpolation adds to --frames nearest; "
+                           f"CPU time {row['cpu_ours']:.1f} s against {row['cpu_theirs']:.1f} s")
+            rows.append(row)
+            continue
+        run(ours)
+        theirs_out = os.path.join(WORK, f"minterpolate{label}.mp4")
+        theirs = ["ffmpeg", "-v", "error", "-y", "-i", movie, "-vf",
+                  "setpts=2*PTS,minterpolate=fps=30:mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
+                  "-c:v", "libx264", "-preset", PRESET, "-crf", CRF] + same_x264_as(out) + [theirs_out]
+        row = pairs(f"--frames interpolate, {seconds} s 720p30 slowed 0.5x ({in_between} interpolated frames), x264 {PRESET} crf {CRF} vs ffmpeg minterpolate (mci, aobmc, bidir, vsbmc)",
+                    ours, theirs, runs, warm_up=False)
+        mine, other = x264_options(out), x264_options(theirs_out)
+        if without_threads(mine) != without_threads(other):
+            sys.exit(f"bench: the two encoders ran with different settings:\n  slowpoke {mine}\n  ffmpeg   {other}")
+        frames = seconds * 60 - 2
+        ours_db, theirs_db = odd_frame_psnr(out, src, frames), odd_frame_psnr(theirs_out, src, frames)
+        row["note"] = (f"720p frame-drop test: interpolated frames score {ours_db:.2f} dB PSNR against the dropped frames "
+                       f"(slowpoke) and {theirs_db:.2f} dB (minterpolate); CPU time (user + system, medians) {row['cpu_ours']:.1f} s "
+                       f"against {row['cpu_theirs']:.1f} s (ratio {row['cpu_ours'] / row['cpu_theirs']:.3f}); per-pair wall ratios "
+                       + ", ".join(f"{r:.3f}" for r in row["all_ratios"]))
+        rows.append(row)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
-    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "cfr"], help="run one group of rows")
+    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "cfr", "interpolate"], help="run one group of rows")
     args = parser.parse_args()
     for tool in ["ffmpeg", "rubberband"]:
         if not shutil.which(tool):
@@ -283,6 +404,8 @@ def main():
         "smart": lambda: smart_rows(args.runs, args.quick),
         # Re-encoding rows take most of a minute per run: at most 5 runs.
         "cfr": lambda: cfr_rows(max(1, min(args.runs, 5)), args.quick),
+        # minterpolate takes about a minute a run: at most 3 runs.
+        "interpolate": lambda: interpolate_rows(max(1, min(args.runs, 3)), args.quick),
     }
     rows = [row for name, make in groups.items() if args.only in (None, name) for row in make()]
     lines = [
@@ -297,6 +420,7 @@ def main():
     if extra:
         lines.append("")
         lines.append("Smart audio, export time minus remux time (medians): " + ", ".join(f"{r['extra'][0]} {r['extra'][1]:.2f} s" for r in extra))
+    lines += [""] + [r["note"] for r in rows if "note" in r]
     text = "\n".join(lines) + "\n"
     print(text)
     with open(args.out, "w") as f:

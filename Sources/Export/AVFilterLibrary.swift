@@ -1,8 +1,8 @@
 import Foundation
 internal import CFFmpeg
 
-/// libavfilter, opened on first use instead of linked. Only `export --frames interpolate` and
-/// the `--fps` export of interlaced video (`bwdif`) need it, while loading it with its hundred dependencies (speech-synthesis voices, Vulkan,
+/// libavfilter, opened on first use instead of linked. Only the `--fps` export of interlaced
+/// video (`bwdif`) needs it, while loading it with its hundred dependencies (speech-synthesis voices, Vulkan,
 /// LV2 …) cost every slowpoke command about 30 ms at start-up, more than all other libraries
 /// but libavcodec together. The function types are those of the C declarations; a test linked
 /// against libavfilter checks each one against its header.
@@ -42,8 +42,8 @@ struct AVFilterLibrary: @unchecked Sendable {
 
     private init() throws(ExportError) {
         let library = try SharedLibrary(Self.fileName, cannotLoad: {
-            "--frames interpolate and deinterlacing need libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
-        }, missingNote: "; --frames interpolate and the --fps export of interlaced video are unavailable")
+            "deinterlacing needs libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
+        }, missingNote: "; the --fps export of interlaced video is unavailable")
         func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F { try library.symbol(name, as: type) }
         getByName = try symbol("avfilter_get_by_name", as: GetByName.self)
         graphAlloc = try symbol("avfilter_graph_alloc", as: GraphAlloc.self)

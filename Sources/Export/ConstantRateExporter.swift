@@ -114,9 +114,13 @@ public struct ConstantRateExporter {
             return (try writer.addStream(encoder: encoder.context, source: stream, keepHDR: encoderSettings.tenBit), encoder)
         }
 
-        let interpolator = options.frames == .interpolate
-            ? try MotionInterpolator(track: track, pictures: pictures, fps: options.fps, source: source, encoder: encoder)
-            : nil
+        let pairs = plan.sources.reduce(into: [FlowInterpolator.Pair]()) { pairs, frame in
+            if case .interpolate(let a, let b, _) = frame, pairs.last != FlowInterpolator.Pair(a: a, b: b) {
+                pairs.append(FlowInterpolator.Pair(a: a, b: b))
+            }
+        }
+        let interpolator = pairs.isEmpty ? nil
+            : try FlowInterpolator(source: source, encoder: encoder, display: session.destination.destination.path, pairs: pairs)
 
         // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
         // pictures ahead: decoding here then overlaps the time this thread would spend blocked
@@ -154,10 +158,9 @@ public struct ConstantRateExporter {
                     let b = try encoder.converted(source.picture(j))
                     picture = try encoder.blend(a, b, weight: weight)
                     source.release(before: i)
-                case .interpolate(let segment, let nearest):
-                    if let made = try interpolator?.frame(k, segment: segment) { picture = made } else {
-                        picture = try encoder.converted(source.picture(nearest))
-                    }
+                case .interpolate(let i, let j, let weight):
+                    guard let interpolator else { preconditionFailure("an interpolated frame without an interpolator") }
+                    picture = try interpolator.frame(i, j, weight: weight)
                 }
                 try encoding.push((picture, Int64(k)))
                 if k % 8 == 0 {

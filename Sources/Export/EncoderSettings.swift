@@ -14,7 +14,7 @@ public enum FrameSelection: String, CaseIterable, Sendable {
     case nearest
     /// The two neighbouring source frames mixed by how close each is in time.
     case blend
-    /// Motion-compensated in-between frames (libavfilter's minterpolate) where a section is slowed.
+    /// Motion-interpolated in-between frames (optical flow, see FlowInterpolator) where a section is slowed.
     case interpolate
 }
 

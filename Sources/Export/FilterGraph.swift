@@ -2,14 +2,14 @@ import Foundation
 internal import CFFmpeg
 
 /// An owned libavfilter graph with one video input (`buffer`) and one output (`buffersink`)
-/// around a chain of filters such as `minterpolate=…` or `bwdif=…`. Frames go in with the
+/// around a chain of filters such as `bwdif=…`. Frames go in with the
 /// timestamps the caller gives them and come out in the order the chain makes them.
 final class FilterGraph {
     private let library: AVFilterLibrary
     private let pointer: UnsafeMutablePointer<AVFilterGraph>
     private let source: UnsafeMutablePointer<AVFilterContext>
     private let sink: UnsafeMutablePointer<AVFilterContext>
-    /// What the chain does, for errors: "interpolating", "deinterlacing".
+    /// What the chain does, for errors, such as "deinterlacing".
     private let work: String
 
     /// A graph running `chain` (named `filter` in errors) on input pictures described by

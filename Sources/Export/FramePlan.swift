@@ -11,9 +11,9 @@ struct FramePlan {
         case frame(Int)
         /// Frames `a` and `b` mixed, `weight` of `b`.
         case blend(Int, Int, weight: Double)
-        /// An in-between frame synthesised by motion interpolation inside `segment`; `nearest`
-        /// is the sample-and-hold frame.
-        case interpolate(segment: Int, nearest: Int)
+        /// An in-between frame synthesised by motion interpolation, `weight` of the way from
+        /// frame `a` to frame `b` (see ``FlowInterpolator``).
+        case interpolate(Int, Int, weight: Double)
     }
 
     let fps: Rational
@@ -40,7 +40,6 @@ struct FramePlan {
         var sources: [Source] = []
         sources.reserveCapacity(count)
         var needed = [Bool](repeating: false, count: pictures.count)
-        var interpolated = Set<Int>()
         let times = pictures.times
         for k in 0..<count {
             let t = try Self.time(of: k, fps: fps)
@@ -67,25 +66,17 @@ struct FramePlan {
             let between = j < times.count && times[i] < s && (times[j] < range.end || continues)
             switch selection {
             case .blend where between:
-                let weight = try (s - times[i]).seconds / (times[j] - times[i]).seconds
-                sources.append(.blend(i, j, weight: weight))
+                sources.append(.blend(i, j, weight: try (s - times[i]).seconds / (times[j] - times[i]).seconds))
                 needed[i] = true
                 needed[j] = true
             case .interpolate where between && rate < .one:
-                sources.append(.interpolate(segment: p.segmentIndex, nearest: i))
-                interpolated.insert(p.segmentIndex)
+                sources.append(.interpolate(i, j, weight: try (s - times[i]).seconds / (times[j] - times[i]).seconds))
+                needed[i] = true
+                needed[j] = true
             default:
                 sources.append(.frame(i))
                 needed[i] = true
             }
-        }
-        // Interpolated segments feed every picture of their source range (and the next two, so
-        // that the filter has pictures on both sides of the last in-between frame).
-        for segment in interpolated {
-            guard let range = track.segments[segment].source else { continue }
-            let first = pictures.picture(at: range.start)
-            let last = min(pictures.count - 1, pictures.picture(at: range.end) + 2)
-            for f in first...last { needed[f] = true }
         }
         self.sources = sources
         self.needed = needed

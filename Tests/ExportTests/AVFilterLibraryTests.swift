@@ -30,7 +30,6 @@ import Testing
         #expect(address(library.inOutFree) == address(inOutFree))
         #expect(address(library.sourceAddFrame) == address(sourceAddFrame))
         #expect(address(library.sinkGetFrame) == address(sinkGetFrame))
-        #expect(library.getByName("minterpolate") != nil)
         #expect(library.getByName("bwdif") != nil)
     }
 }

@@ -1,0 +1,34 @@
+// Internal to the FlowInterpolation target: the flow of one source pair, and the flow at an
+// in-between time synthesised from it.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+namespace slowpoke {
+
+/// The flow between pictures A (time 0) and B (time 1), at the flow's resolution.
+struct PairFlow {
+    /// Where each pixel of A is in B, and each pixel of B in A (CV_32FC2, in flow pixels).
+    cv::Mat forward, backward;
+    /// How far each pixel's round trip A → B → A (or B → A → B) misses home, in flow pixels
+    /// (CV_32F); large where the pixel is hidden in the other picture.
+    cv::Mat forwardError, backwardError;
+};
+
+/// What the picture at time t is made of, per flow pixel: `fromA` is the A → B flow of the
+/// pixel of A seen there (sample A at x - t × fromA), `fromB` that of the pixel of B (sample B
+/// at x + (1 - t) × fromB), `weightB` how much of B goes into the mix (CV_32FC2, CV_32FC2,
+/// CV_32F). Pixels of both pictures are splatted forward to time t; where several land on one
+/// place the one whose round trip is most consistent wins (an occluder over what it hides);
+/// where only one picture sees a place it alone is used; places nothing lands on take their
+/// neighbours' values.
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &weightB);
+
+/// Fills the pixels of `values` whose `mask` (CV_32F) is 0 from their surroundings, coarse to
+/// fine (push-pull).
+void fillHoles(cv::Mat &values, const cv::Mat &mask);
+
+/// The round-trip error of `forward` against `backward` (see PairFlow).
+cv::Mat roundTripError(const cv::Mat &forward, const cv::Mat &backward);
+
+}
