@@ -45,7 +45,7 @@ final class AudioTrackOutput {
         if let smart {
             if smart.plan.offGrid > 0 {
                 let seconds = Double(smart.plan.offGrid) / Double(smart.timeBase.den)
-                warning("audio stream \(stream): \(String(format: "%.1f", seconds)) s of unchanged audio is re-encoded, not copied: after an edit its \(smart.frame)-sample frames fall off the grid of the copied ones, and \(muxer == "mov" ? "mov" : "mp4") cannot trim a frame inside a track (export to .mkv to copy it all)")
+                warning("audio stream \(stream): \(String(format: "%.1f", seconds)) s of unchanged audio is re-encoded, not copied: after an edit its \(smart.frame)-sample frames fall off the grid of the copied ones, and a frame cannot be cut, so the audio stays exactly in place")
             }
             handling = .spliced
             spliced = smart

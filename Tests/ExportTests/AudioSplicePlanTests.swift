@@ -58,23 +58,24 @@ import TimePitch
         }
     }
 
-    @Test func matroskaCopiesEveryGridWithABridgeInUnchangedAudio() {
-        let spans = [UntouchedSpan(output: 0..<50_000, offset: 0), UntouchedSpan(output: 80_000..<300_000, offset: 30_500)]
-        let plan = AudioSplicePlan(spans: spans, packets: packets(300), total: 300_000, frame: 1024, guardFrames: 3, canDiscard: true)
-        #expect(copies(plan).count == 2)
-        #expect(plan.offGrid == 0)
+    @Test func matroskaStartsAtZeroAndBridgesOntoTheGrid() {
+        // An Opus-like encoder (delay 312, 960-sample packets) and runs 500 samples off its grid:
+        // the longer run is copied, the first span starts at 0 with a bridge that ends on an
+        // encoder frame boundary after the stream's first packet.
+        let spans = [UntouchedSpan(output: 0..<50_000, offset: 500), UntouchedSpan(output: 80_000..<300_000, offset: 30_500)]
+        let list = packets(310, frame: 960, first: -312)
+        let plan = AudioSplicePlan(spans: spans, packets: list, total: 300_000, frame: 960, guardFrames: 3, canDiscard: true,
+                                   encoderDelay: 312)
         #expect(tiles(plan, total: 300_000))
-        var bridges = 0
-        for case .encode(let output, let bridge?) in plan.pieces {
-            bridges += 1
-            // Whole frames hold the span and the surplus; the bridge ends on a frame boundary,
-            // ten frames before the copied run, past the end of the untouched span's edit side.
-            #expect((Int64(output.count) + Int64(bridge.surplus)) % 1024 == 0)
-            #expect((bridge.at + Int64(bridge.surplus)) % 1024 == 0)
-            #expect(Int64(output.count) - bridge.at == 10 * 1024)
-            #expect(output.lowerBound + bridge.at >= 80_000 + 3 * 1024)
+        guard case .encode(let first, let bridge?) = plan.pieces.first else {
+            Issue.record("no bridge at the start: \(String(describing: plan.pieces.first))")
+            return
         }
-        #expect(bridges == 1)
+        #expect(first.lowerBound == 0)
+        #expect((Int64(first.count) + 312 + Int64(bridge.surplus)) % 960 == 0)
+        #expect((bridge.at + Int64(bridge.surplus) + 312) % 960 == 0 && bridge.at + Int64(bridge.surplus) > 960 - 312)
+        // No bridge anywhere else.
+        #expect(plan.pieces.dropFirst().allSatisfy { if case .encode(_, let b) = $0 { b == nil } else { true } })
     }
 
     @Test func pcmIsCopiedOnBothSidesOfAnEdit() {
