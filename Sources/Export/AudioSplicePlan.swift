@@ -49,10 +49,8 @@ struct AudioSplicePlan: Equatable {
     /// are off the frame grid of the copied ones.
     let offGrid: Int64
 
-    /// Samples copied and rendered.
-    var copiedSamples: Int64 { pieces.reduce(0) { if case .copy(_, _, let o) = $1 { $0 + Int64(o.count) } else { $0 } } }
-    var encodedSamples: Int64 { pieces.reduce(0) { if case .encode(let o, _) = $1 { $0 + Int64(o.count) } else { $0 } } }
-    var copiesAnything: Bool { copiedSamples > 0 }
+    /// Whether any source packet is copied.
+    var copiesAnything: Bool { pieces.contains { if case .copy = $0 { true } else { false } } }
 
     /// Plans a timeline of `total` output samples whose unchanged stretches are `spans`, from
     /// the source's `packets`. `frame` is the codec's frame length (1 for PCM, whose packets can
