@@ -11,8 +11,10 @@ internal import CFFmpeg
 public final class AudioFileReader: AudioSource {
     public let format: AudioFormat
     public let path: String
-    /// The stream's length in frames, when the container states it.
-    public let frameCount: Int64?
+    /// Where the stream ends, in frames of presentation time (frame 0 is time 0), when the
+    /// container states its length: its start plus its duration. Audio that starts late (a
+    /// movie whose sound begins 0.3 s in) ends that much later than its duration.
+    public let statedEndFrame: Int64?
     /// Told about damaged packets that were skipped, with their time.
     public var onWarning: ((String) -> Void)?
 
@@ -71,9 +73,9 @@ public final class AudioFileReader: AudioSource {
         format = AudioFormat(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         timeBase = stream.pointer.pointee.time_base
         tickSamples = max(1, av_rescale_q_rnd(1, timeBase, AVRational(num: 1, den: parameters.sample_rate), AV_ROUND_UP))
-        let duration = stream.pointer.pointee.duration
-        frameCount = duration > 0 && duration != sp_av_nopts_value()
-            ? av_rescale_q(duration, timeBase, AVRational(num: 1, den: parameters.sample_rate)) : nil
+        let duration = stream.pointer.pointee.duration, start = stream.pointer.pointee.start_time
+        let stated = duration > 0 && duration != sp_av_nopts_value() ? duration + (start != sp_av_nopts_value() ? start : 0) : 0
+        statedEndFrame = stated > 0 ? av_rescale_q(stated, timeBase, AVRational(num: 1, den: parameters.sample_rate)) : nil
         packet = try Packet()
         frame = try Frame()
         buffer = [[Float]](repeating: [], count: format.channels)
@@ -102,7 +104,7 @@ public final class AudioFileReader: AudioSource {
         while bufferEnd < min(frameIndex + Int64(count), statedEnd) && !endOfStream { try decodeMore() }
         // The part of the request that is buffered is copied; the rest is silence, as is
         // anything past the stream's stated end (AAC's padding, which an edit list hides).
-        let end = lengthIsStated ? min(bufferEnd, frameCount ?? bufferEnd) : bufferEnd
+        let end = lengthIsStated ? min(bufferEnd, statedEndFrame ?? bufferEnd) : bufferEnd
         let from = max(frameIndex, bufferStart), to = min(frameIndex + Int64(count), end)
         for c in 0..<format.channels {
             target[c].withUnsafeMutableBufferPointer { out in
@@ -129,7 +131,7 @@ public final class AudioFileReader: AudioSource {
     }
 
     /// Where reading stops decoding: the stated end, or never.
-    private var statedEnd: Int64 { lengthIsStated ? (frameCount ?? Int64.max) : Int64.max }
+    private var statedEnd: Int64 { lengthIsStated ? (statedEndFrame ?? Int64.max) : Int64.max }
 
     /// Whether the container states the stream's length rather than guessing it from the bit
     /// rate (as it must for raw ADTS AAC, say).
@@ -137,10 +139,10 @@ public final class AudioFileReader: AudioSource {
         input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE
     }
 
-    /// The stream's exact length in frames: the container's stated length (an mp4's edit list
-    /// hides the AAC encoder's priming and padding), otherwise found by decoding to the end.
+    /// Where the stream ends, in frames from time 0: the container's stated end (an mp4's edit
+    /// list hides the AAC encoder's priming and padding), otherwise found by decoding to the end.
     public func exactLength() throws -> Int64 {
-        if lengthIsStated, let frameCount { return frameCount }
+        if lengthIsStated, let statedEndFrame { return statedEndFrame }
         try seek(to: 0)
         while !endOfStream {
             try decodeMore()

@@ -10,7 +10,7 @@ public protocol AudioFileSource: AudioSource {
     var sampleFormatName: String { get }
     /// Whether the samples are 16-bit integers or coarser.
     var hasCoarseQuantisation: Bool { get }
-    /// The length in frames.
+    /// Where the audio ends, in frames from time 0 (its length, when it starts at 0).
     func exactLength() throws -> Int64
 }
 
