@@ -2,7 +2,8 @@ internal import CFFmpeg
 
 /// How a rendered audio track is encoded: as its source's own codec where slowpoke can encode it
 /// and the container can hold it (Opus, Vorbis, FLAC and PCM in Matroska, PCM in mov, AAC
-/// anywhere), otherwise as AAC, saying why.
+/// in all but WebM, Opus and Vorbis in WebM), otherwise as AAC (in WebM as Opus at 48 kHz, else
+/// Vorbis), saying why.
 struct AudioCodecChoice {
     let codec: AVCodecID
     let sampleFormat: AVSampleFormat
@@ -17,18 +18,18 @@ struct AudioCodecChoice {
     /// Codecs kept as they are, by muxer; the rest become AAC.
     private static let kept: [String: [AVCodecID]] = [
         "matroska": [AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS, AV_CODEC_ID_FLAC] + pcm,
-        "mp4": [AV_CODEC_ID_AAC], "mov": [AV_CODEC_ID_AAC] + pcm,
+        "mp4": [AV_CODEC_ID_AAC], "mov": [AV_CODEC_ID_AAC] + pcm, "webm": [AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS],
     ]
     /// Where each kept codec can go, for the advice.
     private static func keepers(of id: AVCodecID) -> [String] {
-        [("mkv", "matroska"), ("mov", "mov"), ("mp4", "mp4")].filter { kept[$0.1]?.contains(id) == true }.map { "." + $0.0 }
+        [("mkv", "matroska"), ("webm", "webm"), ("mov", "mov"), ("mp4", "mp4")].filter { kept[$0.1]?.contains(id) == true }.map { "." + $0.0 }
     }
 
     /// The choice for a source stream with `source` parameters, written by `muxer`; `aacBitRate`
     /// is the AAC bit rate asked for.
     init(source: AVCodecParameters, muxer: String, aacBitRate: Int) {
         let id = source.codec_id
-        if Self.kept[muxer]?.contains(id) == true, id != AV_CODEC_ID_AAC, let encoder = avcodec_find_encoder(id),
+        if Self.kept[muxer]?.contains(id) == true, id != AV_CODEC_ID_AAC || muxer == "webm", let encoder = avcodec_find_encoder(id),
            let format = Self.sampleFormat(of: encoder) {
             codec = id
             let lossless = id == AV_CODEC_ID_FLAC || Self.pcm.contains(id)
@@ -43,13 +44,17 @@ struct AudioCodecChoice {
             why = nil
             return
         }
-        codec = AV_CODEC_ID_AAC
-        sampleFormat = AV_SAMPLE_FMT_FLTP
-        bitRate = aacBitRate
+        // WebM holds no AAC: Opus where the rate is Opus's, else Vorbis (any rate).
+        let webm = muxer == "webm" ? (source.sample_rate == 48000 ? AV_CODEC_ID_OPUS : AV_CODEC_ID_VORBIS) : nil
+        codec = webm ?? AV_CODEC_ID_AAC
+        sampleFormat = webm.flatMap { avcodec_find_encoder($0) }.flatMap { Self.sampleFormat(of: $0) } ?? AV_SAMPLE_FMT_FLTP
+        bitRate = webm != nil && source.bit_rate > 0 ? max(Int(source.bit_rate), 64_000) : aacBitRate
         bitsPerRawSample = nil
         let sourceName = String(cString: avcodec_get_name(id))
         let places = Self.keepers(of: id)
-        if id == AV_CODEC_ID_AAC {
+        if let webm {
+            why = ".webm holds only Opus and Vorbis audio, so \(sourceName) becomes \(String(cString: avcodec_get_name(webm))); export to \((places.isEmpty ? [".mkv"] : places).joined(separator: " or ")) to keep it"
+        } else if id == AV_CODEC_ID_AAC {
             why = nil
         } else if avcodec_find_encoder(id) == nil || places.isEmpty {
             why = "slowpoke cannot write \(sourceName) audio"
@@ -68,7 +73,7 @@ struct AudioCodecChoice {
     func splices(_ source: AVCodecParameters, muxer: String) -> Bool {
         guard codec == source.codec_id, why == nil else { return false }
         // Opus in Matroska: its 20 ms packets sit on a grid that DiscardPadding can bridge.
-        if codec == AV_CODEC_ID_OPUS { return muxer == "matroska" && source.sample_rate == 48000 }
+        if codec == AV_CODEC_ID_OPUS { return ExportSession.isMatroska(muxer) && source.sample_rate == 48000 }
         return (codec == AV_CODEC_ID_AAC && source.profile == 1 /* FF_PROFILE_AAC_LOW */) || Self.pcm.contains(codec)
     }
 

@@ -53,7 +53,7 @@ public struct AudioExporter {
                 force: Bool) throws(ExportError) {
         let name = document.movie.path
         guard document.media.primaryVideo == nil else {
-            throw .unsupported("\(name) has video; export it as a movie (.mp4, .mov or .mkv)")
+            throw .unsupported("\(name) has video; export it as a movie (.mp4, .mov, .mkv or .webm)")
         }
         let output = output ?? Self.defaultOutput(for: document, at: documentURL)
         let ext = output.pathExtension.lowercased()

@@ -100,7 +100,7 @@ final class AudioTrackOutput {
         }
         // Matroska states Opus's encoder delay (CodecDelay) and players skip it; the first
         // packet's negative time would instead delay every stream to make room.
-        if muxer == "matroska", let parameters = output?.pointee.codecpar.pointee, parameters.codec_id == AV_CODEC_ID_OPUS,
+        if ExportSession.isMatroska(muxer), let parameters = output?.pointee.codecpar.pointee, parameters.codec_id == AV_CODEC_ID_OPUS,
            parameters.initial_padding > 0, parameters.sample_rate > 0 {
             leadIn = av_rescale_q(Int64(parameters.initial_padding), AVRational(num: 1, den: parameters.sample_rate), timeBase)
         }
@@ -162,7 +162,7 @@ final class AudioTrackOutput {
             // Matroska cannot hold the AAC priming packet's negative time and would delay every
             // stream to make room, moving the video half a frame; the packet decodes only to
             // priming, which the decoder discards anyway, so it is left out.
-            if muxer == "matroska", p.pointee.pts != sp_av_nopts_value(), p.pointee.pts - shift + p.pointee.duration <= 0 {
+            if ExportSession.isMatroska(muxer), p.pointee.pts != sp_av_nopts_value(), p.pointee.pts - shift + p.pointee.duration <= 0 {
                 pending = false
                 continue
             }

@@ -41,25 +41,32 @@ final class ExportSession {
     private var videoOut: UnsafeMutablePointer<AVStream>?
 
     /// The containers slowpoke exports movies to, by extension, with libavformat's muxer names.
-    static let muxers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska"]
+    static let muxers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
     /// The extensions users are told about, in order.
-    static let extensions = ["mp4", "mov", "mkv"]
+    static let extensions = ["mp4", "mov", "mkv", "webm"]
+
+    /// Whether `muxer` writes Matroska: mkv, or WebM (Matroska limited to VP8, VP9 and AV1
+    /// video, Opus and Vorbis audio and WebVTT subtitles).
+    static func isMatroska(_ muxer: String) -> Bool { muxer == "matroska" || muxer == "webm" }
 
     /// The document at `documentURL` (its movie checked against the fingerprint) and the output:
     /// `output`, or by default ``defaultOutput(for:at:)``, in a container slowpoke exports.
-    static func target(of documentURL: URL, output: URL?) throws -> (document: ProjectDocument, output: URL) {
+    static func target(of documentURL: URL, output: URL?, encodingVideo: Bool = false) throws -> (document: ProjectDocument, output: URL) {
         let document = try DocumentStore.read(documentURL)
-        let output = output ?? defaultOutput(for: document, at: documentURL)
+        let output = output ?? defaultOutput(for: document, at: documentURL, encodingVideo: encodingVideo)
+        if encodingVideo && output.pathExtension.lowercased() == "webm" {
+            throw ExportError.unsupported("\(output.lastPathComponent): .webm holds only VP8, VP9 and AV1 video, and --fps encodes H.264 or HEVC; export to .mkv (which keeps Opus and Vorbis audio as they are) or .mp4")
+        }
         try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
         return (document, output)
     }
 
     /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
-    /// is one slowpoke exports, otherwise mp4.
-    static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
+    /// is one slowpoke exports (a WebM movie whose video `--fps` re-encodes as H.264 goes to
+    /// mkv), otherwise mp4.
+    static func defaultOutput(for document: ProjectDocument, at documentURL: URL, encodingVideo: Bool = false) -> URL {
         let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        let ext = movie.pathExtension.lowercased()
-        let name = movie.deletingPathExtension().lastPathComponent + "-slowpoke." + (muxers[ext] != nil ? ext : "mp4")
+        let name = OutputNaming.defaultMovieName(for: movie, encodingVideo: encodingVideo)
         return documentURL.deletingLastPathComponent().appendingPathComponent(name)
     }
 
@@ -109,7 +116,10 @@ final class ExportSession {
         let holders = Self.extensions.filter { ext in
             av_guess_format(Self.muxers[ext]!, nil, nil).map { avformat_query_codec($0, codec, 0) == 1 } ?? false
         }
-        let advice = holders.isEmpty ? "export with --fps to re-encode it" : "export to ." + holders.joined(separator: " or .") + ", or with --fps to re-encode it"
+        // --fps writes H.264 or HEVC, which WebM cannot hold either.
+        let reencode = muxer == "webm" ? "" : ", or with --fps to re-encode it"
+        let advice = holders.isEmpty ? (muxer == "webm" ? "export to .mkv with --fps to re-encode it" : "export with --fps to re-encode it")
+            : "export to ." + holders.joined(separator: " or .") + reencode
         throw ExportError.unsupported(".\(destination.destination.pathExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
     }
 
@@ -157,6 +167,7 @@ final class ExportSession {
                                            globalHeader: globalHeader, display: destination.destination.path, warning: warning)
         try subtitles.attach(to: writer)
         if muxer == "matroska" {
+            // (WebM holds no attachments.)
             for i in 0..<source.streamCount where source.stream(i).parameters.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT {
                 _ = try writer.addStream(copying: source.stream(i), timeBase: AVRational(num: 1, den: 1000))
             }
@@ -165,7 +176,7 @@ final class ExportSession {
         if let line = chapters.removedWarning(movieName: movieName) { warning(line) }
         try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)
-        try writer.writeHeader(videoTimescale: muxer == "matroska" ? nil : videoTimescale)
+        try writer.writeHeader(videoTimescale: Self.isMatroska(muxer) ? nil : videoTimescale)
         self.writer = writer
         self.audio = audio
         self.subtitles = subtitles

@@ -95,7 +95,7 @@ public struct PassthroughExporter {
         }
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
         let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
-                                fixedTimescale: session.muxer == "matroska" ? 1000 : nil,
+                                fixedTimescale: ExportSession.isMatroska(session.muxer) ? 1000 : nil,
                                 carriesHidden: session.canHideFrames)
 
         // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise

@@ -83,7 +83,7 @@ final class SplicedAudio: @unchecked Sendable {
         // Whole frames of unchanged audio on each side of a seam: the one the decoder overlaps
         // with, and the encoder's own lead-in.
         plan = AudioSplicePlan(spans: spans, packets: scanned.packets, total: total, frame: scanned.frame,
-                               guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: muxer == "matroska",
+                               guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: ExportSession.isMatroska(muxer),
                                encoderDelay: delay)
         guard plan.copiesAnything else { return nil }
         scan = scanned.packets

@@ -100,8 +100,9 @@ public struct StreamPlan: Sendable, Encodable {
                 } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, muxer: muxer) {
                     entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")
                 } else if let why = choice.why {
-                    entry(.retimed, "retimed through the timeline, encoded as AAC (\(why))")
-                    notes[i] = why
+                    let target = Self.displayName(choice.codec)
+                    entry(.retimed, "retimed through the timeline, encoded as \(target) (\(why))")
+                    notes[i] = "is encoded as \(target): \(why)"
                 } else {
                     let whole = holds && choice.codec == parameters.codec_id
                         ? " (slowpoke splices AAC-LC, PCM and, in Matroska, Opus; other codecs are encoded whole)" : ""
@@ -123,12 +124,18 @@ public struct StreamPlan: Sendable, Encodable {
         codecNotes = notes
     }
 
+    /// A codec's name as users know it: AAC, Opus, Vorbis.
+    static func displayName(_ codec: AVCodecID) -> String {
+        let name = String(cString: avcodec_get_name(codec))
+        return ["aac": "AAC", "opus": "Opus", "vorbis": "Vorbis", "flac": "FLAC", "mp3": "MP3"][name] ?? name
+    }
+
     /// The export's warnings before any work: one sentence for each stream left out, naming it,
     /// its index and why (the document's video is never among them: a container that cannot
     /// hold it is an error of its own), and one for each audio track whose codec changes.
     func warnings(movieName: String, input: InputFormatContext) -> [String] {
         let changed = entries.filter { $0.kind == "audio" && $0.fate == .retimed }.compactMap { entry in
-            codecNotes[entry.index].map { "\(movieName) audio stream \(entry.index) (\(entry.codec)) is encoded as AAC: \($0)" }
+            codecNotes[entry.index].map { "\(movieName) audio stream \(entry.index) (\(entry.codec)) \($0)" }
         }
         return changed + entries.filter { $0.fate == .leftOut && $0.index != videoIndex }
             .map { entry in
@@ -156,7 +163,7 @@ public struct StreamPlan: Sendable, Encodable {
     /// Why a stream of `kind` is not carried.
     private static func whyNot(kind: AVMediaType, attachedPicture: Bool) -> String {
         switch kind {
-        case AVMEDIA_TYPE_ATTACHMENT: "only Matroska holds attachments (export to .mkv to keep it)"
+        case AVMEDIA_TYPE_ATTACHMENT: "only .mkv holds attachments (export to .mkv to keep it)"
         case AVMEDIA_TYPE_VIDEO where attachedPicture: "slowpoke does not carry cover art"
         case AVMEDIA_TYPE_VIDEO: "slowpoke exports one video stream"
         default: "slowpoke does not carry timed data streams"

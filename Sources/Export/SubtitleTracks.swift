@@ -42,7 +42,7 @@ final class SubtitleTracks {
             let codec = input.stream(i).parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(codec))
             let text = (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
-            let target = muxer == "matroska" ? AV_CODEC_ID_SUBRIP : AV_CODEC_ID_MOV_TEXT
+            let target = muxer == "webm" ? AV_CODEC_ID_WEBVTT : muxer == "matroska" ? AV_CODEC_ID_SUBRIP : AV_CODEC_ID_MOV_TEXT
             if avformat_query_codec(format, codec, 0) == 1 {
                 plan.append((i, .copy))
             } else if codec == AV_CODEC_ID_NONE || avcodec_find_decoder(codec) == nil {
@@ -50,7 +50,7 @@ final class SubtitleTracks {
             } else if text {
                 plan.append((i, .convert(to: target)))
             } else {
-                plan.append((i, .leave(why: "\(muxer == "matroska" ? "Matroska" : muxer) cannot hold \(name) subtitles (export to .mkv to keep them)")))
+                plan.append((i, .leave(why: "\(["matroska": "Matroska", "webm": "WebM"][muxer] ?? muxer) cannot hold \(name) subtitles (export to .mkv to keep them)")))
             }
         }
         return plan

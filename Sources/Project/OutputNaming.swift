@@ -3,15 +3,17 @@ public import Foundation
 /// Where an export goes when nobody says: one rule for `slowpoke export` and for batch.
 public enum OutputNaming {
     /// The containers slowpoke writes movies to, as users are told about them.
-    public static let movieContainers = ["mp4", "mov", "mkv"]
+    public static let movieContainers = ["mp4", "mov", "mkv", "webm"]
     /// Every extension a movie export accepts: the containers and `m4v` (an mp4).
-    public static let movieExtensions = ["mp4", "m4v", "mov", "mkv"]
+    public static let movieExtensions = ["mp4", "m4v", "mov", "mkv", "webm"]
 
     /// `<movie-stem>-slowpoke.<ext>`: in `container` if given, else the movie's own when slowpoke
-    /// writes it, else mp4.
-    public static func defaultMovieName(for movie: URL, container: String? = nil) -> String {
+    /// writes it, else mp4. WebM holds only VP8, VP9 and AV1 video: a WebM movie whose video
+    /// is re-encoded (`encodingVideo`, as H.264 or HEVC) goes to mkv, which keeps its audio.
+    public static func defaultMovieName(for movie: URL, container: String? = nil, encodingVideo: Bool = false) -> String {
         let own = movie.pathExtension.lowercased()
-        let ext = container?.lowercased() ?? (movieExtensions.contains(own) ? own : "mp4")
+        var ext = container?.lowercased() ?? (movieExtensions.contains(own) ? own : "mp4")
+        if container == nil && encodingVideo && ext == "webm" { ext = "mkv" }
         return movie.deletingPathExtension().lastPathComponent + "-slowpoke." + ext
     }
 

@@ -23,7 +23,11 @@ struct ExportMovie: ParsableCommand {
             change, so nothing is re-encoded and nothing is lost. A 240 fps clip with a 0.25x \
             section keeps all its frames, spaced four times wider inside the section. Cuts \
             happen at keyframes; the export says where. Audio follows the same timeline through \
-            the chosen time-pitch algorithm and is encoded as AAC (copied when nothing changed).
+            the chosen time-pitch algorithm: where the edits leave it unchanged the source's own \
+            packets are kept (AAC, PCM, and Opus in .mkv or .webm) and only the edited stretches \
+            are encoded, in the source's codec where the container holds it (else AAC; in .webm \
+            Opus or Vorbis). A .webm movie exports to .webm (with --fps, which encodes H.264 or \
+            HEVC, to .mkv).
 
             A document whose movie has no video (a song, a voice memo) exports its audio alone, \
             through the same algorithms, to .m4a (AAC), .wav, .flac, .mp3 or .opus, chosen by -o's \
@@ -47,7 +51,7 @@ struct ExportMovie: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov or .mkv (audio alone: .m4a, .wav, .flac, .mp3 or .opus).", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov, .mkv or .webm (audio alone: .m4a, .wav, .flac, .mp3 or .opus).", valueName: "out"))
     var output: String?
 
     @Option(help: ArgumentHelp("Re-encode at this constant frame rate (30, 29.97, 30000/1001 …). Without it: passthrough.", valueName: "N"))
