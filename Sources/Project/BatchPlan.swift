@@ -26,7 +26,7 @@ public enum BatchPlan {
             }
             for (name, movie) in matches {
                 let fileName = (matches.count == 1 ? spec.output : nil)
-                    ?? OutputNaming.defaultMovieName(for: movie, container: export.container)
+                    ?? OutputNaming.defaultMovieName(for: movie, container: export.container, encodingVideo: export.fps != nil)
                 let output = outputFolder.appendingPathComponent(fileName).standardizedFileURL
                 var problem: String?
                 let job = BatchJob(number: jobs.count + 1, name: name, movie: movie, edits: edits, export: export, output: output, problem: nil)
