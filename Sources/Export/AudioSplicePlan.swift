@@ -60,8 +60,12 @@ struct AudioSplicePlan: Equatable {
     /// encoded span starts at 0 and a bridge puts the copied runs' grid after it.
     /// `encoderDelay`: the encoder's own delay (AAC 1024, Opus's pre-skip 312), whose packets
     /// at the timeline's start begin that much before 0.
+    /// `sharedAbove`: encoded stretches longer than twice this are cut where unchanged audio
+    /// begins and ends inside them (on their frame grid, just inside it), into pieces of at
+    /// least this long, so that workers encode them side by side without rendering any stretched
+    /// audio twice; nil keeps every stretch whole.
     init(spans: [UntouchedSpan], packets: [Packet], total: Int64, frame: Int, guardFrames: Int, canDiscard: Bool = false,
-         encoderDelay: Int64 = 0, shortestRun: Int = 8) {
+         encoderDelay: Int64 = 0, shortestRun: Int = 8, sharedAbove: Int64? = nil) {
         let f = Int64(frame)
         let margin = Int64(guardFrames) * f
         // 1. Runs of consecutive, regular packets wholly inside a span (with the margin).
@@ -132,7 +136,31 @@ struct AudioSplicePlan: Equatable {
             position = end
         }
         if total > position { pieces.append(.encode(output: position..<total, bridge: nil)) }
-        self.pieces = pieces
+        self.pieces = sharedAbove.map { Self.shared(pieces, spans: spans, frame: f, shortest: $0) } ?? pieces
+    }
+
+    /// `pieces` with each long encoded stretch without a bridge cut where an unchanged span
+    /// starts or ends inside it, on the stretch's frame grid, where both sides are at least
+    /// `shortest` long. A cut sits far enough inside the span that neither side renders the
+    /// stretched audio beyond it: ten frames after its start (a piece after a cut renders an
+    /// eight-frame lead-in, see ``SpanEncoder``, and a join's crossfade reaches 5 ms), three
+    /// before its end (a piece renders a two-frame tail).
+    static func shared(_ pieces: [Piece], spans: [UntouchedSpan], frame f: Int64, shortest: Int64) -> [Piece] {
+        pieces.flatMap { piece -> [Piece] in
+            guard case .encode(let output, nil) = piece, output.count >= 2 * shortest else { return [piece] }
+            let grid = { (x: Int64) in output.lowerBound + (x - output.lowerBound) / f * f }
+            var cuts: [Int64] = []
+            for span in spans where span.output.overlaps(output) {
+                for edge in [span.output.lowerBound + 11 * f - 1, span.output.upperBound - 3 * f] {
+                    let cut = grid(edge)
+                    if span.output.contains(cut), cut - (cuts.last ?? output.lowerBound) >= shortest, output.upperBound - cut >= shortest {
+                        cuts.append(cut)
+                    }
+                }
+            }
+            let bounds = [output.lowerBound] + cuts + [output.upperBound]
+            return zip(bounds, bounds.dropFirst()).map { .encode(output: $0..<$1, bridge: nil) }
+        }
     }
 
     /// `x` modulo `f`, in `0..<f`.

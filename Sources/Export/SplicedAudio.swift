@@ -7,11 +7,14 @@ internal import CFFmpeg
 /// the audio unchanged, and the edited stretches rendered through TimePitch and encoded with
 /// the source's codec and parameters, spliced in between (see ``AudioSplicePlan``).
 ///
-/// A thread of its own renders and encodes the edited stretches, in order, into a queue, while
-/// the muxer copies packets; packets come out in output order, in samples (1/sample rate).
+/// Workers render and encode the edited stretches while the muxer copies packets: up to one a
+/// core (at most ``workerLimit``), each with its own reader, renderer and encoder, taking the
+/// stretches in turn, each stretch into a queue of its own; packets come out in output order,
+/// in samples (1/sample rate). (An mp4 often encodes two stretches: the edit, and the audio
+/// before it that an edit's odd length puts off the copied packets' frame grid.)
 ///
-/// `@unchecked Sendable`: the worker owns the reader, renderer and encoders once started; the
-/// queue is locked and the plan is immutable.
+/// `@unchecked Sendable`: each worker owns its reader, renderer and encoders once started; the
+/// queues are locked and the plan is immutable.
 final class SplicedAudio: @unchecked Sendable {
     enum Item {
         case packet(Packet)
@@ -28,18 +31,24 @@ final class SplicedAudio: @unchecked Sendable {
     let frame: Int
     /// The movie, opened to read the copied packets (and the stream's parameters).
     let input: InputFormatContext
+    private let url: URL
     private let stream: Int
+    private let settings: TimePitchSettings
     private let reader: AudioFileReader
-    private let renderer: TimelineRenderer
     private let segments: [CompositionTrackSegment]
     private let sourceOrigin: Int64
     private let make: () throws -> AudioEncoder
     /// The encoder's delay in samples (AAC: 1024), the same for every span.
     private let delay: Int64
-    private let encoded = BlockingQueue<Item>(capacity: 4096)
+    /// The encoded stretches, in output order, each with its own queue.
+    private let stretches: [(output: Range<Int64>, bridge: AudioSplicePlan.Bridge?, queue: BlockingQueue<Item>)]
+    /// The most workers that render and encode at once.
+    static let workerLimit = 4
     private let workers = DispatchGroup()
-    /// The muxer's place: the piece it is in and the next source packet's index.
+    /// The muxer's place: the piece it is in, the encoded stretches it has finished, and the
+    /// next source packet's index.
     private var piece = 0
+    private var stretch = 0
     private var sourceIndex = 0
     private var started = false
     private let lock = NSLock()
@@ -76,7 +85,7 @@ final class SplicedAudio: @unchecked Sendable {
         let made = probe.context.pointer.pointee
         let ours = Self.bytes(made.extradata, made.extradata_size), theirs = Self.bytes(source.extradata, source.extradata_size)
         guard made.codec_id == source.codec_id, ours.prefix(2) == theirs.prefix(2) else { return nil }
-        renderer = TimelineRenderer(format: format, settings: settings)
+        let renderer = TimelineRenderer(format: format, settings: settings)
         sourceOrigin = try origin.rescaled(to: Int32(format.sampleRate)).value
         total = try end.rescaled(to: Int32(format.sampleRate)).value
         let spans = try renderer.untouchedSpans(segments, sourceOrigin: sourceOrigin)
@@ -84,8 +93,14 @@ final class SplicedAudio: @unchecked Sendable {
         // with, and the encoder's own lead-in.
         plan = AudioSplicePlan(spans: spans, packets: scanned.packets, total: total, frame: scanned.frame,
                                guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: ExportSession.isMatroska(muxer),
-                               encoderDelay: delay)
+                               encoderDelay: delay, sharedAbove: scanned.frame == 1 ? nil : Int64(2 * format.sampleRate))
         guard plan.copiesAnything else { return nil }
+        stretches = plan.pieces.compactMap { piece in
+            guard case .encode(let output, let bridge) = piece else { return nil }
+            return (output, bridge, BlockingQueue<Item>(capacity: 4096))
+        }
+        self.url = url
+        self.settings = settings
         scan = scanned.packets
         frame = scanned.frame
         self.segments = segments
@@ -109,43 +124,61 @@ final class SplicedAudio: @unchecked Sendable {
         }
     }
 
-    /// Starts rendering and encoding the edited stretches: one thread renders, another encodes
-    /// (encoding AAC costs as much as rendering at 1x), so that the two cores share the work.
+    /// Starts the workers: worker w of n renders and encodes stretches w, w + n, w + 2n … in
+    /// order, rendering on its own thread and encoding on another (encoding AAC costs as much as
+    /// rendering at 1x). Each queue is read in turn, so a worker ahead of the muxer waits on its
+    /// full queue while the one the muxer reads goes on.
     func start() {
         guard !started else { return }
         started = true
-        workers.enter()
-        let thread = Thread { [self] in
-            defer { workers.leave() }
-            let span = SpanEncoder(make: make, frame: frame, delay: delay, total: total, queue: encoded)
-            let encoding = BackgroundConsumer<SpanEncoder.Job>(name: "slowpoke audio splice encoder",
-                                                             consume: { try span.take($0) }, finished: { [encoded] in encoded.close() })
-            do {
-                for case .encode(let output, let bridge) in plan.pieces {
-                    try encoding.push(.start(output, bridge))
-                    let feed = bridge.map { BridgeFeed(at: span.lead(output) + $0.at, surplus: $0.surplus, frame: frame, channels: reader.format.channels) }
-                    var announced = false
-                    try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, range: span.rendered(output, bridge: bridge),
-                                        to: { samples, count in
-                        guard let feed else { return try encoding.push(.samples(samples, count)) }
-                        try feed.add(samples, count: count) { samples, count in
-                            if !announced, let inserted = feed.inserted {
-                                try encoding.push(.inserted(inserted))
-                                announced = true
-                            }
-                            try encoding.push(.samples(samples, count))
-                        }
-                    })
-                    try encoding.push(.finish)
+        let count = min(Self.workerLimit, max(1, ProcessInfo.processInfo.activeProcessorCount), stretches.count)
+        for w in 0..<count {
+            workers.enter()
+            let thread = Thread { [self] in
+                defer { workers.leave() }
+                do {
+                    let reader = w == 0 ? reader : try AudioFileReader(url: url, stream: stream)
+                    if w > 0 { reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } } }
+                    let renderer = TimelineRenderer(format: reader.format, settings: settings)
+                    for k in stride(from: w, to: stretches.count, by: count) {
+                        try encode(stretches[k], reader: reader, renderer: renderer)
+                    }
+                } catch {
+                    for stretch in stretches { stretch.queue.fail(error) }
                 }
-                try encoding.finish()
-            } catch {
-                encoding.cancel()
-                encoded.fail(error)
             }
+            thread.name = "slowpoke audio splice \(w + 1)"
+            thread.start()
         }
-        thread.name = "slowpoke audio splice"
-        thread.start()
+    }
+
+    /// Renders stretch `output` (with its lead-in, tail and any bridge) and encodes it into `queue`.
+    private func encode(_ stretch: (output: Range<Int64>, bridge: AudioSplicePlan.Bridge?, queue: BlockingQueue<Item>),
+                        reader: AudioFileReader, renderer: TimelineRenderer) throws {
+        let (output, bridge, queue) = stretch
+        let span = SpanEncoder(make: make, frame: frame, delay: delay, total: total, queue: queue)
+        let encoding = BackgroundConsumer<SpanEncoder.Job>(name: "slowpoke audio splice encoder", consume: { try span.take($0) })
+        do {
+            try encoding.push(.start(output, bridge))
+            let feed = bridge.map { BridgeFeed(at: span.lead(output) + $0.at, surplus: $0.surplus, frame: frame, channels: reader.format.channels) }
+            var announced = false
+            try renderer.render(segments, from: reader, sourceOrigin: sourceOrigin, range: span.rendered(output, bridge: bridge),
+                                to: { samples, count in
+                guard let feed else { return try encoding.push(.samples(samples, count)) }
+                try feed.add(samples, count: count) { samples, count in
+                    if !announced, let inserted = feed.inserted {
+                        try encoding.push(.inserted(inserted))
+                        announced = true
+                    }
+                    try encoding.push(.samples(samples, count))
+                }
+            })
+            try encoding.push(.finish)
+            try encoding.finish()
+        } catch {
+            encoding.cancel()
+            throw error
+        }
     }
 
     /// The next packet in output order into `packet` (its time in ``timeBase``), waiting up to
@@ -169,13 +202,14 @@ final class SplicedAudio: @unchecked Sendable {
                 p.pointee.duration = s.count
                 return true
             case .encode:
-                switch try encoded.pop(timeout: timeout) {
+                switch try stretches[stretch].queue.pop(timeout: timeout) {
                 case .item(.packet(let next)):
                     av_packet_unref(packet.pointer)
                     av_packet_move_ref(packet.pointer, next.pointer)
                     return true
-                case .item(.pieceEnd): piece += 1
-                case .end: return nil
+                case .item(.pieceEnd), .end:
+                    piece += 1
+                    stretch += 1
                 case .timedOut: return false
                 }
             }
@@ -185,7 +219,7 @@ final class SplicedAudio: @unchecked Sendable {
 
     /// Stops the worker, if it is running, and waits for it.
     func cancel() {
-        encoded.fail(ExportError.interrupted)
+        for stretch in stretches { stretch.queue.fail(ExportError.interrupted) }
         workers.wait()
     }
 }

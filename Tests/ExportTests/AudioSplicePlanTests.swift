@@ -102,4 +102,32 @@ import TimePitch
         #expect(!plan.copiesAnything)
         #expect(plan.pieces.count == 1)
     }
+
+    /// The 10-minute case: the 20 s before a slowdown are off the grid of the 570 s
+    /// after it, so one stretch runs from 0 to the end of the slowed part. Shared by workers, it
+    /// is cut once, just inside the end of the unchanged audio, on the stretch's frame grid:
+    /// the slowed audio is rendered by one worker only.
+    @Test func aLongStretchIsCutInsideUnchangedAudioForTheWorkers() {
+        let rate: Int64 = 48000
+        // 0-20 s untouched; 20-40 s the slowed 10 s; from 40 s the rest, 10 s later (468.75
+        // frames: off the grid of what came before).
+        let spans = [UntouchedSpan(output: 0..<(20 * rate), offset: 0), UntouchedSpan(output: (40 * rate)..<(610 * rate), offset: 10 * rate)]
+        let whole = AudioSplicePlan(spans: spans, packets: packets(28_200), total: 610 * rate, frame: 1024, guardFrames: 3)
+        let shared = AudioSplicePlan(spans: spans, packets: packets(28_200), total: 610 * rate, frame: 1024, guardFrames: 3,
+                                     sharedAbove: 2 * rate)
+        let stretches = { (plan: AudioSplicePlan) in plan.pieces.compactMap { if case .encode(let o, _) = $0 { o } else { nil } } }
+        let first = stretches(whole)[0]
+        #expect(first.lowerBound <= 0 && first.upperBound > 40 * rate)
+        let cut = stretches(shared)
+        #expect(cut.count == stretches(whole).count + 1, "\(cut)")
+        #expect(cut[0].lowerBound == first.lowerBound && cut[1].upperBound == first.upperBound)
+        // On the grid, at least three frames before the unchanged audio ends.
+        #expect((cut[0].upperBound - first.lowerBound) % 1024 == 0)
+        #expect(cut[0].upperBound <= 20 * rate - 3 * 1024 && cut[0].upperBound > 20 * rate - 4 * 1024)
+        #expect(tiles(shared, total: 610 * rate) && copies(shared).map(\.packets) == copies(whole).map(\.packets))
+        // A stretch shorter than twice the shortest piece stays whole.
+        let short = AudioSplicePlan(spans: spans, packets: packets(28_200), total: 610 * rate, frame: 1024, guardFrames: 3,
+                                    sharedAbove: 30 * rate)
+        #expect(short.pieces == whole.pieces)
+    }
 }
