@@ -13,6 +13,7 @@ extension StreamPlan {
         videoIndex = nil
         subtitles = []
         codecNotes = [:]
+        overhangs = [:]
         chapters = Int(input.pointer.pointee.nb_chapters)
         let audio = document.media.primaryAudio?.index
         let muxer = AudioExporter.muxers[container]

@@ -51,6 +51,8 @@ public struct StreamPlan: Sendable, Encodable {
 
     /// Why an audio track's codec changes when it is rendered, by stream.
     let codecNotes: [Int: String]
+    /// What of an audio track lies outside the video and is left out, by stream (``AudioOverhang``).
+    let overhangs: [Int: String]
     /// The document's video stream; nil for an audio-only export.
     let videoIndex: Int?
     /// Whether the export writes the audio alone (the document has no video).
@@ -120,7 +122,12 @@ public struct StreamPlan: Sendable, Encodable {
                 entry(.leftOut, Self.whyNot(kind: parameters.codec_type, attachedPicture: input.stream(i).pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0))
             }
         }
-        self.entries = entries
+        // Audio outside the video's span is cut off by the timeline: said with the stream.
+        let overhangs = AudioOverhang.notes(document.media)
+        self.overhangs = overhangs
+        self.entries = entries.map { entry in
+            overhangs[entry.index].map { Entry(index: entry.index, kind: entry.kind, codec: entry.codec, fate: entry.fate, detail: entry.detail + "; " + $0) } ?? entry
+        }
         codecNotes = notes
     }
 
@@ -136,7 +143,7 @@ public struct StreamPlan: Sendable, Encodable {
     func warnings(movieName: String, input: InputFormatContext) -> [String] {
         let changed = entries.filter { $0.kind == "audio" && $0.fate == .retimed }.compactMap { entry in
             codecNotes[entry.index].map { "\(movieName) audio stream \(entry.index) (\(entry.codec)) \($0)" }
-        }
+        } + overhangs.sorted { $0.key < $1.key }.map { "\(movieName) audio stream \($0.key): \($0.value)" }
         return changed + entries.filter { $0.fate == .leftOut && $0.index != videoIndex }
             .map { entry in
                 var facts = [entry.kind, entry.codec]

@@ -47,4 +47,34 @@ import TestSupport
         #expect(abs(first - 0.3) < 0.03, "the tone starts at \(first) s")
         #expect(last > 10.97 && last < 11.03, "the tone ends at \(last) s, not 11 s")
     }
+
+    /// Audio that sounds after the last video frame (a track 2 s longer than the picture) or
+    /// before the first (sound that starts 0.5 s earlier) is outside the timeline, which is the
+    /// video's: the export and `info` say how much of it is left out.
+    @Test func audioOutsideTheVideoIsNamed() throws {
+        let folder = try TemporaryFolder("overhang")
+        let longer = folder.file("longer.mp4"), earlier = folder.file("earlier.mkv")
+        let tone = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=12"]
+        var made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=10"] + tone
+                                        + ["-c:v", "libx264", "-c:a", "aac", "-y", longer.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        made = try TestSupport.tool("ffmpeg", ["-v", "error", "-itsoffset", "0.5", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=10"] + tone
+                                    + ["-c:v", "libx264", "-c:a", "aac", "-t", "10", "-y", earlier.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        // (Matroska starts the video 21 ms later still, for the AAC priming.)
+        for (movie, said) in [(longer, "its last 2.0 s, after the last video frame, are not in the export"),
+                              (earlier, "its first 0.52 s, before the first video frame, are not in the export")] {
+            let document = movie.deletingPathExtension().lastPathComponent + ".slowpoke"
+            #expect(try TestSupport.run(TestSupport.slowpoke, ["open", movie.lastPathComponent], in: folder.url).status == 0)
+            let info = try TestSupport.run(TestSupport.slowpoke, ["info", document], in: folder.url)
+            #expect(info.stdout.contains(said), "\(info.stdout)")
+            let result = try TestSupport.run(TestSupport.slowpoke, ["export", document, "--progress", "none"], in: folder.url)
+            #expect(result.status == 0 && result.stderr.contains("\(movie.lastPathComponent) audio stream 1: \(said)"), "\(result.stderr)")
+        }
+        // Audio inside the video says nothing.
+        let inside = try lateMovie(folder, container: "mp4", audio: ["-c:a", "aac"])
+        #expect(try TestSupport.run(TestSupport.slowpoke, ["open", inside.lastPathComponent], in: folder.url).status == 0)
+        let quiet = try TestSupport.run(TestSupport.slowpoke, ["export", "late.slowpoke", "--progress", "none"], in: folder.url)
+        #expect(quiet.status == 0 && !quiet.stderr.contains("not in the export"), "\(quiet.stderr)")
+    }
 }
