@@ -66,7 +66,7 @@ public struct ConstantRateExporter {
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
-        let (name, videoStream, track) = (session.movieName, session.videoStream, session.videoTrack)
+        let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false, settings: settings) { warning(line) }
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
@@ -74,6 +74,10 @@ public struct ConstantRateExporter {
         // frame plan works from presentation times.
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
+        // A truncated movie's timeline stops with its last readable frame (audio included).
+        let track = scan.truncated ? try CompositionTrack(trackID: session.videoTrack.trackID, mediaType: .video,
+                                                          segments: CompositionTrackSegment.cut(session.videoTrack.segments, atSourceEnd: scan.end))
+            : session.videoTrack
         // Interlaced video offers each field as a picture of its own (see PictureTimes).
         let fieldOrder = Self.fieldOrder(input.stream(videoStream.index).parameters.pointee.field_order)
         let pictures = try PictureTimes(scan: scan, fields: fieldOrder != nil)

@@ -71,7 +71,9 @@ public struct PassthroughExporter {
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
         // 2. Cuts move to keyframes; the audio follows the same timeline.
-        let (segments, cuts) = try KeyframeSnapping.snap(videoTrack.segments, points: scan.cutPoints, carriesHidden: session.canHideFrames)
+        // A truncated movie's timeline stops with its last readable frame (audio included).
+        let readable = scan.truncated ? try CompositionTrackSegment.cut(videoTrack.segments, atSourceEnd: scan.end) : videoTrack.segments
+        let (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: session.canHideFrames)
         var reported: [TimeRange] = []
         for cut in cuts {
             if cut.requested.start < .zero, let actual = cut.actual {

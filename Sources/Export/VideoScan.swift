@@ -21,6 +21,9 @@ struct VideoScan {
     /// Frame i's source time, parallel to `presentationTicks`, and the end of the last frame.
     var presentationTimes: [Time] = []
     var end: Time = .zero
+    /// Whether the movie lists more frames than could be read (truncated or damaged): then the
+    /// export stops at ``end``.
+    var truncated = false
     /// Whether frame i (in presentation order) is a keyframe.
     var isKey: [Bool] = []
     /// Where passthrough may end and resume copying.
@@ -103,6 +106,7 @@ struct VideoScan {
             repeats = max(0, high - low + 1 - Int64(raw.count))
         }
         if declared > Int64(raw.count) + repeats {
+            truncated = true
             warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
         }
         let shown = raw.indices.contains { !hidden[$0] } ? raw.indices.filter { !hidden[$0] } : Array(raw.indices)

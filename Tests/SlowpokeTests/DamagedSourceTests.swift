@@ -43,4 +43,39 @@ import Testing
         #expect(export.status == 0, "\(export.stderr)")
         #expect(!export.stderr.contains("truncated") && !export.stderr.contains("damaged"), "\(export.stderr)")
     }
+
+    /// A cut-off download with sound: the export stops with its last readable frame, as it says,
+    /// in both exports; it once ran on to the listed length with the last frame held in silence
+    /// (a truncated 25 s movie, slowed 1 s, wrote 29.4 s of which 7.6 s were silent).
+    @Test(arguments: [[] as [String], ["--fps", "25", "--preset", "ultrafast"]])
+    func aTruncatedMovieEndsWhereItsVideoDoes(options: [String]) throws {
+        let folder = try TemporaryFolder("truncated-end")
+        let whole = folder.file("whole.mp4")
+        try make(whole, ["-f", "lavfi", "-i", "sine=frequency=440:duration=10", "-c:v", "libx264", "-preset", "veryfast", "-g", "25",
+                         "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart"])
+        let data = try Data(contentsOf: whole)
+        let cut = folder.file("cut.mp4")
+        try data.prefix(data.count * 6 / 10).write(to: cut)
+        try #require(try TestSupport.run(TestSupport.slowpoke, ["open", cut.path]).status == 0)
+        #expect(try TestSupport.run(TestSupport.slowpoke, ["scale", "cut.slowpoke", "--range", "1-2", "--rate", "0.5"], in: folder.url).status == 0)
+        let export = try TestSupport.run(TestSupport.slowpoke, ["export", "cut.slowpoke", "-o", "out.mp4", "--progress", "none"] + options, in: folder.url)
+        #expect(export.status == 0 && export.stderr.contains("the export stops where the readable video ends"), "\(export.stderr)")
+        // The last readable frame's end, and where the output's streams end: 1 s later.
+        let frames = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,duration_time",
+                                                      "-of", "csv=p=0", cut.path]).stdout.split(separator: "\n")
+            .map { $0.split(separator: ",").compactMap { Double($0) } }.filter { $0.count == 2 }
+        let readable = (frames.map { $0[0] + $0[1] }.max() ?? 0)
+        #expect(readable > 3 && readable < 9, "the readable video ends at \(readable) s")
+        let listed = try TestSupport.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "csv=p=0",
+                                                      folder.file("out.mp4").path]).stdout
+        var ends: [(String, Double)] = []
+        for line in listed.split(separator: "\n") {
+            let fields = line.split(separator: ",")
+            if fields.count == 2, let end = Double(fields[1]) { ends.append((String(fields[0]), end)) }
+        }
+        #expect(ends.count == 2, "\(ends)")
+        for (kind, end) in ends {
+            #expect(abs(end - (readable + 1)) < 0.1, "the \(kind) ends at \(end) s, not \(readable + 1) s")
+        }
+    }
 }
