@@ -101,6 +101,10 @@ public enum Prober {
             var presentationTimes: [Int64] = []
         }
         var tallies = [Tally](repeating: Tally(), count: streams.count)
+        // A packet without a presentation time (AVI's H.264 has only decode times) is shown
+        // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
+        let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
+        var unplaced = [Int](repeating: 0, count: streams.count)
         let packet = try Packet()
         while true {
             let more: Bool
@@ -111,13 +115,22 @@ public enum Prober {
             guard more else { break }
             let p = packet.pointer.pointee
             let index = Int(p.stream_index)
-            guard index < tallies.count, p.pts != sp_av_nopts_value() else { continue }
+            guard index < tallies.count else { continue }
+            let pts = p.pts != sp_av_nopts_value() || reorders[index] ? p.pts : p.dts
+            guard pts != sp_av_nopts_value() else {
+                unplaced[index] += 1
+                continue
+            }
             // Video an edit list hides (a trim without re-encoding) is never shown.
             if streams[index].kind == .video && p.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
             tallies[index].count += 1
-            tallies[index].first = min(tallies[index].first ?? p.pts, p.pts)
-            tallies[index].end = max(tallies[index].end ?? Int64.min, p.pts + max(p.duration, 0))
-            if streams[index].kind == .video { tallies[index].presentationTimes.append(p.pts) }
+            tallies[index].first = min(tallies[index].first ?? pts, pts)
+            tallies[index].end = max(tallies[index].end ?? Int64.min, pts + max(p.duration, 0))
+            if streams[index].kind == .video { tallies[index].presentationTimes.append(pts) }
+        }
+        if let video = streams.firstIndex(where: { $0.kind == .video && !$0.isAttachedPicture }), tallies[video].count == 0, unplaced[video] > 0 {
+            let codec = streams[video].codec
+            throw .notMedia(path: input.path, reason: "its \(codec) video reorders its frames (B-frames) but the file stores only the order they are decoded in, not when each is shown (as AVI does), so slowpoke cannot place them; convert it first, for example: ffmpeg -i \((input.path as NSString).lastPathComponent) -c:v libx264 -crf 18 -c:a copy converted.mkv")
         }
         for index in streams.indices {
             let tally = tallies[index]

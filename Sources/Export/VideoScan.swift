@@ -91,7 +91,12 @@ struct VideoScan {
             let startsAfresh = key && randomAccess.isRandomAccess(packet.pointer)
             if p.flags & AV_PKT_FLAG_CORRUPT != 0 { inDamage = true } else if startsAfresh { inDamage = false }
             damaged.append(inDamage)
+            // Without a presentation time a frame is shown when decoded, unless frames are
+            // reordered, which `Prober` refuses at open (see there).
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            if p.pts == sp_av_nopts_value() && input.stream(index).parameters.pointee.video_delay > 0 {
+                throw ExportError.notMedia(path: input.path, reason: "its video reorders its frames but states only their decode order; open it again to be told how to convert it")
+            }
             raw.append((pts, max(p.duration, 0), key))
             hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
             resumable.append(startsAfresh && !inDamage)
