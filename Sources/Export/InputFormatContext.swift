@@ -24,7 +24,7 @@ final class InputFormatContext {
         if opened < 0 { opened = avformat_open_input(&context, path, nil, nil) }
         guard opened >= 0, let context else {
             let failure = AVFailure(code: opened, operation: "opening")
-            if failure.isInvalidData { throw .notMedia(path: path, reason: failure.message) }
+            if failure.isInvalidData { throw .notMedia(path: path, reason: TruncatedMP4.missingIndex(path) ?? failure.message) }
             throw .cannotOpen(path: path, reason: failure.message)
         }
         pointer = context

@@ -78,4 +78,19 @@ import Testing
             #expect(abs(end - (readable + 1)) < 0.1, "the \(kind) ends at \(end) s, not \(readable + 1) s")
         }
     }
+
+    /// A camera's mp4 writes its index (moov) last: cut off, the file has none, and open says
+    /// that, not only "invalid data".
+    @Test func aTruncatedMovieWithoutItsIndexIsExplained() throws {
+        let folder = try TemporaryFolder("no-moov")
+        let whole = folder.file("whole.mp4")
+        try make(whole, ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"])
+        let data = try Data(contentsOf: whole)
+        let cut = folder.file("cut.mp4")
+        try data.prefix(data.count * 7 / 10).write(to: cut)
+        let opened = try TestSupport.run(TestSupport.slowpoke, ["open", cut.path])
+        #expect(opened.status != 0 && opened.stderr.contains("cut.mp4 is not a movie or audio file that slowpoke can read (its index (the moov box) is missing")
+                && opened.stderr.contains("inside its mdat box"), "\(opened.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("cut.slowpoke").path))
+    }
 }
