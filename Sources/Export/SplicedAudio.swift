@@ -44,6 +44,9 @@ final class SplicedAudio: @unchecked Sendable {
     private let stretches: [(output: Range<Int64>, bridge: AudioSplicePlan.Bridge?, queue: BlockingQueue<Item>)]
     /// The most workers that render and encode at once.
     static let workerLimit = 4
+    /// Seconds of encoded audio that make another worker worth its start-up (it opens the movie
+    /// again, and libavformat decodes a few video frames to probe it: 40 ms of 1080p60).
+    static let secondsAWorker = 8
     private let workers = DispatchGroup()
     /// The muxer's place: the piece it is in, the encoded stretches it has finished, and the
     /// next source packet's index.
@@ -93,7 +96,7 @@ final class SplicedAudio: @unchecked Sendable {
         // with, and the encoder's own lead-in.
         plan = AudioSplicePlan(spans: spans, packets: scanned.packets, total: total, frame: scanned.frame,
                                guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: ExportSession.isMatroska(muxer),
-                               encoderDelay: delay, sharedAbove: scanned.frame == 1 ? nil : Int64(2 * format.sampleRate))
+                               encoderDelay: delay, sharedAbove: scanned.frame == 1 ? nil : Int64(Self.secondsAWorker * format.sampleRate))
         guard plan.copiesAnything else { return nil }
         stretches = plan.pieces.compactMap { piece in
             guard case .encode(let output, let bridge) = piece else { return nil }
@@ -131,7 +134,9 @@ final class SplicedAudio: @unchecked Sendable {
     func start() {
         guard !started else { return }
         started = true
-        let count = min(Self.workerLimit, max(1, ProcessInfo.processInfo.activeProcessorCount), stretches.count)
+        let seconds = stretches.map(\.output.count).reduce(0, +) / reader.format.sampleRate
+        let count = min(Self.workerLimit, max(1, ProcessInfo.processInfo.activeProcessorCount), stretches.count,
+                        max(1, Int(seconds) / Self.secondsAWorker))
         for w in 0..<count {
             workers.enter()
             let thread = Thread { [self] in
