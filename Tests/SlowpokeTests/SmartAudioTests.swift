@@ -214,4 +214,29 @@ import TestSupport
         let (score, windows) = clickScore(samples)
         #expect(windows > 5000 && score < 4, "high-frequency energy \(score)x its median over \(windows) windows")
     }
+
+    /// A long edit in a longer movie: the 25 s before a slowdown are off the copied packets'
+    /// frame grid, so 35 s are encoded, shared by two workers that cut the stretch inside the
+    /// unchanged audio; the cut between their encoders is as inaudible as every other seam.
+    @Test func aLongStretchSharedByWorkersHasNoSeam() throws {
+        let folder = try TemporaryFolder("smart-workers")
+        let movie = folder.file("long.mp4")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=15:duration=60",
+                                                   "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=60,volume=0.5,afade=t=in:d=0.2,afade=t=out:st=59.8:d=0.2",
+                                                   "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", "-y", movie.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke("open", "long.mp4", in: folder).status == 0)
+        #expect(try slowpoke("scale", "--range", "25-30", "--rate", "0.5", in: folder).status == 0)
+        let result = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(result.status == 0 && result.stdout.contains("audio spliced"), "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("24.9 s of unchanged audio is re-encoded"), "\(result.stderr)")
+        let samples = try TestSupport.decodeAudio(folder.file("long-slowpoke.mp4"))
+        #expect(samples.count >= 65 * 48000 && samples.count <= 65 * 48000 + 1024, "\(samples.count) samples")
+        let (score, windows) = clickScore(samples)
+        #expect(windows > 12_000 && score < 4, "high-frequency energy \(score)x its median over \(windows) windows")
+        for at in [10.0, 24.8, 25.1, 40.0, 60.0] {
+            let f = Signals.dominantFrequency(samples, from: Int(at * 48000), count: 8192)
+            #expect(abs(f - 440) < 4, "\(f) Hz at \(at) s")
+        }
+    }
 }
