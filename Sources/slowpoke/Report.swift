@@ -107,7 +107,7 @@ enum Report {
             return ""
         case .success(let plan?):
             var out = plan.isAudioOnly ? "\nExport (the audio alone, to .\(plan.container)):\n"
-                : "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video):\n"
+                : "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video\(plan.container == "webm" ? ", to .mkv" : "")):\n"
             let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, $0.detail] }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
