@@ -39,14 +39,30 @@ struct PacketMap {
     /// The largest timescale slowpoke asks a container for.
     static let maximumTimescale: Int64 = Int64(Int32.max)
 
+    /// What an mp4 or mov can hold, in ticks: a sample's duration is 32 bits, and libavformat
+    /// drops every composition offset (and with them the presentation order of B-frames) once
+    /// one reaches 2^28, which a long hold or a very slow section among B-frames does at a fine
+    /// timescale (600 s held at 1/568320 s).
+    struct Limits {
+        var offset: Int64 = 1 << 28
+        var step: Int64 = Int64(Int32.max)
+    }
+
+    /// Coarser timescales to fall back on, finest first, when the exact one exceeds the limits.
+    static let fallbackTimescales: [Int32] = [90_000, 60_000, 48_000, 30_000, 24_000, 15_360, 12_800, 10_000, 6_000, 3_000,
+                                              1_000, 600, 100, 10, 1]
+
     /// Maps `packets` through `track`. `preferred` is the source's own timescale, used when no
     /// exact one fits. Throws when a source time plays more than once (passthrough cannot
     /// repeat frames).
     /// With `carriesHidden` (a container that writes an edit list of its own), frames the
     /// source's edit list hides are kept before time 0, undisplayed, when the timeline starts
     /// with the start of the movie, so the first shown frame still has its references.
+    /// With `limits` (mp4 and mov), a timescale whose ticks would exceed them gives way to the
+    /// source's own, then to the finest of ``fallbackTimescales`` that fits, and the map says it
+    /// is inexact.
     init(packets: [SourcePacket], track: CompositionTrack, preferred: Int32, fixedTimescale: Int32? = nil,
-         carriesHidden: Bool = false) throws {
+         carriesHidden: Bool = false, limits: Limits? = nil) throws {
         var mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)] = []
         let first = track.segments.first
         let startsAtZero = carriesHidden && first?.source?.start == .zero
@@ -111,8 +127,29 @@ struct PacketMap {
                 if !exact { break }
             }
         }
-        let timescale = fixedTimescale ?? (exact ? Int32(lcm) : preferred)
+        var timescale = fixedTimescale ?? (exact ? Int32(lcm) : preferred)
         exact = exact && fixedTimescale == nil
+        var entries = try Self.entries(mapped, timescale: timescale)
+        if let limits, fixedTimescale == nil, !Self.fit(entries, limits) {
+            let coarser = [preferred] + Self.fallbackTimescales.filter { $0 < preferred }
+            for candidate in coarser where candidate < timescale {
+                timescale = candidate
+                entries = try Self.entries(mapped, timescale: candidate)
+                exact = false
+                if Self.fit(entries, limits) { break }
+            }
+            guard Self.fit(entries, limits) else {
+                throw ExportError.unsupported("the timeline is too long for an mp4 or mov track even in whole seconds; export to .mkv")
+            }
+        }
+        self.entries = entries
+        self.timescale = timescale
+        self.exact = exact
+        self.dropped = dropped
+    }
+
+    /// The entries for `mapped` times in ticks of 1/`timescale` s, with their decode times.
+    private static func entries(_ mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)], timescale: Int32) throws -> [Entry] {
         var entries: [Entry] = []
         entries.reserveCapacity(mapped.count)
         for m in mapped {
@@ -130,10 +167,16 @@ struct PacketMap {
         // never after their frame is shown, whatever the map did.
         let decode = Self.decodeTimes(entries.map(\.pts), step: entries.first.map { max(1, $0.duration) } ?? 1)
         for i in entries.indices { entries[i].dts = decode[i] }
-        self.entries = entries
-        self.timescale = timescale
-        self.exact = exact
-        self.dropped = dropped
+        return entries
+    }
+
+    /// Whether every composition offset, decode step and duration of `entries` is within `limits`.
+    private static func fit(_ entries: [Entry], _ limits: Limits) -> Bool {
+        for (i, e) in entries.enumerated() {
+            if e.pts - e.dts >= limits.offset || e.duration > limits.step { return false }
+            if i > 0 && e.dts - entries[i - 1].dts > limits.step { return false }
+        }
+        return true
     }
 
     /// Decode times made from presentation times (ticks, in decode order, distinct): the k-th

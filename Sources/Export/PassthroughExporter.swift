@@ -98,7 +98,7 @@ public struct PassthroughExporter {
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
         let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
                                 fixedTimescale: ExportSession.isMatroska(session.muxer) ? 1000 : nil,
-                                carriesHidden: session.canHideFrames)
+                                carriesHidden: session.canHideFrames, limits: session.canHideFrames ? PacketMap.Limits() : nil)
 
         // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise
         // rendered and encoded on threads of its own while the video is copied (the copy waits

@@ -144,4 +144,35 @@ private func folderWithToneClip() throws -> TemporaryFolder {
         #expect(frames == expected)
         #expect(frames.count { $0 == source[120] } == 91)
     }
+
+    /// A long hold among B-frames after a 0.37x section: exact, the frames would need 1/568320 s
+    /// ticks, and the frame decoded before the held one but shown after the hold would sit
+    /// 600 s after its decode time, beyond the 2^28 ticks past which libavformat drops every
+    /// composition offset of an mp4 (frames then shown in decode order, two lost). The export
+    /// rounds to a coarser timescale instead, says so, and every frame plays in order.
+    @Test func aLongHoldAmongBFramesStaysReadable() throws {
+        let folder = try TemporaryFolder("long-hold")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10",
+            "-c:v", "libx264", "-preset", "fast", "-bf", "3", "-b-pyramid", "normal", "-g", "15", "-pix_fmt", "yuv420p",
+            folder.file("bf.mp4").path])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke("open", "bf.mp4", in: folder).status == 0)
+        #expect(try slowpoke("scale", "--range", "5-6", "--rate", "0.37", in: folder).status == 0)
+        #expect(try slowpoke("freeze", "--at", "3", "--duration", "600", in: folder).status == 0)
+        let export = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(export.status == 0 && export.stdout.contains("300 frames") && export.stdout.contains("timestamps rounded to 1/15360 s"),
+                "\(export.stdout)\(export.stderr)")
+        let out = folder.file("bf-slowpoke.mp4").path
+        let probe = try TestSupport.tool("ffprobe", ["-v", "warning", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                                     "-of", "csv=p=0", out])
+        #expect(!probe.stderr.contains("CTTS invalid"), "\(probe.stderr)")
+        // (The first frame's line ends in a comma: its side data.)
+        let times = probe.stdout.split(separator: "\n").compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
+        #expect(times.count == 300 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "\(times.count) frames")
+        // The held frame (3 s) shows for 600 s more; the 0.37x second lasts 1/0.37 s.
+        #expect(times.contains { abs($0 - 3) < 0.001 } && times.contains { abs($0 - 603.0333) < 0.001 }, "\(times.prefix(100))")
+        #expect(abs((times.last ?? 0) - (609.9667 + 1 / 0.37 - 1)) < 0.002, "last frame at \(times.last ?? 0) s")
+        let decoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
+    }
 }
