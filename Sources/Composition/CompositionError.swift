@@ -37,7 +37,7 @@ public enum CompositionError: Error, Equatable, Sendable {
     public var description: String {
         switch self {
         case .overflow(let what):
-            "exact time arithmetic overflowed: \(what)"
+            "this would need a time finer than slowpoke's exact arithmetic holds (\(what)): the edits before it stack rates and ranges whose fractions multiply; use rounder values (ranges in whole milliseconds, rates like 0.25 or 1/3) or undo an earlier edit; nothing was changed"
         case .invalidRational(let what), .invalidTime(let what), .invalidRange(let what),
              .notNumeric(let what), .rateOutOfRange(let what), .notHighFrameRate(let what), .beyondTimeline(let what),
              .noSuchTrack(let what), .noMediaTracks(let what), .duplicateTrack(let what), .documentChanged(let what):
