@@ -89,7 +89,7 @@ public struct PassthroughExporter {
                         + (lost ? ", so the timeline loses source it keeps up to \(actual.end) (no keyframe to resume from comes sooner)" : "")
                         + " (export with --fps to cut exactly)")
             } else {
-                warning("passthrough cannot remove source \(cut.requested): resuming after it needs a keyframe that decoding can start from, and the next one is further away than the range is long (an open GOP's keyframes need the pictures before them), so the range stays (export with --fps to cut exactly)")
+                warning("passthrough cannot remove source \(cut.requested): resuming after it needs a keyframe that decoding can start from (an IDR picture; an open GOP's other keyframes need the pictures before them), and the next one is further away than the range is long, so the range stays (export with --fps to cut exactly)")
             }
         }
         if segments.contains(where: \.isEmpty) {
