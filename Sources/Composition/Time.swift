@@ -244,6 +244,12 @@ extension Time: CustomStringConvertible {
         }
     }
 
+    /// Seconds as people read them, with the unit: `29.4 s`, or `2.467 s` for 37/15 s (whose
+    /// exact form ``description`` keeps).
+    public var readable: String {
+        secondsText.contains("/") ? "\(formatted()) s" : description
+    }
+
     /// The exact seconds without a unit: `3.2`, `0`, `7/3`.
     public var secondsText: String {
         guard let r = exactSeconds else { return description }

@@ -92,6 +92,12 @@ public struct PassthroughExporter {
                 warning("passthrough cannot remove source \(cut.requested): resuming after it needs a keyframe that decoding can start from (an IDR picture; an open GOP's other keyframes need the pictures before them), and the next one is further away than the range is long, so the range stays (export with --fps to cut exactly)")
             }
         }
+        // A removal (or a cut moved to a keyframe) can take a freeze's frame with it: the hold
+        // then shows the last frame before the cut.
+        for hold in segments where hold.isHold {
+            guard let held = hold.heldTime, !segments.contains(where: { $0.source.map { $0.start <= held && held <= $0.end } ?? false }) else { continue }
+            warning("the freeze at \(hold.target.start.readable) held source \(held.readable), which a removal takes out, so it holds the last frame before that cut instead")
+        }
         if segments.contains(where: \.isEmpty) {
             warning("the timeline has gaps; passthrough cannot make new frames, so the frame before each gap stays on screen (export with --fps for black)")
         }

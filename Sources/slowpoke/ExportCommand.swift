@@ -103,7 +103,7 @@ struct ExportMovie: ParsableCommand {
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
-        print("wrote \(shown): \(result.videoFrames) frames, \(Report.length(result.duration)) (\(timing)), audio \(result.audio.rawValue)")
+        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), audio \(result.audio.rawValue)")
     }
 
     private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
@@ -123,6 +123,6 @@ struct ExportMovie: ParsableCommand {
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder
-        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(Report.length(result.duration)), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), audio \(result.audio.rawValue)")
+        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), audio \(result.audio.rawValue)")
     }
 }

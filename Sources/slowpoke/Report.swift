@@ -6,14 +6,9 @@ import Foundation
 /// Text layouts for people.
 enum Report {
     /// One line: `10 s, video 1280x720 60 fps h264, audio 48000 Hz stereo aac`.
-    /// A length in seconds as people read it: `29.4 s`, or `21.833 s` for 131/6 s.
-    static func length(_ time: Time) -> String {
-        time.secondsText.contains("/") ? "\(time.formatted()) s" : time.description
-    }
-
     static func summary(of media: MediaInfo) -> String {
         var parts: [String] = []
-        if let length = (media.primaryVideo ?? media.primaryAudio)?.presentationDuration { parts.append(Self.length(length)) }
+        if let length = (media.primaryVideo ?? media.primaryAudio)?.presentationDuration { parts.append(length.readable) }
         if let v = media.primaryVideo {
             parts.append("video \(v.width ?? 0)x\(v.height ?? 0) \(rate(v.averageFrameRate ?? v.realFrameRate)) \(v.codec)")
         }

@@ -175,4 +175,19 @@ private func folderWithToneClip() throws -> TemporaryFolder {
         let decoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", out, "-f", "null", "-"])
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(decoded.stderr)")
     }
+
+    /// A removal that ends inside a freeze's source moves to the next keyframe, taking the held
+    /// frame with it: the hold shows the frame before the cut, and the export says so.
+    @Test func aCutThatTakesTheHeldFrameIsSaid() throws {
+        let folder = try folderWithToneClip()
+        #expect(try slowpoke("freeze", "--at", "2.5", "--duration", "1", in: folder).status == 0)
+        // Timeline 3.3-3.9: the hold's last 0.2 s and source 2.5-2.9, whose cut resumes at the
+        // keyframe at 3 s.
+        #expect(try slowpoke("remove", "--range", "3.3-3.9", in: folder).status == 0)
+        let export = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stderr.contains("the freeze at 2.467 s held source 2.5 s, which a removal takes out"), "\(export.stderr)")
+        // (The cut starts a frame early, where the B-frames let it: 37/15 s.)
+        #expect(export.stderr.contains("the removal of source 2.5-2.9 became 37/15-3"), "\(export.stderr)")
+    }
 }
