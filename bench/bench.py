@@ -423,8 +423,15 @@ def main():
     lines += [""] + [r["note"] for r in rows if "note" in r]
     text = "\n".join(lines) + "\n"
     print(text)
-    with open(args.out, "w") as f:
-        f.write(text)
+    if args.only:
+        # One group's rows are added to the record under a heading, not written over it.
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+        with open(args.out, "a") as f:
+            f.write(f"\n\n## {when}, {args.only} rows only, at {rev}\n\n`python3 bench/bench.py --only {args.only} --runs {args.runs}`:\n\n" + text)
+    else:
+        with open(args.out, "w") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

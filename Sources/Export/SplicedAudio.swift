@@ -40,8 +40,15 @@ final class SplicedAudio: @unchecked Sendable {
     private let make: () throws -> AudioEncoder
     /// The encoder's delay in samples (AAC: 1024), the same for every span.
     private let delay: Int64
-    /// The encoded stretches, in output order, each with its own queue.
-    private let stretches: [(output: Range<Int64>, bridge: AudioSplicePlan.Bridge?, queue: BlockingQueue<Item>)]
+    /// An encoded stretch of output samples, and the queue its packets go to.
+    private struct Stretch {
+        let output: Range<Int64>
+        let bridge: AudioSplicePlan.Bridge?
+        let queue = BlockingQueue<Item>(capacity: 4096)
+    }
+
+    /// The encoded stretches, in output order.
+    private let stretches: [Stretch]
     /// The most workers that render and encode at once.
     static let workerLimit = 4
     /// Seconds of encoded audio that make another worker worth its start-up (it opens the movie
@@ -100,7 +107,7 @@ final class SplicedAudio: @unchecked Sendable {
         guard plan.copiesAnything else { return nil }
         stretches = plan.pieces.compactMap { piece in
             guard case .encode(let output, let bridge) = piece else { return nil }
-            return (output, bridge, BlockingQueue<Item>(capacity: 4096))
+            return Stretch(output: output, bridge: bridge)
         }
         self.url = url
         self.settings = settings
@@ -158,9 +165,8 @@ final class SplicedAudio: @unchecked Sendable {
     }
 
     /// Renders stretch `output` (with its lead-in, tail and any bridge) and encodes it into `queue`.
-    private func encode(_ stretch: (output: Range<Int64>, bridge: AudioSplicePlan.Bridge?, queue: BlockingQueue<Item>),
-                        reader: AudioFileReader, renderer: TimelineRenderer) throws {
-        let (output, bridge, queue) = stretch
+    private func encode(_ stretch: Stretch, reader: AudioFileReader, renderer: TimelineRenderer) throws {
+        let (output, bridge, queue) = (stretch.output, stretch.bridge, stretch.queue)
         let span = SpanEncoder(make: make, frame: frame, delay: delay, total: total, queue: queue)
         let encoding = BackgroundConsumer<SpanEncoder.Job>(name: "slowpoke audio splice encoder", consume: { try span.take($0) })
         do {

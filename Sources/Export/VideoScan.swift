@@ -75,6 +75,7 @@ struct VideoScan {
         var damaged: [Bool] = []
         var inDamage = false
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
+        let reorders = input.stream(index).parameters.pointee.video_delay > 0
         raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
         while true {
             let more: Bool
@@ -94,7 +95,7 @@ struct VideoScan {
             // Without a presentation time a frame is shown when decoded, unless frames are
             // reordered, which `Prober` refuses at open (see there).
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
-            if p.pts == sp_av_nopts_value() && input.stream(index).parameters.pointee.video_delay > 0 {
+            if p.pts == sp_av_nopts_value() && reorders {
                 throw ExportError.notMedia(path: input.path, reason: "its video reorders its frames but states only their decode order; open it again to be told how to convert it")
             }
             raw.append((pts, max(p.duration, 0), key))
