@@ -41,7 +41,16 @@ public enum BatchPlan {
                                      output: output, problem: problem))
             }
         }
-        return jobs
+        // An output must never be a movie the recipe reads, its own or another job's, even
+        // with --force (which replaces earlier outputs, never inputs).
+        let inputs = Dictionary(jobs.map { ($0.movie.resolvingSymlinksInPath().path, $0.number) }, uniquingKeysWith: { first, _ in first })
+        return jobs.map { job in
+            let target = job.output.resolvingSymlinksInPath().path
+            guard job.problem == nil, let reader = inputs[target] else { return job }
+            let whose = target == job.movie.resolvingSymlinksInPath().path ? "its own movie" : "the movie of job \(reader)"
+            return BatchJob(number: job.number, name: job.name, movie: job.movie, edits: job.edits, export: job.export, output: job.output,
+                            problem: "its output \(job.output.lastPathComponent) is \(whose); give it another \"output\" name")
+        }
     }
 
     /// `path` (`~` expanded) against `base` unless it is absolute.

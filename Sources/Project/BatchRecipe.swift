@@ -45,9 +45,10 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                               fps: other.fps ?? fps, container: other.container ?? container)
         }
 
-        private enum CodingKeys: String, CodingKey { case algorithm, semitones, fps, container }
+        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container }
 
         public init(from decoder: any Decoder) throws {
+            try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "an export")
             let c = try decoder.container(keyedBy: CodingKeys.self)
             algorithm = try c.decodeIfPresent(String.self, forKey: .algorithm)
             semitones = try c.decodeIfPresent(Double.self, forKey: .semitones)
@@ -72,7 +73,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             self.export = export
         }
 
-        private enum CodingKeys: String, CodingKey { case path, edits, output, export }
+        private enum CodingKeys: String, CodingKey, CaseIterable { case path, edits, output, export }
 
         /// A movie is an object, or just its path.
         public init(from decoder: any Decoder) throws {
@@ -80,6 +81,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                 self.init(path: path)
                 return
             }
+            try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "a movie")
             let c = try decoder.container(keyedBy: CodingKeys.self)
             let path = try c.decode(String.self, forKey: .path)
             let output = try c.decodeIfPresent(String.self, forKey: .output)
@@ -113,11 +115,14 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         private enum Field: String, CodingKey { case range, rate, duration, at }
 
         public init(from decoder: any Decoder) throws {
+            try RecipeKeys.check(decoder, known: ["scale", "remove", "insert_gap"], in: "an edit")
             let c = try decoder.container(keyedBy: Kind.self)
             guard c.allKeys.count == 1, let kind = c.allKeys.first else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
                     debugDescription: "an edit is an object with one key: scale, remove or insert_gap"))
             }
+            let fields: [Kind: [Field]] = [.scale: [.range, .rate, .duration], .remove: [.range], .insertGap: [.at, .duration]]
+            try RecipeKeys.check(decoder, nested: kind.stringValue, known: fields[kind]!.map(\.stringValue), in: "a \(kind.stringValue) edit")
             let f = try c.nestedContainer(keyedBy: Field.self, forKey: kind)
             switch kind {
             case .scale:
@@ -175,9 +180,10 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case outputDirectory = "output_dir", export, edits, movies }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case outputDirectory = "output_dir", export, edits, movies }
 
     public init(from decoder: any Decoder) throws {
+        try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "a recipe")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         outputDirectory = try c.decodeIfPresent(String.self, forKey: .outputDirectory)
         export = try c.decodeIfPresent(ExportSpec.self, forKey: .export) ?? ExportSpec()

@@ -153,4 +153,38 @@ import Testing
         let beyond = try slowpoke("batch", "r.json", in: folder)
         #expect(beyond.stdout.contains("edit 1: 150% is not between 0% and 100% of the timeline"), "\(beyond.stdout)")
     }
+
+    /// A misspelt key would otherwise be skipped and the movie come out unedited (`"edit"`) or
+    /// exported otherwise than asked (`"algoritm"`): the recipe is refused, naming the key, where
+    /// it is, and the nearest right one; nothing is written.
+    @Test(arguments: [
+        ("{\"edit\": [{\"remove\": {\"range\": \"0-1\"}}], \"movies\": [\"a.mp4\"]}", "a recipe has no key \"edit\" (did you mean \"edits\"?)"),
+        ("{\"export\": {\"algoritm\": \"varispeed\"}, \"movies\": [\"a.mp4\"]}", "at .export: an export has no key \"algoritm\" (did you mean \"algorithm\"?)"),
+        ("{\"movies\": [{\"path\": \"a.mp4\", \"ouput\": \"b.mp4\"}]}", "at .movies[0]: a movie has no key \"ouput\" (did you mean \"output\"?)"),
+        ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"scale\": {\"range\": \"0-1\", \"rate\": 0.5, \"bogus\": 1}}]}", "at .edits[0].scale: a scale edit has no key \"bogus\"; its keys are range, rate, duration"),
+    ])
+    func unknownKeysAreRefused(recipe: String, said: String) throws {
+        let folder = try TemporaryFolder("batch-keys")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        try Data(recipe.utf8).write(to: folder.file("r.json"))
+        let result = try slowpoke("batch", "r.json", in: folder)
+        #expect(result.status == 1 && result.stderr.contains("r.json: not a valid recipe: \(said)"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["a.mp4", "r.json"])
+    }
+
+    /// An output that is a movie the recipe reads, another job's or the job's own, is refused
+    /// even with --force (which replaces outputs, never inputs), in the dry run too.
+    @Test func anOutputIsNeverARecipesMovie() throws {
+        let folder = try TemporaryFolder("batch-inputs")
+        try folder.copy(media: "noaudio.mp4", as: "x.mp4")
+        try folder.copy(media: "clip240.mp4", as: "y.mp4")
+        let before = try Data(contentsOf: folder.file("x.mp4"))
+        let recipe = "{\"edits\": [{\"remove\": {\"range\": \"0-0.1\"}}], \"movies\": [\"x.mp4\", {\"path\": \"y.mp4\", \"output\": \"x.mp4\"}, {\"path\": \"y.mp4\", \"output\": \"y.mp4\"}]}"
+        try Data(recipe.utf8).write(to: folder.file("r.json"))
+        let dry = try slowpoke("batch", "r.json", "--force", "--dry-run", in: folder)
+        #expect(dry.stdout.contains("its output x.mp4 is the movie of job 1") && dry.stdout.contains("its output y.mp4 is its own movie"), "\(dry.stdout)")
+        let result = try slowpoke("batch", "r.json", "--force", in: folder)
+        #expect(result.status == 1 && result.stdout.contains("x-slowpoke.mp4"), "\(result.stdout)\(result.stderr)")
+        #expect(try Data(contentsOf: folder.file("x.mp4")) == before)
+    }
 }
