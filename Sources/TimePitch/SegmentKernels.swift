@@ -23,7 +23,12 @@ extension TimelineRenderer {
     /// times that when slowing down (R2 needs about 4096 output frames to settle at 4x slow).
     func context(_ plan: Plan, ratio: Double) -> (first: Int64, count: Int, outputOrigin: Int64) {
         let warmUp = Double(contextFrames) * min(1, 4 / ratio)
-        let before = Int64((Double(plan.fadeIn) / ratio + warmUp).rounded(.up))
+        // R2 reads nothing before the source's start: fed digital silence (dithered) ahead of a
+        // tone that starts at once, it took its bins' phases from the silence and played the
+        // whole stretch 15 dB quiet (a 440 Hz tone stretched from its first sample). R3 needs
+        // that silence to warm up (without it, a beep at the first sample was lost).
+        let wanted = Int64((Double(plan.fadeIn) / ratio + warmUp).rounded(.up))
+        let before = settings.algorithm == .timeDomain ? min(wanted, max(0, plan.sourceStart)) : wanted
         let after = Int64(((plan.endsAtOnset ? 0 : Double(plan.fadeOut)) / ratio + warmUp).rounded(.up))
         let first = plan.sourceStart - before
         let origin = plan.outStart - Int64((Double(before) * ratio).rounded())

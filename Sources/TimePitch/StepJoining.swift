@@ -50,7 +50,9 @@ extension TimelineRenderer {
         func ratio(_ a: (Int64, Int64), _ b: (Int64, Int64)) -> Double { Double(b.1 - a.1) / Double(max(1, b.0 - a.0)) }
         let firstRatio = ratio(points[0], points[1]), lastRatio = ratio(points[points.count - 2], points[points.count - 1])
         func warmUp(_ r: Double) -> Double { Double(contextFrames) * min(1, 4 / r) }
-        let before = Int64((Double(plan.fadeIn) / firstRatio + warmUp(firstRatio)).rounded(.up))
+        // R2 reads nothing before the source's start (see `context(_:ratio:)`).
+        let wanted = Int64((Double(plan.fadeIn) / firstRatio + warmUp(firstRatio)).rounded(.up))
+        let before = settings.algorithm == .timeDomain ? min(wanted, max(0, plan.sourceStart)) : wanted
         let after = Int64(((plan.endsAtOnset ? 0 : Double(plan.fadeOut)) / lastRatio + warmUp(lastRatio)).rounded(.up))
         let first = plan.sourceStart - before
         let origin = plan.outStart - Int64((Double(before) * firstRatio).rounded())

@@ -28,6 +28,27 @@ import Testing
         #expect(abs(f - expected) / expected < 0.005, "\(algorithm) at \(rate): \(f) Hz")
     }
 
+    /// A steady tone keeps its level through every algorithm and rate (R2 on a tone that
+    /// starts at its first sample once played 15 dB quiet: it took its phases from silence
+    /// read before the file's start).
+    @Test(arguments: ["spectral", "timeDomain"])
+    func aToneKeepsItsLevel(algorithm: String) throws {
+        let folder = try toneFolder(seconds: 3)
+        let source = try TestSupport.decodeAudio(folder.file("tone.wav"))
+        let level = Signals.rms(source[(source.count / 4)..<(3 * source.count / 4)])
+        var checked = 0
+        for rate in ["0.5", "1/7", "3"] {
+            let result = try slowpoke("stretch", "tone.wav", "out.wav", "--rate", rate, "--algorithm", algorithm, "--force", "--progress", "none", in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            let samples = try TestSupport.decodeAudio(folder.file("out.wav"))
+            let out = Signals.rms(samples[(samples.count / 4)..<(3 * samples.count / 4)])
+            let dB = 20 * log10(Double(out / level))
+            #expect(abs(dB) < 2, "\(algorithm) at \(rate): \(dB) dB")
+            checked += 1
+        }
+        #expect(checked == 3)
+    }
+
     func fraction(_ text: String) throws -> Double {
         let parts = text.split(separator: "/").map { Double($0)! }
         return parts.count == 2 ? parts[0] / parts[1] : parts[0]
