@@ -70,7 +70,7 @@ public enum OTIO {
                             ("rate", .string(segmentRate.description)),
                         ]))])),
                         ("name", .string("\(movie.name) \(index + 1)")),
-                        ("source_range", timeRange(try TimeRange(start: source.start, duration: segment.target.duration), rate: rate)),
+                        ("source_range", timeRange(start: source.start, duration: segment.target.duration, rate: rate)),
                         ("effects", .array(segmentRate == .one ? [] : [.object([
                             ("OTIO_SCHEMA", .string("LinearTimeWarp.1")),
                             ("metadata", .object([])),
@@ -91,7 +91,7 @@ public enum OTIO {
                             ("duration", .string(segment.target.duration.secondsText)),
                         ]))])),
                         ("name", .string("\(movie.name) \(index + 1) (freeze)")),
-                        ("source_range", timeRange(try TimeRange(start: held, duration: segment.target.duration), rate: rate)),
+                        ("source_range", timeRange(start: held, duration: segment.target.duration, rate: rate)),
                         ("effects", .array([.object([
                             ("OTIO_SCHEMA", .string("FreezeFrame.1")),
                             ("metadata", .object([])),
@@ -105,14 +105,13 @@ public enum OTIO {
                         ("active_media_reference_key", .string("DEFAULT_MEDIA")),
                     ]))
                 } else {
-                    let gap = try TimeRange(start: .zero, duration: segment.target.duration)
                     children.append(.object([
                         ("OTIO_SCHEMA", .string("Gap.1")),
                         ("metadata", .object([("slowpoke", .object([
                             ("duration", .string(segment.target.duration.secondsText)),
                         ]))])),
                         ("name", .string("")),
-                        ("source_range", timeRange(gap, rate: rate)),
+                        ("source_range", timeRange(start: .zero, duration: segment.target.duration, rate: rate)),
                         ("effects", .array([])),
                         ("markers", .array([])),
                         ("enabled", .bool(true)),
@@ -176,10 +175,16 @@ public enum OTIO {
     }
 
     static func timeRange(_ range: TimeRange, rate: Int64) -> OrderedJSON {
+        timeRange(start: range.start, duration: range.duration, rate: rate)
+    }
+
+    /// A range from its start and duration: their sum (the end OTIO never stores) may need a
+    /// finer timescale than exact arithmetic holds after many stacked edits.
+    static func timeRange(start: Time, duration: Time, rate: Int64) -> OrderedJSON {
         .object([
             ("OTIO_SCHEMA", .string("TimeRange.1")),
-            ("duration", rationalTime(range.duration, rate: rate)),
-            ("start_time", rationalTime(range.start, rate: rate)),
+            ("duration", rationalTime(duration, rate: rate)),
+            ("start_time", rationalTime(start, rate: rate)),
         ])
     }
 }

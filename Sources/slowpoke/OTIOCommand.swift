@@ -62,7 +62,7 @@ struct OTIOExport: ParsableCommand {
             throw ExportError.cannotWrite(path: output ?? out.path, reason: error.localizedDescription)
         }
         let clips = document.timeline.tracks.map { $0.segments.count }.reduce(0, +)
-        print("wrote \(output ?? out.lastPathComponent): \(document.timeline.tracks.count) track(s), \(clips) item(s), \(document.timeline.duration)")
+        print("wrote \(output ?? out.lastPathComponent): \(document.timeline.tracks.count) track(s), \(clips) item(s), \(document.timeline.duration.readable)")
     }
 
     /// What an OTIO file says about the movie: its name, a file URL, its range, its rate.

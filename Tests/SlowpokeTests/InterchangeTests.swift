@@ -76,6 +76,29 @@ private func infoSeconds(_ value: Any?) -> Double {
         #expect(try json(slowpoke("info", "back.slowpoke", "--json", in: folder).stdout)["duration"] as? String == "10")
     }
 
+    /// Stacked edits whose times have large denominators (a 0.3x scale, a smooth 2x-to-1/7x
+    /// ramp, a freeze at 1/3 s, a cut) still export: an OTIO range is a start and a duration,
+    /// and their sum, which no file stores, once overflowed exact arithmetic. The OTIO, read as
+    /// JSON, is as long as the timeline, and it round-trips.
+    @Test func stackedEditsWithLargeDenominatorsExport() throws {
+        let folder = try folderWithDocument()
+        try slowpoke("scale", "--range", "0.5-1.3", "--rate", "0.3", in: folder)
+        try slowpoke("ramp", "--range", "3-3.7", "--from", "2", "--to", "1/7", "--ease", "smooth", in: folder)
+        try slowpoke("freeze", "--at", "1/3", "--duration", "0.77", in: folder)
+        try slowpoke("remove", "--range", "4.1-4.3", in: folder)
+        let exported = try slowpoke("otio", "export", "-o", "t.otio", in: folder)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let info = try json(slowpoke("info", "--json", in: folder).stdout)
+        let root = try json(String(contentsOf: folder.file("t.otio"), encoding: .utf8))
+        let tracks = try #require((root["tracks"] as? [String: Any])?["children"] as? [[String: Any]])
+        let video = try #require(tracks.first?["children"] as? [[String: Any]])
+        let length = video.reduce(0.0) { $0 + otioSeconds(($1["source_range"] as? [String: Any])?["duration"]) }
+        #expect(video.count > 10 && abs(length - infoSeconds(info["duration"])) < 1e-9, "\(length) s against \(String(describing: info["duration"]))")
+        #expect(try slowpoke("otio", "import", "t.otio", "-o", "back.slowpoke", in: folder).status == 0)
+        let back = try json(slowpoke("info", "back.slowpoke", "--json", in: folder).stdout)
+        #expect(infoSeconds(back["duration"]) == infoSeconds(info["duration"]))
+    }
+
     @Test func aHandWrittenTimelineWithTwoWarpedClipsAndAGapImports() throws {
         let folder = try TemporaryFolder("otio")
         try folder.copy(media: "clip60.mp4", as: "clip.mp4")
