@@ -57,6 +57,9 @@ public struct RangeExpression: Sendable, Hashable, CustomStringConvertible {
     public func resolved(timelineEnd: Time) throws(CompositionError) -> TimeRange {
         let a = start.resolved(timelineEnd: timelineEnd)
         let b = end.resolved(timelineEnd: timelineEnd)
+        if a > timelineEnd && b <= timelineEnd {
+            throw .beyondTimeline("range \(text) starts at \(a.readable), after the end of the timeline at \(timelineEnd.readable)")
+        }
         if b < a { throw .invalidRange("range \(text) ends before it starts") }
         if b == a { throw .invalidRange("range \(text) is empty; it starts and ends at \(a)") }
         if b > timelineEnd {

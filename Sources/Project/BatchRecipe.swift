@@ -235,6 +235,9 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         }
         let a = try time(String(parts[0]), timelineEnd: timelineEnd)
         let b = try time(String(parts[1]), timelineEnd: timelineEnd)
+        if a > timelineEnd && b <= timelineEnd {
+            throw .beyondTimeline("range \(text) starts at \(a.readable), after the end of the timeline at \(timelineEnd.readable)")
+        }
         if b < a { throw .invalidRange("range \(text) ends before it starts") }
         if b == a { throw .invalidRange("range \(text) is empty; it starts and ends at \(a)") }
         if b > timelineEnd { throw .beyondTimeline("range \(text) goes beyond the end of the timeline at \(timelineEnd)") }

@@ -51,7 +51,7 @@ struct AudioOutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Audio algorithm: spectral (best, default), timeDomain (faster, speech) or varispeed (pitch follows speed).", valueName: "algorithm"))
     var algorithm: TimePitchAlgorithm = .spectral
 
-    @Option(help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
     var semitones: Double = 0
 
     @Option(help: ArgumentHelp("Progress on stderr: auto (a bar on a terminal, plain lines otherwise), bar, json or none.", valueName: "style"))

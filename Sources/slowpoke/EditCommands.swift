@@ -29,13 +29,13 @@ struct Scale: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(help: ArgumentHelp("The range to scale, START-END: 3.2-5.0, 00:01:00-00:01:30.5, 8-end.", valueName: "range"), transform: RangeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The range to scale, START-END: 3.2-5.0, 00:01:00-00:01:30.5, 8-end.", valueName: "range"), transform: RangeArgument.init(parsing:))
     var range: RangeArgument
 
-    @Option(help: ArgumentHelp("Playback rate from 1/32 to 32: 0.25 or 1/4 is quarter speed, 2 is double.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Playback rate from 1/32 to 32: 0.25 or 1/4 is quarter speed, 2 is double.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
-    @Option(help: ArgumentHelp("The new length of the range instead of a rate: 7.2, 1/3, 00:00:07.2.", valueName: "duration"), transform: TimeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The new length of the range instead of a rate: 7.2, 1/3, 00:00:07.2.", valueName: "duration"), transform: TimeArgument.init(parsing:))
     var duration: TimeArgument?
 
     func validate() throws {
@@ -85,13 +85,13 @@ struct RampCommand: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(help: ArgumentHelp("The range to ramp, START-END: 2-4, 00:00:02-00:00:04.", valueName: "range"), transform: RangeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The range to ramp, START-END: 2-4, 00:00:02-00:00:04.", valueName: "range"), transform: RangeArgument.init(parsing:))
     var range: RangeArgument
 
-    @Option(help: ArgumentHelp("The rate at the start of the range, 1/32 to 32.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The rate at the start of the range, 1/32 to 32.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var from: RateArgument
 
-    @Option(help: ArgumentHelp("The rate at the end of the range, 1/32 to 32.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The rate at the end of the range, 1/32 to 32.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var to: RateArgument
 
     @Option(help: ArgumentHelp("linear (default): the rate changes evenly along the range; smooth: it eases in and out (smoothstep).", valueName: "ease"))
@@ -127,7 +127,7 @@ struct Remove: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(help: ArgumentHelp("The range to remove, START-END.", valueName: "range"), transform: RangeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The range to remove, START-END.", valueName: "range"), transform: RangeArgument.init(parsing:))
     var range: RangeArgument
 
     func run() throws {
@@ -153,10 +153,10 @@ struct InsertGap: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(help: ArgumentHelp("Where the gap starts: 5, 00:00:05, or end.", valueName: "time"), transform: TimeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the gap starts: 5, 00:00:05, or end.", valueName: "time"), transform: TimeArgument.init(parsing:))
     var at: TimeArgument
 
-    @Option(help: ArgumentHelp("How long the gap lasts: 2, 1/3, 00:00:02.", valueName: "duration"), transform: TimeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long the gap lasts: 2, 1/3, 00:00:02.", valueName: "duration"), transform: TimeArgument.init(parsing:))
     var duration: TimeArgument
 
     func validate() throws {

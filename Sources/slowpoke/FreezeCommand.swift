@@ -25,10 +25,10 @@ struct FreezeCommand: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(help: ArgumentHelp("The timeline time whose picture is held: 3.2, 00:00:03.2 (before the end of the timeline).", valueName: "time"), transform: TimeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The timeline time whose picture is held: 3.2, 00:00:03.2 (before the end of the timeline).", valueName: "time"), transform: TimeArgument.init(parsing:))
     var at: TimeArgument
 
-    @Option(help: ArgumentHelp("How long the picture is held: 2, 1/2, 00:00:02.", valueName: "duration"), transform: TimeArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How long the picture is held: 2, 1/2, 00:00:02.", valueName: "duration"), transform: TimeArgument.init(parsing:))
     var duration: TimeArgument
 
     func validate() throws {

@@ -28,13 +28,13 @@ struct PreviewMovie: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(help: ArgumentHelp("Start at this rate, from 1/32 to 32 (← and → then step along the ladder).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start at this rate, from 1/32 to 32 (← and → then step along the ladder).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
     @Option(help: ArgumentHelp("Audio algorithm: timeDomain (default, cheap), spectral (best) or varispeed (pitch follows speed).", valueName: "algorithm"))
     var algorithm: TimePitchAlgorithm = .timeDomain
 
-    @Option(help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
     var semitones: Int = 0
 
     @Option(help: ArgumentHelp("Timeline time to start at: 3.2, 00:01:03.2, 1/3.", valueName: "time"), transform: TimeArgument.init(parsing:))

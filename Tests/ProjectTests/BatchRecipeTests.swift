@@ -48,7 +48,7 @@ import TestSupport
     @Test func recipeErrorsSayWhere() {
         let cases = [
             ("{\"movies\": [{\"edits\": []}]}", "r.json: not a valid recipe: at .movies[0]: \"path\" is missing"),
-            ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"spin\": {}}]}", "r.json: not a valid recipe: at .edits[0]: an edit is an object with one key: scale, remove or insert_gap"),
+            ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"spin\": {}}]}", "r.json: not a valid recipe: at .edits[0]: an edit has no key \"spin\"; its keys are scale, remove, insert_gap"),
             ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"scale\": {\"range\": \"1-2\", \"rate\": \"fast\"}}]}", "r.json: not a valid recipe: at .edits[0].scale.rate: \"fast\" is not a number; write 0.25, 1/4 or 30000/1001"),
         ]
         for (json, message) in cases {

@@ -245,4 +245,19 @@ func json(_ text: String) throws -> [String: Any] {
         #expect(several.stderr == "slowpoke: error: this folder has several slowpoke documents (a.slowpoke, b.slowpoke); name the one to use\n")
         #expect(try slowpoke("scale", "b.slowpoke", "--range", "0-1", "--rate", "2", in: folder).status == 0)
     }
+
+    /// Negative values reach the command as values, not as unknown options: a pitch shift
+    /// down works without `=`, and a negative range or rate is refused for what it is; a range
+    /// after the end says so.
+    @Test func negativeValuesAndLateRangesGetTheirOwnMessages() throws {
+        let folder = try folderWithDocument()
+        let down = try slowpoke("export", "-o", "down.mp4", "--semitones", "-12", "--progress", "none", in: folder)
+        #expect(down.status == 0, "\(down.stderr)")
+        let range = try slowpoke("scale", "--range", "-1-2", "--rate", "0.5", in: folder)
+        #expect(range.status != 0 && range.stderr.contains("\"-1-2\" is not a range"), "\(range.stderr)")
+        let rate = try slowpoke("scale", "--range", "1-2", "--rate", "-2", in: folder)
+        #expect(rate.status != 0 && rate.stderr.contains("rate -2 is negative"), "\(rate.stderr)")
+        let late = try slowpoke("scale", "--range", "1:02-end", "--rate", "0.5", in: folder)
+        #expect(late.status != 0 && late.stderr.contains("range 1:02-end starts at 62 s, after the end of the timeline"), "\(late.stderr)")
+    }
 }
