@@ -232,11 +232,22 @@ extension OTIO {
               let rate = (object["rate"] as? NSNumber)?.doubleValue, value.isFinite, rate.isFinite, rate > 0
         else { throw .malformed("\(label) has no valid RationalTime for \(field)") }
         do {
-            let seconds = try simplestFraction(value) / simplestFraction(rate)
+            let seconds = try simplestFraction(value) / ntscRate(rate)
             return try Time(seconds: seconds)
         } catch {
             throw .unsupported("\(label): \(field) (\(value) at rate \(rate)) cannot be an exact time: \(error.description)")
         }
+    }
+
+    /// A rate as a fraction, with the NTSC rates that tools write rounded (23.976, 29.97,
+    /// 59.94, 119.88, 239.76, within 0.0005) read as the exact rates they stand for
+    /// (24000/1001 …): a clip's last frame otherwise ends microseconds past the movie's end.
+    static func ntscRate(_ rate: Double) -> Rational {
+        for whole in [24, 30, 48, 60, 120, 240] {
+            let ntsc = Double(whole) * 1000 / 1001
+            if abs(rate - ntsc) < 0.0005 && rate != ntsc, let exact = try? Rational(Int64(whole) * 1000, 1001) { return exact }
+        }
+        return simplestFraction(rate)
     }
 
     /// The exact value of a whole double, or the first continued-fraction convergent within

@@ -89,6 +89,19 @@ func gap(_ frames: Double) -> String {
         #expect(c.duration == s("6"))
     }
 
+    /// Tools write NTSC rates rounded (23.976): read as 24000/1001, whole frames land on the
+    /// movie's frames (216 frames are 9.009 s exactly, where 2997/125 fps made them 9.009009…
+    /// s, and a clip playing a 23.976 fps movie to its last frame ended past the movie).
+    @Test func roundedNTSCRatesAreReadAsTheRatesTheyStandFor() throws {
+        let items = "{\"OTIO_SCHEMA\": \"Clip.1\", \"name\": \"all\", \"metadata\": {}, \"enabled\": true, \"markers\": [], "
+            + "\"source_range\": {\"OTIO_SCHEMA\": \"TimeRange.1\", \"start_time\": \(rt(0, 23.976)), \"duration\": \(rt(216, 23.976))}, "
+            + "\"effects\": [], \"media_reference\": {\"OTIO_SCHEMA\": \"ExternalReference.1\", \"target_url\": \"clip.mp4\", \"metadata\": {}}}"
+        let c = try importOTIO(handWritten(items: items, audio: items))
+        for track in c.tracks {
+            #expect(describe(track) == ["0-9.009 <- 0-9.009 @1"], "\(describe(track))")
+        }
+    }
+
     /// Media time counts from the reference's available_range start (here a one-hour start
     /// timecode); slowpoke's source time from the first frame.
     @Test func sourceRangesCountFromTheAvailableRangesStart() throws {
