@@ -68,7 +68,10 @@ struct Batch: ParsableCommand {
         guard !all.isEmpty else { throw CLIError("\(shown) lists no movies") }
         let planned = shard.map { $0.select(all) } ?? all
         if dryRun {
-            print(BatchDisplay.dryRun(planned, total: all.count, shard: shard), terminator: "")
+            let (text, failing) = BatchDisplay.dryRun(planned, total: all.count, shard: shard, force: force)
+            print(text, terminator: "")
+            // The exit status a run would have.
+            if failing > 0 { throw CLIError("\(failing) of \(planned.count) job\(planned.count == 1 ? "" : "s") would fail") }
             return
         }
         guard !planned.isEmpty else {
@@ -88,7 +91,9 @@ struct Batch: ParsableCommand {
         let outcomes = runner.run(planned, workers: workers)
         display.finish()
         print(BatchDisplay.table(planned, outcomes), terminator: "")
-        if Interrupt.received != 0 { throw ExportError.interrupted }
+        if Interrupt.received != 0 {
+            throw BatchInterrupted(kept: outcomes.filter { if case .done = $0 { true } else { false } }.count)
+        }
         let failed = outcomes.filter { if case .failed = $0 { true } else { false } }.count
         if failed > 0 { throw CLIError("\(failed) of \(planned.count) job\(planned.count == 1 ? "" : "s") failed") }
     }
@@ -104,4 +109,15 @@ struct Batch: ParsableCommand {
         }
         return (data, url.deletingLastPathComponent(), recipe)
     }
+}
+
+/// A batch stopped by SIGINT or SIGTERM (exit 130): the jobs in progress leave nothing
+/// behind, the finished ones keep their outputs.
+struct BatchInterrupted: LocalizedError, CustomStringConvertible {
+    let kept: Int
+    var description: String {
+        kept == 0 ? ExportError.interrupted.description
+            : "interrupted; the jobs in progress left nothing behind, and the \(kept) finished output\(kept == 1 ? " is" : "s are") kept (a rerun does the rest)"
+    }
+    var errorDescription: String? { description }
 }

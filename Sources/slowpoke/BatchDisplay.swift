@@ -101,12 +101,19 @@ final class BatchDisplay: Sendable {
 
     /// What `--dry-run` prints: one row per job this run would do (its number in the whole
     /// plan, the movie, what would happen, the output), then a count.
-    static func dryRun(_ jobs: [BatchJob], total: Int, shard: BatchShard?) -> String {
+    /// `force`: as the run would be. A missing movie, or an output that is a file the batch did
+    /// not write (without `force`), would fail, and says so here too.
+    static func dryRun(_ jobs: [BatchJob], total: Int, shard: BatchShard?, force: Bool) -> (text: String, failing: Int) {
         var rows = [["#", "movie", "would", "output"]]
         var counts = (run: 0, skip: 0, fail: 0)
         for job in jobs {
             let output = job.output.lastPathComponent
-            if let problem = job.problem {
+            let manager = FileManager.default
+            let problem = job.problem
+                ?? (manager.fileExists(atPath: job.movie.path) ? nil : "\(job.movie.path): no such file")
+                ?? (!force && manager.fileExists(atPath: job.output.path) && job.recordedDigest() == nil
+                    ? "\(output) exists and was not written by slowpoke batch; remove it or use --force" : nil)
+            if let problem {
                 counts.fail += 1
                 rows.append(["\(job.number)", job.name, "fail", problem])
             } else if job.isUpToDate() {
@@ -120,7 +127,7 @@ final class BatchDisplay: Sendable {
         var out = columns(rows, padded: 3)
         let whose = shard.map { "shard \($0): \(jobs.count) of \(total) jobs" } ?? "\(total) job\(total == 1 ? "" : "s")"
         out += "\(whose): \(counts.run) to run, \(counts.skip) up to date, \(counts.fail) would fail\n"
-        return out
+        return (out, counts.fail)
     }
 
     /// The summary on stdout: one row per job.

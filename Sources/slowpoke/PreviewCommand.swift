@@ -88,6 +88,7 @@ struct PreviewInterrupted: LocalizedError, CustomStringConvertible {
     var errorDescription: String? { description }
 }
 
+
 /// The one status line of `--no-video` mode, on stderr: redrawn in place on a terminal, one
 /// line per change otherwise.
 final class StatusLine {

@@ -50,6 +50,8 @@ enum Main {
             fail(ExportError.interrupted.description, code: 130)
         } catch let stop as PreviewInterrupted {
             fail(stop.description, code: 130)
+        } catch let stop as BatchInterrupted {
+            fail(stop.description, code: 130)
         } catch let error as LocalizedError where error.errorDescription != nil {
             // Every library error, and the command line's own, says what went wrong and what to do.
             fail(error.errorDescription!)

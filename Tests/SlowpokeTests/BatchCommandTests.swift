@@ -187,4 +187,19 @@ import Testing
         #expect(result.status == 1 && result.stdout.contains("x-slowpoke.mp4"), "\(result.stdout)\(result.stderr)")
         #expect(try Data(contentsOf: folder.file("x.mp4")) == before)
     }
+
+    /// The dry run says what the run would do: a missing movie and an output that is someone
+    /// else's file would fail, and it exits as the run would.
+    @Test func aDryRunShowsTheFailuresARunWouldHave() throws {
+        let folder = try TemporaryFolder("batch-dry")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        try folder.copy(media: "noaudio.mp4", as: "b.mp4")
+        try Data("not a movie".utf8).write(to: folder.file("b-slowpoke.mp4"))
+        try Data("{\"movies\": [\"a.mp4\", \"b.mp4\", \"gone.mp4\"]}".utf8).write(to: folder.file("r.json"))
+        let dry = try slowpoke("batch", "r.json", "--dry-run", in: folder)
+        #expect(dry.status == 1 && dry.stderr.contains("2 of 3 jobs would fail"), "\(dry.stderr)")
+        #expect(dry.stdout.contains("run    a-slowpoke.mp4") && dry.stdout.contains("b-slowpoke.mp4 exists and was not written by slowpoke batch")
+                && dry.stdout.contains("gone.mp4: no such file"), "\(dry.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("a-slowpoke.mp4").path))
+    }
 }
