@@ -14,7 +14,8 @@ public enum Prober {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .cannotOpen(path: path, reason: "no such file")
         }
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        // The file a symbolic link leads to, not the link.
+        let size = ((try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path))?[.size] as? NSNumber)?.int64Value ?? 0
         guard size > 0 else { throw .notMedia(path: path, reason: "the file is empty") }
         let input = try InputFormatContext(path: path)
         var streams = (0..<input.streamCount).map { describe(input.stream($0)) }

@@ -168,7 +168,11 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                 let d = try BatchRecipe.time(duration ?? "", timelineEnd: timelineEnd)
                 return .scale(range: r, toDuration: d)
             case .remove(let range):
-                return .remove(range: try BatchRecipe.range(range, timelineEnd: timelineEnd))
+                let r = try BatchRecipe.range(range, timelineEnd: timelineEnd)
+                guard r.start > .zero || r.end < timelineEnd else {
+                    throw .invalidRange("range \(range) is the whole timeline; removing it would leave nothing")
+                }
+                return .remove(range: r)
             case .insertGap(let at, let duration):
                 let start = try BatchRecipe.time(at, timelineEnd: timelineEnd)
                 let length = try BatchRecipe.time(duration, timelineEnd: timelineEnd)
