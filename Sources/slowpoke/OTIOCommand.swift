@@ -125,6 +125,9 @@ struct OTIOImport: ParsableCommand {
         }
         let parsed: OTIOTimeline
         do { parsed = try OTIO.read(data) } catch { throw CLIError("\(timeline): \(error.description)") }
+        if let movie, !FileManager.default.fileExists(atPath: movie) {
+            throw CLIError("--movie \(movie): no such file; name the movie the timeline's clips play")
+        }
         let movieURL: URL
         do {
             movieURL = try parsed.movie(given: movie.map { URL(fileURLWithPath: $0) }, relativeTo: otioURL.deletingLastPathComponent())
