@@ -34,15 +34,35 @@ public final class AtomicOutput: @unchecked Sendable {
             throw .cannotWrite(path: destination.path, reason: "the folder \(folder.path) is not writable")
         }
         self.destination = target
+        self.replaces = force
         self.temporary = folder.appendingPathComponent(".\(target.lastPathComponent).slowpoke-tmp-\(getpid())-\(UUID().uuidString.prefix(8))")
         AtomicOutput.lock.withLock { _ = AtomicOutput.live.insert(temporary.path) }
     }
 
     deinit { discard() }
 
-    /// Renames the finished temporary file over the destination.
+    /// Whether the destination may be replaced (--force).
+    private let replaces: Bool
+
+    /// Renames the finished temporary file over the destination; without `force`, only if no
+    /// file has appeared there meanwhile (another export to the same name that finished first):
+    /// a hard link, which fails on an existing name, then the temporary name goes (a file system
+    /// without hard links falls back to the rename).
     public func commit() throws(ExportError) {
         guard !finished else { return }
+        if !replaces {
+            if link(temporary.path, destination.path) == 0 {
+                unlink(temporary.path)
+                finished = true
+                AtomicOutput.lock.withLock { _ = AtomicOutput.live.remove(temporary.path) }
+                return
+            }
+            if errno == EEXIST {
+                discard()
+                throw .refused("\(destination.path) already exists: it appeared while this export ran (another export to the same name?); use --force to replace it")
+            }
+            // A file system without hard links (FAT, some network shares): rename as forced.
+        }
         guard rename(temporary.path, destination.path) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
