@@ -93,6 +93,17 @@ public enum Prober {
         return info
     }
 
+    /// The samples a packet's skip-samples side data drops at its start and at its end.
+    static func trimmedSamples(_ p: AVPacket) -> (start: Int64, end: Int64) {
+        guard let list = p.side_data else { return (0, 0) }
+        for i in 0..<Int(p.side_data_elems) where list[i].type == AV_PKT_DATA_SKIP_SAMPLES && list[i].size >= 10 {
+            guard let d = list[i].data else { continue }
+            func le32(_ o: Int) -> Int64 { Int64(d[o]) | Int64(d[o + 1]) << 8 | Int64(d[o + 2]) << 16 | Int64(d[o + 3]) << 24 }
+            return (le32(0), le32(4))
+        }
+        return (0, 0)
+    }
+
     /// Counts frames and measures exact lengths from packet timestamps.
     private static func scanPackets(_ input: InputFormatContext, into streams: inout [StreamInfo]) throws(ExportError) {
         struct Tally {
@@ -100,6 +111,10 @@ public enum Prober {
             var first: Int64?
             var end: Int64?
             var presentationTimes: [Int64] = []
+            /// Audio: the first packet's samples dropped at its start, and the last packet's
+            /// time, the samples it decodes to and those dropped at its end (gapless MP3, Ogg Opus).
+            var skipped: Int64 = 0
+            var last: (pts: Int64, samples: Int64?, discarded: Int64)?
         }
         var tallies = [Tally](repeating: Tally(), count: streams.count)
         // A packet without a presentation time (AVI's H.264 has only decode times) is shown
@@ -124,6 +139,17 @@ public enum Prober {
             }
             // Video an edit list hides (a trim without re-encoding) is never shown.
             if streams[index].kind == .video && p.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
+            if streams[index].kind == .audio {
+                let trim = Self.trimmedSamples(p)
+                if tallies[index].first.map({ pts < $0 }) ?? true { tallies[index].skipped = trim.start }
+                if tallies[index].last.map({ pts >= $0.pts }) ?? true {
+                    let parameters = input.stream(index).parameters.pointee
+                    let samples = parameters.codec_id == AV_CODEC_ID_OPUS
+                        ? p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) }.map(Int64.init)
+                        : parameters.frame_size > 0 ? Int64(parameters.frame_size) : nil
+                    tallies[index].last = (pts, samples, trim.end)
+                }
+            }
             tallies[index].count += 1
             tallies[index].first = min(tallies[index].first ?? pts, pts)
             tallies[index].end = max(tallies[index].end ?? Int64.min, pts + max(p.duration, 0))
@@ -162,6 +188,15 @@ public enum Prober {
                 // hides; fall back to the packet span when there is none.
                 streams[index].frameCount = tally.count
                 streams[index].presentationDuration = streams[index].duration ?? time(end - max(first, 0), timeBase)
+                // A stream whose last packet drops its end (the encoder's padding) lasts from its
+                // first kept sample to its last, which its stated duration overstates (MP3 with a
+                // LAME header: 8.046 s for 8 s of sound; Ogg Opus: its pre-skip).
+                let rate = Int64(input.stream(index).parameters.pointee.sample_rate)
+                if let last = tally.last, last.discarded > 0, let samples = last.samples, rate > 0 {
+                    let toTicks = { (n: Int64) in av_rescale_q(n, AVRational(num: 1, den: Int32(rate)), timeBase) }
+                    let kept = last.pts + toTicks(samples - last.discarded) - (first + toTicks(tally.skipped))
+                    if kept > 0 { streams[index].presentationDuration = time(kept, timeBase) }
+                }
             default:
                 break
             }

@@ -199,4 +199,26 @@ import Testing
         #expect(run.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"), "\(run.stderr)")
         #expect(try folder.listing() == ["song.flac", "song.slowpoke"])
     }
+
+    /// MP3 (with its LAME header) and Ogg Opus state a length that includes the encoder's
+    /// padding (8.046 s and 8.0065 s for 8 s of sound): the timeline is the sound's own length,
+    /// and a WAV export is exactly as long as the timeline, with sound to its end.
+    @Test(arguments: [("tone.mp3", ["-c:a", "libmp3lame"], 44100), ("tone.opus", ["-c:a", "libopus"], 48000)])
+    func paddedCodecsAreTheirSoundsLength(name: String, codec: [String], rate: Int) throws {
+        let folder = try TemporaryFolder("padded")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(rate):duration=8"]
+                                        + codec + ["-y", folder.file(name).path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let opened = try TestSupport.run(TestSupport.slowpoke, ["open", name], in: folder.url)
+        #expect(opened.stdout.contains(": 8 s, audio"), "\(opened.stdout)")
+        #expect(try TestSupport.run(TestSupport.slowpoke, ["scale", "--range", "1-2", "--rate", "0.5"], in: folder.url).status == 0)
+        let export = try TestSupport.run(TestSupport.slowpoke, ["export", "-o", "out.wav", "--progress", "none"], in: folder.url)
+        #expect(export.status == 0, "\(export.stderr)")
+        let frames = try TestSupport.ffprobe(folder.file("out.wav"), ["-show_streams"])
+        let stream = try #require((frames["streams"] as? [[String: Any]])?.first)
+        #expect(stream["duration_ts"] as? Int == 9 * rate, "\(String(describing: stream["duration_ts"]))")
+        let samples = try TestSupport.decodeAudio(folder.file("out.wav"), sampleRate: rate)
+        let lastLoud = samples.lastIndex { abs($0) > 0.01 } ?? 0
+        #expect(samples.count - lastLoud < rate / 500, "\(samples.count - lastLoud) silent samples at the end")
+    }
 }
