@@ -73,7 +73,17 @@ public struct PassthroughExporter {
         // 2. Cuts move to keyframes; the audio follows the same timeline.
         // A truncated movie's timeline stops with its last readable frame (audio included).
         let readable = scan.truncated ? try CompositionTrackSegment.cut(videoTrack.segments, atSourceEnd: scan.end) : videoTrack.segments
-        let (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: session.canHideFrames)
+        // A timeline whose exact times outgrow exact arithmetic (stacked ramps and cuts) is
+        // rounded to the source's ticks first, and the export says its times are rounded.
+        var roundedTimeline = false
+        let (segments, cuts): ([CompositionTrackSegment], [KeyframeSnapping.Cut])
+        do {
+            (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: session.canHideFrames)
+        } catch CompositionError.overflow {
+            roundedTimeline = true
+            (segments, cuts) = try KeyframeSnapping.snap(CompositionTrackSegment.rounded(readable, to: scan.timescale), points: scan.cutPoints,
+                                                         carriesHidden: session.canHideFrames)
+        }
         var reported: [TimeRange] = []
         for cut in cuts {
             if cut.requested.start < .zero, let actual = cut.actual {
@@ -127,7 +137,7 @@ public struct PassthroughExporter {
         try session.commit()
         try progress(1)
         return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
-                      timescale: map.timescale, exact: map.exact, audio: audioOutput.handling,
+                      timescale: map.timescale, exact: map.exact && !roundedTimeline, audio: audioOutput.handling,
                       cuts: cuts.map { ($0.requested, $0.actual) })
     }
 

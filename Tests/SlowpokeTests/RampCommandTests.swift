@@ -159,4 +159,22 @@ import Testing
         print("ramp tone \(algorithm): worst level dip \(worstDip) dB over the ramp, \(joinDip) dB where it meets 1x")
         print("ramp tone \(algorithm): over the ramp \(whole) Hz")
     }
+
+    /// A smooth ramp then a cut through it: the cut's exact times outgrow exact arithmetic
+    /// once it moves to a keyframe. Passthrough rounds the timeline to the source's ticks and
+    /// says so, as `--fps` and `otio export` already managed; it once refused the document.
+    @Test func aRampCutThroughStillExportsPassthrough() throws {
+        let folder = try TemporaryFolder("ramp-cut")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10",
+            "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "30", "-pix_fmt", "yuv420p", folder.file("c.mp4").path])
+        try #require(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke("open", "c.mp4", in: folder).status == 0)
+        #expect(try slowpoke("ramp", "--range", "1.075-2.361", "--from", "0.5", "--to", "3", "--ease", "smooth", "--steps", "20", in: folder).status == 0)
+        #expect(try slowpoke("remove", "--range", "1.904-2.766", in: folder).status == 0)
+        let export = try slowpoke("export", "-o", "p.mp4", "--progress", "none", in: folder)
+        #expect(export.status == 0 && export.stdout.contains("timestamps rounded to 1/15360 s"), "\(export.stdout)\(export.stderr)")
+        let dts = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=dts", "-of", "csv=p=0",
+                                                   folder.file("p.mp4").path]).stdout.split(separator: "\n").compactMap { Int($0) }
+        #expect(dts.count > 200 && zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 }, "\(dts.count) packets")
+    }
 }
