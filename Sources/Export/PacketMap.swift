@@ -210,9 +210,17 @@ struct PacketMap {
 
     /// The composition time at which a frame that starts at `pts` stops showing, when its end
     /// falls outside every segment (the last frame, or one before a removed range).
+    /// A frame that shows to its segment's end stays on screen through the gaps that follow
+    /// (passthrough cannot make new frames), to the timeline's end after a trailing gap.
     private static func endOfFrame(pts: Time, duration: Time, track: CompositionTrack) throws -> Time {
         guard let start = try track.compositionTimes(forSourceTime: pts).first,
               let index = track.segmentIndex(at: start), let rate = track.segments[index].rate else { return pts }
-        return min(try start + duration.multiplied(by: rate.reciprocal), track.segments[index].target.end)
+        var end = min(try start + duration.multiplied(by: rate.reciprocal), track.segments[index].target.end)
+        var next = index + 1
+        while end == track.segments[next - 1].target.end, next < track.segments.count, track.segments[next].isEmpty {
+            end = track.segments[next].target.end
+            next += 1
+        }
+        return end
     }
 }

@@ -221,4 +221,19 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
         #expect(check.stderr == "")
         #expect(try fresh.listing() == ["cut-slowpoke.mp4", "cut.mp4", "cut.slowpoke"])
     }
+
+    /// A gap at the end holds the last frame to the timeline's end, as every gap holds the
+    /// frame before it (the video once stopped 2 s before the audio).
+    @Test func aTrailingGapHoldsTheLastFrame() throws {
+        let folder = try folderWithDocument()
+        #expect(try slowpoke("insert-gap", "--at", "end", "--duration", "2", in: folder).status == 0)
+        let total = try json(try slowpoke("info", "--json", in: folder).stdout)["duration"] as? String
+        let export = try slowpoke("export", "-o", "gap.mp4", "--progress", "none", in: folder)
+        #expect(export.status == 0, "\(export.stderr)")
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "csv=p=0",
+                                                     folder.file("gap.mp4").path]).stdout
+        let video = probe.split(separator: "\n").first { $0.hasPrefix("video,") }.flatMap { Double($0.split(separator: ",")[1]) }
+        let expected = total.flatMap(Double.init) ?? .nan
+        #expect(video.map { abs($0 - expected) < 0.001 } == true, "video \(String(describing: video)) s, timeline \(String(describing: total))")
+    }
 }
