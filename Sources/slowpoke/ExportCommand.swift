@@ -100,7 +100,7 @@ struct ExportMovie: ParsableCommand {
         let exporter = try PassthroughExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
                                                settings: settings, force: audio.force)
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), audio \(result.audio.rawValue)")
@@ -110,7 +110,7 @@ struct ExportMovie: ParsableCommand {
         let exporter = try AudioExporter(document: document, documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
                                          settings: settings, force: audio.force)
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         print("wrote \(shown): \(result.duration), \(result.sampleRate) Hz \(result.channels) \(result.codec), audio \(result.audio.rawValue)")
     }
@@ -120,7 +120,7 @@ struct ExportMovie: ParsableCommand {
         let exporter = try ConstantRateExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
                                                 options: options, settings: settings, force: audio.force)
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { Terminal.note("warning: \($0)") })
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder
         print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), audio \(result.audio.rawValue)")

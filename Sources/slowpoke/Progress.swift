@@ -62,6 +62,15 @@ final class ProgressReporter {
         }
     }
 
+    /// Says a warning on stderr: a line, or with `--progress json` a JSON event like progress,
+    /// so that a script reading stderr line by line sees only JSON.
+    func warning(_ message: String) {
+        guard style == .json else { return Terminal.note("warning: \(message)") }
+        let escaped = (try? JSONSerialization.data(withJSONObject: ["event": "warning", "task": label, "message": message], options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{\"event\":\"warning\"}"
+        FileHandle.standardError.write(Data((escaped + "\n").utf8))
+    }
+
     private func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         return String(format: "%d:%02d", s / 60, s % 60)

@@ -42,7 +42,7 @@ struct Stretch: ParsableCommand {
                                  rate: rate.value, settings: settings, force: audio.force)
         let reporter = ProgressReporter(style: audio.progress, label: "stretch", mediaSeconds: 0)
         let result = try job.run(started: { reporter.mediaSeconds = $0 }, progress: { try reporter.update($0) },
-                                 warning: { Terminal.note("warning: \($0)") })
+                                 warning: { reporter.warning($0) })
         let seconds = Double(result.outputFrames) / Double(result.format.sampleRate)
         print("wrote \(output): \(result.outputFrames) frames (\(String(format: "%.3f", seconds)) s) at \(result.format.sampleRate) Hz, \(rate.value.readable)x \(audio.algorithm.rawValue)")
     }

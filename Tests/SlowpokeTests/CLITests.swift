@@ -260,4 +260,16 @@ func json(_ text: String) throws -> [String: Any] {
         let late = try slowpoke("scale", "--range", "1:02-end", "--rate", "0.5", in: folder)
         #expect(late.status != 0 && late.stderr.contains("range 1:02-end starts at 62 s, after the end of the timeline"), "\(late.stderr)")
     }
+
+    /// With `--progress json`, every stderr line of an export is a JSON event: its warnings too.
+    @Test func jsonProgressCarriesTheWarningsAsJSON() throws {
+        let folder = try folderWithDocument()
+        #expect(try slowpoke("scale", "--range", "3.2-5.0", "--rate", "0.25", in: folder).status == 0)
+        let export = try slowpoke("export", "-o", "j.mp4", "--progress", "json", in: folder)
+        #expect(export.status == 0, "\(export.stderr)")
+        let lines = export.stderr.split(separator: "\n")
+        let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(!lines.isEmpty && events.count == lines.count, "\(export.stderr)")
+        #expect(events.contains { $0["event"] as? String == "warning" && ($0["message"] as? String)?.contains("re-encoded") == true })
+    }
 }
