@@ -180,6 +180,7 @@ public struct ConstantRateExporter {
         }
         try session.commit()
         try progress(1)
+        if let written = encoder.writtenProfile { encoderSettings.profile = written }
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
                       sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" })

@@ -59,6 +59,36 @@ final class FrameEncoder {
             throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening the \(settings.codec.encoderName) encoder"))
         }
         packet = try Packet()
+        writtenProfile = Self.profile(of: c.pointee, codec: settings.codec)
+    }
+
+    /// The H.264 profile the encoder actually writes, from its sequence parameter set: a
+    /// requested profile is a ceiling, and a fast preset leaves out what needs High (x264's
+    /// ultrafast writes Constrained Baseline). Nil for HEVC or without global headers.
+    let writtenProfile: String?
+
+    private static func profile(of c: AVCodecContext, codec: VideoCodec) -> String? {
+        guard codec == .h264, let data = c.extradata, c.extradata_size > 4 else { return nil }
+        let bytes = UnsafeBufferPointer(start: data, count: Int(c.extradata_size))
+        var at: Int?
+        if bytes[0] == 1 { at = 1 } else {
+            // Annex B: the byte after the SPS NAL header (type 7).
+            for i in 0..<(bytes.count - 5) where bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 && bytes[i + 3] & 0x1f == 7 {
+                at = i + 4
+                break
+            }
+        }
+        guard let at, at + 1 < bytes.count else { return nil }
+        switch bytes[at] {
+        case 66: return bytes[at + 1] & 0x40 != 0 ? "constrained baseline" : "baseline"
+        case 77: return "main"
+        case 88: return "extended"
+        case 100: return "high"
+        case 110: return "high10"
+        case 122: return "high422"
+        case 244: return "high444"
+        default: return nil
+        }
     }
 
     /// Encoder frame threads: libx264's own choice (1.5 per core) less one for the thread that

@@ -272,4 +272,15 @@ func json(_ text: String) throws -> [String: Any] {
         #expect(!lines.isEmpty && events.count == lines.count, "\(export.stderr)")
         #expect(events.contains { $0["event"] as? String == "warning" && ($0["message"] as? String)?.contains("re-encoded") == true })
     }
+
+    /// The summary names the profile the file has: ultrafast's Constrained Baseline, not the
+    /// High it was allowed.
+    @Test func theSummaryNamesTheWrittenProfile() throws {
+        let folder = try folderWithDocument()
+        let export = try slowpoke("export", "--fps", "30", "--preset", "ultrafast", "-o", "u.mp4", "--progress", "none", in: folder)
+        #expect(export.status == 0 && export.stdout.contains("h264 constrained baseline level"), "\(export.stdout)")
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile", "-of", "csv=p=0",
+                                                     folder.file("u.mp4").path])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Constrained Baseline")
+    }
 }
