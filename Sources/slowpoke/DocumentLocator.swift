@@ -16,8 +16,14 @@ enum DocumentLocator {
             }
             return url
         }
-        return try documentForMovie(url, shown: argument).url
+        let (document, created) = try documentForMovie(url, shown: argument)
+        if created { createdForThisCommand = document }
+        return document
     }
+
+    /// A document made for a command that named a movie (`slowpoke slomo clip.mov`): if the
+    /// command then fails, ``Main`` removes it, so a refused edit leaves no trace.
+    nonisolated(unsafe) static var createdForThisCommand: URL?
 
     /// The document beside `movie`: the existing one if it belongs to this movie, or a new one.
     static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false) throws -> (url: URL, created: Bool) {

@@ -66,8 +66,13 @@ enum Main {
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Never {
-        // Whatever a failed command was writing goes, even if a worker thread still holds it.
+        // Whatever a failed command was writing goes, even if a worker thread still holds it,
+        // and so does a document it made for a movie it was given.
         AtomicOutput.removeAllInProgress()
+        // Only while it holds no edit: an interrupted preview keeps what it saved.
+        if let document = DocumentLocator.createdForThisCommand, (try? DocumentStore.read(document))?.history.entries.isEmpty == true {
+            try? FileManager.default.removeItem(at: document)
+        }
         Terminal.error(message)
         exit(code)
     }

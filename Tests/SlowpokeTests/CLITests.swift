@@ -283,4 +283,17 @@ func json(_ text: String) throws -> [String: Any] {
                                                      folder.file("u.mp4").path])
         #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Constrained Baseline")
     }
+
+    /// A command given a movie makes its document; refused, it leaves none behind.
+    @Test func aRefusedEditOnAMovieLeavesNoDocument() throws {
+        let folder = try TemporaryFolder("refused")
+        try folder.copy(media: "clip60.mp4", as: "c.mp4")
+        let refused = try slowpoke("slomo", "c.mp4", in: folder)
+        #expect(refused.status != 0 && refused.stderr.contains("not a high-frame-rate clip"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("c.slowpoke").path))
+        let bad = try slowpoke("scale", "c.mp4", "--range", "1-99", "--rate", "0.5", in: folder)
+        #expect(bad.status != 0 && !FileManager.default.fileExists(atPath: folder.file("c.slowpoke").path))
+        #expect(try slowpoke("scale", "c.mp4", "--range", "1-2", "--rate", "0.5", in: folder).status == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.file("c.slowpoke").path))
+    }
 }
