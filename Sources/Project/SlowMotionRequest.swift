@@ -39,7 +39,12 @@ public struct SlowMotionRequest: Sendable {
         let fpsText = String(format: "%.3g", fps)
         switch (range != nil, rate != nil, sidecar != nil) {
         case (true, true, _): origin = "the range and rate given"
-        case (_, _, true): origin = (sidecar!.path as NSString).lastPathComponent + (range != nil || rate != nil ? " and the \(range != nil ? "range" : "rate") given" : "")
+        case (_, _, true):
+            // A region that runs past the movie's end is clipped to it, and that is said.
+            let movieEnd = timeline.tracks(withMediaType: .video).first?.segments.compactMap(\.source?.end).max() ?? .zero
+            let clipped = range == nil && sidecar!.region.end > movieEnd
+                ? " (its region \(sidecar!.region) clipped to the movie's end at \(movieEnd.readable))" : ""
+            origin = (sidecar!.path as NSString).lastPathComponent + clipped + (range != nil || rate != nil ? " and the \(range != nil ? "range" : "rate") given" : "")
         default: origin = "Photos' defaults for \(fpsText) fps" + (range != nil || rate != nil ? " and the \(range != nil ? "range" : "rate") given" : "")
         }
     }

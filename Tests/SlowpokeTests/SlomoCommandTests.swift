@@ -113,6 +113,16 @@ private func segments(_ folder: TemporaryFolder) throws -> [(start: String, end:
         #expect(try segments(folder).contains { $0.start == "1.5" && $0.end == "2.5" && $0.rate == "0.5" })
     }
 
+    /// A sidecar region that runs past the movie's end (3-10 s of a 4 s clip) is clipped to
+    /// the end, and the output says so.
+    @Test func aRegionPastTheEndIsClippedAndSaid() throws {
+        let folder = try folderWithClip(fps: 240)
+        try writeSidecar(folder.file("clip.AAE"), rate: 0.25, start: (1800, 600), duration: (4200, 600))
+        let result = try slowpoke("slomo", in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("from clip.AAE (its region 3-10 clipped to the movie's end at"), "\(result.stdout)")
+    }
+
     @Test(arguments: [
         ("not a plist at all", "it is not a property list"),
         ("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>adjustmentFormatIdentifier</key><string>com.apple.photo</string></dict></plist>",
