@@ -34,7 +34,13 @@ public struct SlowMotionRequest: Sendable {
         let defaults = try SlowMotion.photosDefault(duration: timeline.duration, framesPerSecond: fps)
         let finalRange = chosenRange ?? defaults.range
         let finalRate = rate ?? sidecar?.rate ?? photosRate
-        slowMotion = try SlowMotion(range: finalRange, rate: finalRate)
+        do {
+            slowMotion = try SlowMotion(range: finalRange, rate: finalRate)
+        } catch {
+            // The sidecar's own rate out of range: said with the sidecar.
+            guard case .rateOutOfRange = error, rate == nil, let sidecar else { throw error }
+            throw SidecarError(path: sidecar.path, reason: "its slow-motion rate \(finalRate.readable) is outside the supported 1/32 to 32")
+        }
         self.sidecar = sidecar
         let fpsText = String(format: "%.3g", fps)
         switch (range != nil, rate != nil, sidecar != nil) {

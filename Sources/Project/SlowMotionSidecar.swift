@@ -101,9 +101,10 @@ public struct SlowMotionSidecar: Sendable, Hashable {
         guard let dictionary = entry as? [String: Any] else { throw fail("its region's timeRange has no \(field)") }
         guard let value = (dictionary["value"] as? NSNumber)?.int64Value,
               let timescale = (dictionary["timescale"] as? NSNumber)?.int64Value,
-              timescale > 0, timescale <= Int64(Int32.max), value >= 0 else {
+              timescale > 0, timescale <= Int64(Int32.max) else {
             throw fail("its region's \(field) is not a CMTime with a whole value and a positive timescale")
         }
+        guard value >= 0 else { throw fail("its region's \(field) is negative (\(value)/\(timescale) s)") }
         if let flags = (dictionary["flags"] as? NSNumber)?.int64Value, flags & 1 == 0 || flags & 0b11100 != 0 {
             throw fail("its region's \(field) is not a valid numeric CMTime (flags \(flags))")
         }

@@ -123,6 +123,17 @@ private func segments(_ folder: TemporaryFolder) throws -> [(start: String, end:
         #expect(result.stdout.contains("from clip.AAE (its region 3-10 clipped to the movie's end at"), "\(result.stdout)")
     }
 
+    /// A sidecar's rate outside 1/32-32 and a negative start are named with the sidecar.
+    @Test func aSidecarsOddValuesAreNamedWithIt() throws {
+        let folder = try folderWithClip(fps: 240)
+        try writeSidecar(folder.file("clip.AAE"), rate: 0.01, start: (600, 600), duration: (1200, 600))
+        let slow = try slowpoke("slomo", in: folder)
+        #expect(slow.status != 0 && slow.stderr.contains("/clip.AAE is not a slow-motion sidecar slowpoke can read (its slow-motion rate 0.01 is outside the supported 1/32 to 32)"), "\(slow.stderr)")
+        try writeSidecar(folder.file("clip.AAE"), rate: 0.25, start: (-600, 600), duration: (1200, 600))
+        let negative = try slowpoke("slomo", in: folder)
+        #expect(negative.status != 0 && negative.stderr.contains("its region's start is negative (-600/600 s)"), "\(negative.stderr)")
+    }
+
     @Test(arguments: [
         ("not a plist at all", "it is not a property list"),
         ("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>adjustmentFormatIdentifier</key><string>com.apple.photo</string></dict></plist>",
