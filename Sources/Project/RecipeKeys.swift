@@ -24,16 +24,17 @@ enum RecipeKeys {
     /// The edit distance between `a` and `b`.
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
         var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
+        for i in 1...a.count {
             var previous = row[0]
             row[0] = i
-            for j in 1...max(1, b.count) where !b.isEmpty {
+            for j in 1...b.count {
                 let above = row[j]
                 row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
                 previous = above
             }
         }
-        return a.isEmpty ? b.count : row[b.count]
+        return row[b.count]
     }
 }
