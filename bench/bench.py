@@ -183,13 +183,7 @@ def smart_rows(runs, quick):
     for minutes in ([1] if quick else [1, 10]):
         long_src = os.path.join(WORK, f"movie-{minutes}min-360p.mp4")
         make_movie(long_src, minutes * 60, size="640x360", rate=30)
-        folder = os.path.join(WORK, f"smart-{minutes}")
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        long_movie = os.path.join(folder, "movie.mp4")
-        shutil.copy(long_src, long_movie)
-        subprocess.run([SLOWPOKE, "open", long_movie], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([SLOWPOKE, "scale", long_movie, "--range", "20-30", "--rate", "0.5"], check=True, stdout=subprocess.DEVNULL)
+        long_movie = project(long_src, f"smart-{minutes}", 20, 30, rate="0.5")
         ours = [SLOWPOKE, "export", long_movie, "-o", os.path.join(WORK, "smart-long.mp4"), "--algorithm", "timeDomain", "--force", "--progress", "none"]
         theirs = ["ffmpeg", "-v", "error", "-y", "-i", long_movie, "-map", "0", "-c", "copy", os.path.join(WORK, "remux-long.mp4")]
         row = pairs(f"smart audio: passthrough {minutes}-minute 360p30, 20-30 s at 0.5x, timeDomain vs `ffmpeg -c copy`", ours, theirs, runs)
@@ -198,15 +192,15 @@ def smart_rows(runs, quick):
     return rows
 
 
-def project(src, name, a, b):
-    """A folder holding a copy of src, opened, with a-b s scaled to 0.25x; returns the movie."""
+def project(src, name, a, b, rate="0.25"):
+    """A folder holding a copy of src, opened, with a-b s scaled to `rate`; returns the movie."""
     folder = os.path.join(WORK, name)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     movie = os.path.join(folder, "movie.mp4")
     shutil.copy(src, movie)
     subprocess.run([SLOWPOKE, "open", movie], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([SLOWPOKE, "scale", movie, "--range", f"{a}-{b}", "--rate", "0.25"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([SLOWPOKE, "scale", movie, "--range", f"{a}-{b}", "--rate", rate], check=True, stdout=subprocess.DEVNULL)
     return movie
 
 
@@ -343,13 +337,7 @@ def interpolate_rows(runs, quick):
         make_footage(src, seconds, size)
         even = os.path.join(WORK, f"footage{label}-{seconds}s-even.mp4")
         even_frames(src, even)
-        folder = os.path.join(WORK, f"interp{label}")
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        movie = os.path.join(folder, "movie.mp4")
-        shutil.copy(even, movie)
-        subprocess.run([SLOWPOKE, "open", movie], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([SLOWPOKE, "scale", movie, "--range", f"0-{seconds}", "--rate", "0.5"], check=True, stdout=subprocess.DEVNULL)
+        movie = project(even, f"interp{label}", 0, seconds, rate="0.5")
         out = os.path.join(WORK, f"slowpoke-interp{label}.mp4")
         ours = [SLOWPOKE, "export", movie, "--fps", "30", "--frames", "interpolate", "--preset", PRESET, "--crf", CRF,
                 "-o", out, "--force", "--progress", "none"]
