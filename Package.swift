@@ -43,9 +43,14 @@ let package = Package(
         ),
         // Pure Swift and no I/O: exact time, ranges, segments, tracks and edits.
         .target(name: "Composition"),
+        // The signal handlers, in C so that they are async-signal-safe by construction: a fixed
+        // array of temporary paths that an interrupt or a crash removes (see SignalSafety.h).
+        .target(name: "SignalSafety"),
+        // The one way slowpoke writes a file (OutputFile), file identity, and signal handling.
+        .target(name: "SafeFiles", dependencies: ["SignalSafety"]),
         // What is not the composition model: the document and its store, the edit history,
         // the movie's fingerprint (swift-crypto's SHA-256), OpenTimelineIO and batch recipes.
-        .target(name: "Project", dependencies: ["Composition", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "Project", dependencies: ["Composition", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")]),
         // The DSP runs optimised even in debug builds: the preview's real-time varispeed (a
         // windowed sinc per output sample) cannot keep up with playback unoptimised.
         // Rubber Band is linked from its static library (librubberband-dev ships both), the
@@ -65,12 +70,12 @@ let package = Package(
                               .unsafeFlags(["-O2"], .when(configuration: .debug))],
                 linkerSettings: [.linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
                                  .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]),
-        .target(name: "Export", dependencies: ["Composition", "Project", "TimePitch", "CFFmpeg"]),
+        .target(name: "Export", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "CFFmpeg"]),
         .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
-                "Composition", "Project", "TimePitch", "Export", "Preview",
+                "Composition", "Project", "TimePitch", "Export", "Preview", "SafeFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 public import Composition
 public import Project
 public import TimePitch
@@ -21,7 +22,7 @@ internal import CFFmpeg
 /// ``audioBitRate``. The output is exactly the timeline's length: WAV and FLAC to the sample,
 /// AAC, MP3 and Opus once their decoders drop the priming the container states. When the
 /// timeline plays the source untouched and the container holds its codec, the packets are
-/// copied instead. The file appears only when complete (``AtomicOutput``).
+/// copied instead. The file appears only when complete (``OutputFile``).
 public struct AudioExporter {
     public let document: ProjectDocument
     public let documentURL: URL
@@ -93,7 +94,7 @@ public struct AudioExporter {
         guard let stream = document.media.primaryAudio, let track = document.timeline.track(withID: Int32(stream.index)) else {
             throw ExportError.unsupported("the timeline of \(name) has no audio track")
         }
-        let destination = try AtomicOutput(destination: output, input: source, force: force)
+        let destination = try OutputFile.claim(output, force: force, inputs: [source, documentURL])
         let display = destination.destination.path
         let ext = output.pathExtension.lowercased()
         let muxer = Self.muxers[ext]!
@@ -115,7 +116,7 @@ public struct AudioExporter {
         let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
                                          settings: settings, choice: choice, origin: origin, end: track.duration,
                                          muxer: muxer, display: display, waiting: { try progress(done) }, warning: warning)
-        let writer = try MovieWriter(path: destination.temporary.path, display: display, muxer: muxer)
+        let writer = try MovieWriter(path: destination.openablePath, display: display, muxer: muxer)
         try audio.attach(to: writer)
         let chapters = try ChapterList(input, segments: track.segments, origin: origin, display: display)
         if let line = chapters.removedWarning(movieName: name) { warning(line) }
@@ -133,7 +134,7 @@ public struct AudioExporter {
         }
         try audio.finish(writer: writer)
         try writer.finish()
-        try destination.commit()
+        try destination.commitExport()
         try progress(1)
         return Result(output: destination.destination, duration: track.duration, sampleRate: Int(parameters.sample_rate),
                       channels: Self.describe(parameters.ch_layout), codec: String(cString: avcodec_get_name(choice.codec)),

@@ -1,10 +1,11 @@
 import Foundation
+public import SafeFiles
 public import TimePitch
 internal import CFFmpeg
 
 /// Writes planar float audio to a WAV or FLAC file through libavformat and libavcodec.
 ///
-/// The file is written under a temporary name (see ``AtomicOutput``) and appears only when
+/// The file is written under a temporary name (see ``OutputFile``) and appears only when
 /// ``finish()`` succeeds.
 public final class AudioFileWriter {
     /// Sample encodings on disk.
@@ -13,7 +14,7 @@ public final class AudioFileWriter {
     }
 
     public let format: AudioFormat
-    public let output: AtomicOutput
+    public let output: OutputFile
     private let writer: MovieWriter
     private let encoder: AudioEncoder
     private let stream: UnsafeMutablePointer<AVStream>
@@ -23,7 +24,7 @@ public final class AudioFileWriter {
 
     /// Opens `output`'s temporary file for `format` audio at `depth`. The container comes from
     /// the destination's extension: `.wav` or `.flac`.
-    public init(output: AtomicOutput, format: AudioFormat, depth: Depth) throws(ExportError) {
+    public init(output: OutputFile, format: AudioFormat, depth: Depth) throws(ExportError) {
         try LibAV.load()
         self.output = output
         self.format = format
@@ -38,7 +39,7 @@ public final class AudioFileWriter {
         default:
             throw .unsupported("slowpoke writes audio as .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
         }
-        writer = try MovieWriter(path: output.temporary.path, display: output.destination.path, muxer: muxer,
+        writer = try MovieWriter(path: output.openablePath, display: output.destination.path, muxer: muxer,
                                  what: "the \(muxer) file")
         encoder = try AudioEncoder(format: format, codecID: codecID, sampleFormat: sampleFormat,
                                    bitsPerRawSample: depth == .int24 ? 24 : nil,
@@ -57,7 +58,7 @@ public final class AudioFileWriter {
     public func finish() throws {
         try encoder.finish(deliver: store)
         try writer.finish()
-        try output.commit()
+        try output.commitExport()
     }
 
     private func store(_ packet: UnsafeMutablePointer<AVPacket>) throws {

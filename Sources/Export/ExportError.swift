@@ -1,4 +1,5 @@
 import Foundation
+public import SafeFiles
 internal import CFFmpeg
 
 /// A failed libav call: its return code and what slowpoke was doing. The message comes from
@@ -37,6 +38,8 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// slowpoke will not do this, for the user's safety (overwriting the input, say).
     case refused(String)
     case cannotWrite(path: String, reason: String)
+    /// The output could not be claimed or put in place (see ``OutputFile``).
+    case output(OutputFileError)
     /// The user asked for something the file or format cannot do.
     case unsupported(String)
     /// Stopped by SIGINT or SIGTERM.
@@ -49,6 +52,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .av(let path, let failure): path.isEmpty ? failure.description : "\(path): \(failure.description)"
         case .refused(let why), .unsupported(let why): why
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        case .output(let error): error.errorDescription ?? error.description
         case .interrupted: "interrupted; no output was written"
         }
     }

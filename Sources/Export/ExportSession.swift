@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 public import Composition
 public import Project
 internal import TimePitch
@@ -28,7 +29,7 @@ final class ExportSession {
     let movie: URL
     /// How the movie is named in messages: as the document records it.
     let movieName: String
-    let destination: AtomicOutput
+    let destination: OutputFile
     /// libavformat's name of the output's muxer.
     let muxer: String
     /// The movie's video stream, and the timeline's track for it.
@@ -76,7 +77,7 @@ final class ExportSession {
         self.document = document
         movie = DocumentStore.movieURL(of: document, at: documentURL)
         movieName = document.movie.path
-        destination = try AtomicOutput(destination: output, input: movie, force: force)
+        destination = try OutputFile.claim(output, force: force, inputs: [movie, documentURL])
         guard let videoStream = document.media.primaryVideo else {
             throw ExportError.unsupported("\(movieName) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
         }
@@ -158,7 +159,7 @@ final class ExportSession {
     func start<Video>(audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
                       videoTimescale: Int32?, metadata source: InputFormatContext, warning: (String) -> Void,
                       addVideo: (MovieWriter) throws -> (stream: UnsafeMutablePointer<AVStream>, made: Video)) throws -> Video {
-        let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
+        let writer = try MovieWriter(path: destination.openablePath, display: destination.destination.path, muxer: muxer)
         let video = try addVideo(writer)
         videoOut = video.stream
         try audio.attach(to: writer)
@@ -204,5 +205,5 @@ final class ExportSession {
     }
 
     /// Renames the finished file into place.
-    func commit() throws { try destination.commit() }
+    func commit() throws { try destination.commitExport() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 public import Composition
 public import TimePitch
 
@@ -36,7 +37,7 @@ public struct StretchJob: Sendable {
     public func run(started: (_ inputSeconds: Double) -> Void = { _ in },
                     progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        let destination = try AtomicOutput(destination: output, input: input, force: force)
+        let destination = try OutputFile.claim(output, force: force, inputs: [input])
         // A plain PCM or float WAV is read natively, so that libav's codec libraries never load;
         // anything else goes through libav.
         let reader: any AudioFileSource = try WAVFileReader.open(url: input) ?? AudioFileReader(url: input)

@@ -1,4 +1,5 @@
 import Foundation
+public import SafeFiles
 import Glibc
 public import TimePitch
 
@@ -20,11 +21,11 @@ public import TimePitch
 /// `ds64` chunk, and ``finish()`` turns the file into RF64 (EBU Tech 3306) when its sizes no
 /// longer fit in 32 bits.
 ///
-/// The file is written under a temporary name (see ``AtomicOutput``) in large blocks, and
+/// The file is written under a temporary name (see ``OutputFile``) in large blocks, and
 /// appears only when ``finish()`` succeeds.
 public final class WAVFileWriter {
     public let format: AudioFormat
-    public let output: AtomicOutput
+    public let output: OutputFile
     public let depth: AudioFileWriter.Depth
 
     /// The largest RIFF size (the file's length less 8) a plain WAV can state. Past it,
@@ -52,13 +53,13 @@ public final class WAVFileWriter {
     }
 
     /// Opens `output`'s temporary file for `format` audio at `depth`.
-    public convenience init(output: AtomicOutput, format: AudioFormat, depth: AudioFileWriter.Depth) throws(ExportError) {
+    public convenience init(output: OutputFile, format: AudioFormat, depth: AudioFileWriter.Depth) throws(ExportError) {
         try self.init(output: output, format: format, depth: depth, riffLimit: WAVFileWriter.riffLimit)
     }
 
     /// As the public initialiser, with the size past which the file becomes RF64 (tests lower
     /// it to check the conversion on a small file).
-    init(output: AtomicOutput, format: AudioFormat, depth: AudioFileWriter.Depth, riffLimit: Int64) throws(ExportError) {
+    init(output: OutputFile, format: AudioFormat, depth: AudioFileWriter.Depth, riffLimit: Int64) throws(ExportError) {
         precondition(format.channels > 0 && format.sampleRate > 0)
         let blockAlign = Self.bytesPerSample(depth) * format.channels
         guard format.channels <= 0xFFFF, UInt32(exactly: format.sampleRate * blockAlign) != nil else {
@@ -69,7 +70,7 @@ public final class WAVFileWriter {
         self.depth = depth
         limit = riffLimit
         header = Self.header(format: format, depth: depth)
-        descriptor = Glibc.open(output.temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        descriptor = dup(output.descriptor)
         guard descriptor >= 0 else { throw .cannotWrite(path: output.destination.path, reason: String(cString: strerror(errno))) }
         bufferCapacity = max(Self.bufferBytes / blockAlign, 1) * blockAlign + header.bytes.count
         // Room for 24-bit samples' 4-byte stores to run one byte past the last frame.
@@ -147,7 +148,7 @@ public final class WAVFileWriter {
         let closed = close(descriptor)
         descriptor = -1
         guard closed == 0 else { throw fail() }
-        try output.commit()
+        try output.commitExport()
     }
 
     /// The error for the last failed call, naming the destination.

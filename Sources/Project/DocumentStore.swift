@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 public import Composition
 
 /// Reads and writes project documents safely.
@@ -148,32 +149,26 @@ public enum DocumentStore {
         }
     }
 
+    /// Saves through SafeFiles' one writer: never over the movie (a movie named `x.slowpoke`),
+    /// through a document that is a symbolic link to its target (the link stays a link), with
+    /// the document's mode and owner kept.
     private static func save(_ document: ProjectDocument, to url: URL) throws(CompositionError) {
         let data = try encode(document)
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(path: url.path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
+        do {
+            try OutputFile.write(data, to: url, replacing: true, inputs: [movieURL(of: document, at: url)], throughLink: true,
+                                 display: url.path)
+        } catch {
+            throw .io(path: url.path, reason: "cannot save: \(error.description); the previous version is unchanged")
         }
-        if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
-        close(fd)
-        if failure == nil, rename(temporary.path, url.path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary.path)
-            throw .io(path: url.path, reason: "cannot save: \(failure); the previous version is unchanged")
-        }
+    }
+
+    /// The document's own file: `url`, or where the symbolic link at `url` leads (so that the
+    /// lock is taken on the folder the document really is in).
+    private static func resolved(_ url: URL) -> URL {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let real = realpath(url.path, nil) else { return url }
+        defer { free(real) }
+        return URL(fileURLWithPath: String(cString: real))
     }
 
     /// Runs `body` holding a lock on the document's folder (a lock on the document file itself
@@ -181,7 +176,7 @@ public enum DocumentStore {
     private static func withLock<Result>(on url: URL, exclusive: Bool, _ body: () throws(CompositionError) -> Result)
         throws(CompositionError) -> Result
     {
-        let folder = url.deletingLastPathComponent().path
+        let folder = resolved(url).deletingLastPathComponent().path
         let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             throw .io(path: folder, reason: "cannot open the folder: \(String(cString: strerror(errno)))")

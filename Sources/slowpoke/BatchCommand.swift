@@ -61,7 +61,6 @@ struct Batch: ParsableCommand {
     }
 
     func run() throws {
-        Interrupt.install()
         let (data, base, shown) = try readRecipe()
         let parsed = try BatchRecipe.parse(data, path: shown)
         let all = BatchPlan.jobs(for: parsed, base: base)
@@ -85,13 +84,13 @@ struct Batch: ParsableCommand {
         }
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
         let display = BatchDisplay(style: progress, jobs: planned, total: all.count)
-        let runner = BatchRunner(force: force, interrupted: { Interrupt.received != 0 },
+        let runner = BatchRunner(force: force, interrupted: { Interrupt.received },
                                  progress: { display.update($0, fraction: $1) },
                                  finished: { display.update($0, outcome: $1) })
         let outcomes = runner.run(planned, workers: workers)
         display.finish()
         print(BatchDisplay.table(planned, outcomes), terminator: "")
-        if Interrupt.received != 0 {
+        if Interrupt.received {
             throw BatchInterrupted(kept: outcomes.filter { if case .done = $0 { true } else { false } }.count)
         }
         let failed = outcomes.filter { if case .failed = $0 { true } else { false } }.count

@@ -80,7 +80,6 @@ struct ExportMovie: ParsableCommand {
     }
 
     func run() throws {
-        Interrupt.install()
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)

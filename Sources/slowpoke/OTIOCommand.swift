@@ -3,6 +3,7 @@ import Composition
 import Project
 import Export
 import Foundation
+import SafeFiles
 
 struct OTIOCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,13 +55,10 @@ struct OTIOExport: ParsableCommand {
         let movie = DocumentStore.movieURL(of: document, at: url)
         let out = output.map { URL(fileURLWithPath: $0) }
             ?? url.deletingLastPathComponent().appendingPathComponent(movie.deletingPathExtension().lastPathComponent + ".otio")
-        if FileManager.default.fileExists(atPath: out.path) && !force {
-            throw CLIError("\(output ?? out.lastPathComponent) already exists; use --force to replace it")
-        }
         let text = try OTIO.export(document.timeline, movie: Self.otioMovie(document, movieURL: movie))
-        do { try Data(text.utf8).write(to: out, options: .atomic) } catch {
-            throw ExportError.cannotWrite(path: output ?? out.path, reason: error.localizedDescription)
-        }
+        // Never the movie or the document it was made from, whatever the name.
+        try OutputFile.write(Data(text.utf8), to: out, replacing: force, inputs: [movie, url],
+                             display: output ?? out.lastPathComponent)
         let clips = document.timeline.tracks.map { $0.segments.count }.reduce(0, +)
         print("wrote \(output ?? out.lastPathComponent): \(document.timeline.tracks.count) track(s), \(clips) item(s), \(document.timeline.duration.readable)")
     }

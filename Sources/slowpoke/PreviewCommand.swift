@@ -56,7 +56,6 @@ struct PreviewMovie: ParsableCommand {
     func run() throws {
         // Ctrl-C and SIGTERM end the session between keys (never inside a save) with status
         // 130; installed before SDL starts, so SDL leaves them to us.
-        Interrupt.install()
         let url = try DocumentLocator.locate(options.document)
         let timeline = try DocumentStore.read(url).timeline
         let rate = rate?.value ?? .one
@@ -73,7 +72,7 @@ struct PreviewMovie: ParsableCommand {
         do {
             defer { terminal?.restore() }
             summary = try player.run(keys: { terminal?.next() }, status: { statusLine.show($0) }, message: { statusLine.note($0) },
-                                     interrupted: { Interrupt.received != 0 })
+                                     interrupted: { Interrupt.received })
         }
         statusLine.finish()
         for note in summary.saved { print(note) }

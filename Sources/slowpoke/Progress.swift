@@ -1,6 +1,7 @@
 import ArgumentParser
 import Export
 import Foundation
+import SafeFiles
 
 /// How progress is shown on stderr.
 enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
@@ -78,34 +79,14 @@ final class ProgressReporter {
 }
 
 /// SIGINT and SIGTERM stop long work cleanly: the next progress check throws, the pipeline
-/// unwinds and its temporary files are removed. A second signal removes them and exits at once.
+/// unwinds and its temporary files are removed. A second signal, or one second without the
+/// command ending, removes them and exits at once (see SafeFiles' ``Signals``, installed by
+/// ``Main`` before any command runs).
 enum Interrupt {
-    nonisolated(unsafe) static var received: sig_atomic_t = 0
-    /// Terminal settings to put back on standard input before exiting at once (set while
-    /// `preview --no-video` holds the terminal in raw mode), so even a second signal leaves a
-    /// terminal that echoes.
-    nonisolated(unsafe) static var terminal: termios?
-
-    static func install() {
-        let handler: @convention(c) (Int32) -> Void = { _ in
-            if Interrupt.received != 0 {
-                if var saved = Interrupt.terminal { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-                AtomicOutput.removeAllInProgress()
-                _exit(130)
-            }
-            Interrupt.received = 1
-        }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-        // A parent may have started us with these signals blocked; unblock them so they arrive.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
+    /// Whether SIGINT or SIGTERM has arrived.
+    static var received: Bool { Signals.interrupted }
 
     static func check() throws {
-        if received != 0 { throw ExportError.interrupted }
+        if received { throw ExportError.interrupted }
     }
 }

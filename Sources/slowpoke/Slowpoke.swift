@@ -4,6 +4,7 @@ import Project
 import Export
 import Foundation
 import Preview
+import SafeFiles
 import TimePitch
 
 /// The root command. Subcommands live one per file; each turns its flags into library calls.
@@ -43,6 +44,7 @@ struct Slowpoke: ParsableCommand {
 @main
 enum Main {
     static func main() {
+        Signals.install()
         do {
             var command = try Slowpoke.parseAsRoot()
             try command.run()
@@ -68,7 +70,7 @@ enum Main {
     static func fail(_ message: String, code: Int32 = 1) -> Never {
         // Whatever a failed command was writing goes, even if a worker thread still holds it,
         // and so does a document it made for a movie it was given.
-        AtomicOutput.removeAllInProgress()
+        Signals.removeTemporaryFiles()
         // Only while it holds no edit: an interrupted preview keeps what it saved.
         if let document = DocumentLocator.createdForThisCommand, (try? DocumentStore.read(document))?.history.entries.isEmpty == true {
             try? FileManager.default.removeItem(at: document)

@@ -36,7 +36,6 @@ struct Stretch: ParsableCommand {
     @OptionGroup var audio: AudioOutputOptions
 
     func run() throws {
-        Interrupt.install()
         let settings = try audio.settings()
         let job = try StretchJob(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: output),
                                  rate: rate.value, settings: settings, force: audio.force)

@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 import Preview
 
 /// Keys from standard input for `preview --no-video`. On a terminal, input is switched to raw
@@ -22,7 +23,7 @@ final class TerminalKeys {
                     cc[Int(VMIN)] = 0
                     cc[Int(VTIME)] = 0
                 }
-                Interrupt.terminal = attributes
+                Signals.saveTerminal(attributes)
                 tcsetattr(STDIN_FILENO, TCSANOW, &raw)
             }
         }
@@ -35,7 +36,7 @@ final class TerminalKeys {
         guard var saved else { return }
         tcsetattr(STDIN_FILENO, TCSADRAIN, &saved)
         self.saved = nil
-        Interrupt.terminal = nil
+        Signals.saveTerminal(nil)
     }
 
     /// The next key, or nil if none is waiting.

@@ -1,0 +1,108 @@
+#include "SignalSafety.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/time.h>
+#include <termios.h>
+#include <unistd.h>
+
+// A slot is free (0), being filled or emptied (1), or holds a path a handler may unlink (2).
+static atomic_int slot_state[SP_TEMPORARY_SLOTS];
+static char slot_path[SP_TEMPORARY_SLOTS][SP_TEMPORARY_PATH];
+
+static volatile sig_atomic_t interrupted = 0;
+static volatile sig_atomic_t terminal_saved = 0;
+static struct termios terminal;
+
+int sp_temporary_register(const char *path) {
+    size_t length = strlen(path);
+    if (length >= SP_TEMPORARY_PATH) return -1;
+    for (int slot = 0; slot < SP_TEMPORARY_SLOTS; slot++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&slot_state[slot], &expected, 1)) {
+            memcpy(slot_path[slot], path, length + 1);
+            atomic_store(&slot_state[slot], 2);
+            return slot;
+        }
+    }
+    return -1;
+}
+
+void sp_temporary_unregister(int slot) {
+    if (slot < 0 || slot >= SP_TEMPORARY_SLOTS) return;
+    atomic_store(&slot_state[slot], 1);
+    slot_path[slot][0] = 0;
+    atomic_store(&slot_state[slot], 0);
+}
+
+void sp_temporary_unlink_all(void) {
+    for (int slot = 0; slot < SP_TEMPORARY_SLOTS; slot++) {
+        if (atomic_load(&slot_state[slot]) == 2) unlink(slot_path[slot]);
+    }
+}
+
+static void restore_terminal(void) {
+    if (terminal_saved) tcsetattr(STDIN_FILENO, TCSANOW, &terminal);
+}
+
+static void leave_now(int signal_number) {
+    (void)signal_number;
+    sp_temporary_unlink_all();
+    restore_terminal();
+    _exit(130);
+}
+
+static int watchdog = 1000;
+
+static void on_interrupt(int signal_number) {
+    if (interrupted) leave_now(signal_number);
+    interrupted = 1;
+    // Long work checks the flag and unwinds within a progress step; anything blocked (a FIFO,
+    // a device, a stuck library call) is ended by the watchdog instead.
+    struct itimerval timer = {{0, 0}, {watchdog / 1000, (watchdog % 1000) * 1000}};
+    setitimer(ITIMER_REAL, &timer, NULL);
+}
+
+static void on_crash(int signal_number) {
+    sp_temporary_unlink_all();
+    restore_terminal();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
+void sp_signals_install(int watchdog_milliseconds) {
+    watchdog = watchdog_milliseconds > 0 ? watchdog_milliseconds : 1000;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    sigemptyset(&action.sa_mask);
+    // No SA_RESTART: a blocking call returns EINTR, so the flag is seen.
+    action.sa_handler = on_interrupt;
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    action.sa_handler = leave_now;
+    sigaction(SIGALRM, &action, NULL);
+    action.sa_handler = on_crash;
+    action.sa_flags = SA_NODEFER | SA_RESETHAND;
+    int crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
+    for (unsigned i = 0; i < sizeof crashes / sizeof crashes[0]; i++) sigaction(crashes[i], &action, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGALRM);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int sp_signals_interrupted(void) { return interrupted; }
+
+void sp_signals_save_terminal(const struct termios *settings) {
+    if (settings) {
+        terminal_saved = 0;
+        terminal = *settings;
+        terminal_saved = 1;
+    } else {
+        terminal_saved = 0;
+    }
+}
