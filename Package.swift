@@ -92,17 +92,18 @@ let package = Package(
             "Project", "Composition", "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
         // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
         // AVFilterLibrary's function types against the headers, and FlowInterpolation for
         // FlowLibrary's.
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "TestSupport", "CFFmpeg", "FlowInterpolation"],
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation"],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),
         // Depends on the executable so that `swift test` builds the binary it runs.
-        .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "Project", "TestSupport"]),
+        .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "Project", "SafeFiles", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

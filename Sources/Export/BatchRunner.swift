@@ -1,5 +1,6 @@
 import Composition
 import Foundation
+import SafeFiles
 public import Project
 import Synchronization
 import TimePitch
@@ -94,8 +95,10 @@ public struct BatchRunner: Sendable {
                 throw BatchError.job("\(job.output.lastPathComponent) exists and was not written by slowpoke batch; remove it or use --force")
             }
             progress(index, 0)
+            try InputFile.requireRegular(job.movie.path)
             let media = try Prober.probe(job.movie)
-            let scratch = fm.temporaryDirectory.appendingPathComponent("slowpoke-batch-\(UUID().uuidString)")
+            // Named with this process's id, so that a later run removes it if this one is killed.
+            let scratch = fm.temporaryDirectory.appendingPathComponent("\(Self.scratchPrefix)\(getpid())-\(UUID().uuidString)")
             try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
             defer { try? fm.removeItem(at: scratch) }
             let documentURL = scratch.appendingPathComponent(job.movie.deletingPathExtension().lastPathComponent + ".slowpoke")
@@ -110,11 +113,18 @@ public struct BatchRunner: Sendable {
             try DocumentStore.create(document, at: documentURL)
             // Exports warn from their muxing thread too.
             let warnings = Mutex<[String]>([])
-            let detail = try Self.export(documentURL: documentURL, output: job.output, spec: job.export, replace: outputExists,
+            let before = try digest.map(job.journal)
+            let detail: String
+            do {
+                detail = try Self.export(documentURL: documentURL, output: job.output, spec: job.export, replace: outputExists,
                                          progress: { fraction in
                                              if interrupted() { throw ExportError.interrupted }
                                              progress(index, fraction)
                                          }, warning: { message in warnings.withLock { $0.append(message) } })
+            } catch {
+                if digest != nil { job.restore(before ?? nil) }
+                throw error
+            }
             if let digest {
                 do { try job.record(digest) } catch { warnings.withLock { $0.append(error.localizedDescription) } }
             }
@@ -122,6 +132,21 @@ public struct BatchRunner: Sendable {
         } catch {
             return .failed((error as? LocalizedError)?.errorDescription ?? "\(error)")
         }
+    }
+
+    /// How the scratch folders in the system's temporary folder begin; the process id follows.
+    static let scratchPrefix = "slowpoke-batch-"
+
+    /// Removes what killed runs left behind: scratch folders in the system's temporary folder
+    /// and partial outputs in `outputFolder` whose process is gone.
+    public static func removeLeftovers(outputFolder: URL) {
+        StaleFiles.remove(in: FileManager.default.temporaryDirectory, prefix: scratchPrefix)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: outputFolder.path) else { return }
+        let prefixes = Set(names.compactMap { name -> String? in
+            guard name.hasPrefix("."), let range = name.range(of: ".slowpoke-tmp-") else { return nil }
+            return String(name[..<range.upperBound])
+        })
+        for prefix in prefixes { StaleFiles.remove(in: outputFolder, prefix: prefix) }
     }
 
     /// Exports the document at `documentURL` as `spec` says: passthrough, or at `spec.fps`.

@@ -1,4 +1,5 @@
 public import Foundation
+import SafeFiles
 
 /// One movie's work in a batch, planned before anything runs (see ``BatchPlan``).
 public struct BatchJob: Sendable {
@@ -84,18 +85,39 @@ public struct BatchJob: Sendable {
         return String(cString: resolved)
     }
 
-    /// The digest recorded beside the output by the run that wrote it, if any.
+    /// The digest recorded beside the output by the run that wrote it, if any: a finished
+    /// job's digest, or `pending:<digest>` for one that was writing it (see ``journal(_:)``).
     public func recordedDigest() -> String? {
-        (try? String(contentsOf: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let text = try? String(contentsOf: marker, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first.map(String.init)?.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Records, before the output is written, that this batch is writing it: a process killed
+    /// between putting the output in place and ``record(_:)`` leaves an output the next run
+    /// knows as its own (and redoes, as the record is not a finished digest), not a file it
+    /// must refuse to replace. Returns what the record said before, for ``restore(_:)``.
+    public func journal(_ digest: String) throws -> String? {
+        let before = recordedDigest()
+        try write("pending:" + digest)
+        return before
+    }
+
+    /// Puts back the record as it was before ``journal(_:)``, when the job failed.
+    public func restore(_ before: String?) {
+        if let before { try? write(before) } else { unlink(marker.path) }
     }
 
     /// Records `digest` beside the output, so that a rerun skips the job while nothing changes.
     public func record(_ digest: String) throws {
         do {
-            try Data((digest + "\n").utf8).write(to: marker, options: .atomic)
+            try write(digest)
         } catch {
             throw BatchError.job("\(output.lastPathComponent) was written, but \(marker.lastPathComponent) recording it could not be (\(error.localizedDescription)); the next run will make it again")
         }
+    }
+
+    private func write(_ line: String) throws {
+        try OutputFile.write(Data((line + "\n").utf8), to: marker, replacing: true, inputs: [movie])
     }
 }
 

@@ -7,7 +7,8 @@ public enum BatchPlan {
     /// One job per movie (per matching file for a pattern), in recipe order. Paths are relative
     /// to `base`, the recipe's folder.
     public static func jobs(for recipe: BatchRecipe, base: URL) -> [BatchJob] {
-        let outputFolder = recipe.outputDirectory.map { resolve($0, base: base) } ?? base
+        let outputFolder = outputFolder(of: recipe, base: base)
+        let folderEscape = escape(of: outputFolder, from: base)
         var jobs: [BatchJob] = []
         var outputs: [String: Int] = [:]
         for spec in recipe.movies {
@@ -30,7 +31,9 @@ public enum BatchPlan {
                 let output = outputFolder.appendingPathComponent(fileName).standardizedFileURL
                 var problem: String?
                 let job = BatchJob(number: jobs.count + 1, name: name, movie: movie, edits: edits, export: export, output: output, problem: nil)
-                if let escape = job.outputEscape() {
+                if let folderEscape {
+                    problem = folderEscape
+                } else if let escape = job.outputEscape() {
                     problem = escape
                 } else if let earlier = outputs[output.path] {
                     problem = "its output \(fileName) is also the output of job \(earlier); give one of them an \"output\" name"
@@ -51,6 +54,28 @@ public enum BatchPlan {
             return BatchJob(number: job.number, name: job.name, movie: job.movie, edits: job.edits, export: job.export, output: job.output,
                             problem: "its output \(job.output.lastPathComponent) is \(whose); give it another \"output\" name")
         }
+    }
+
+    /// Where the recipe's outputs go: `output_dir` (relative, checked when the recipe was read)
+    /// inside `base`, the recipe's folder, or `base` itself.
+    public static func outputFolder(of recipe: BatchRecipe, base: URL) -> URL {
+        recipe.outputDirectory.map { base.appendingPathComponent($0).standardizedFileURL } ?? base.standardizedFileURL
+    }
+
+    /// Why `folder` leads outside `base` once symbolic links are followed (as far as the
+    /// folder exists), or nil.
+    public static func escape(of folder: URL, from base: URL) -> String? {
+        guard let root = BatchJob.realPath(base.path) else { return nil }
+        var existing = folder.standardizedFileURL
+        var rest: [String] = []
+        while BatchJob.realPath(existing.path) == nil, existing.pathComponents.count > 1 {
+            rest.insert(existing.lastPathComponent, at: 0)
+            existing = existing.deletingLastPathComponent()
+        }
+        guard let real = BatchJob.realPath(existing.path) else { return nil }
+        let resolved = ([real] + rest).joined(separator: "/")
+        guard resolved != root, !resolved.hasPrefix(root == "/" ? "/" : root + "/") else { return nil }
+        return "the output folder \(folder.path) leads outside the recipe's folder (to \(resolved), through a symbolic link)"
     }
 
     /// `path` (`~` expanded) against `base` unless it is absolute.

@@ -54,6 +54,16 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             semitones = try c.decodeIfPresent(Double.self, forKey: .semitones)
             fps = try c.decodeIfPresent(FlexibleRational.self, forKey: .fps)?.value
             container = try c.decodeIfPresent(String.self, forKey: .container)
+            // Pasted into output names: one of a fixed set, never a path.
+            if let container, !OutputNaming.movieExtensions.contains(container.lowercased()) {
+                throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(OutputNaming.movieExtensions.joined(separator: ", "))")
+            }
+        }
+
+        /// `text` as JSON writes it, control characters escaped.
+        static func quoted(_ text: String) -> String {
+            let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"?\"]".utf8)
+            return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
         }
     }
 
@@ -86,7 +96,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             let path = try c.decode(String.self, forKey: .path)
             let output = try c.decodeIfPresent(String.self, forKey: .output)
             if let output, let why = Self.notAFileName(output) {
-                throw DecodingError.dataCorruptedError(forKey: .output, in: c, debugDescription: "the output of \(path), \"\(output)\", \(why); an output is a file name in output_dir")
+                throw DecodingError.dataCorruptedError(forKey: .output, in: c, debugDescription: "the output of \(ExportSpec.quoted(path)), \(ExportSpec.quoted(output)), \(why); an output is a file name in output_dir")
             }
             self.init(path: path, edits: try c.decodeIfPresent([EditSpec].self, forKey: .edits), output: output,
                       export: try c.decodeIfPresent(ExportSpec.self, forKey: .export))
@@ -98,7 +108,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             if name.isEmpty { return "is empty" }
             if name.contains("/") || name.contains("\\") { return "contains a path separator" }
             if name == "." || name == ".." || name.contains("..") { return "contains \"..\"" }
-            if name.contains("\u{0}") { return "contains a NUL character" }
+            if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "contains a control character" }
             return nil
         }
     }
@@ -190,9 +200,23 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "a recipe")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         outputDirectory = try c.decodeIfPresent(String.self, forKey: .outputDirectory)
+        if let outputDirectory, let why = Self.notAnOutputFolder(outputDirectory) {
+            throw DecodingError.dataCorruptedError(forKey: .outputDirectory, in: c, debugDescription: "\"output_dir\": \(ExportSpec.quoted(outputDirectory)) \(why); it is a folder inside the recipe's folder, such as \"out\"")
+        }
         export = try c.decodeIfPresent(ExportSpec.self, forKey: .export) ?? ExportSpec()
         edits = try c.decodeIfPresent([EditSpec].self, forKey: .edits) ?? []
         movies = try c.decode([MovieSpec].self, forKey: .movies)
+    }
+
+    /// Why `path` cannot be a recipe's `output_dir`, or nil. A recipe may come from someone
+    /// else, so its outputs stay inside its own folder: relative, no `..`, no `~`.
+    public static func notAnOutputFolder(_ path: String) -> String? {
+        if path.isEmpty { return "is empty" }
+        if path.hasPrefix("/") { return "is an absolute path" }
+        if path.hasPrefix("~") { return "starts with ~" }
+        if path.split(separator: "/").contains("..") { return "contains \"..\"" }
+        if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "contains a control character" }
+        return nil
     }
 
     /// Parses a recipe, with a message that says where it is wrong.

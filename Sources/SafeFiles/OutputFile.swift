@@ -59,9 +59,12 @@ public final class OutputFile: @unchecked Sendable {
         }
         var existing = stat()
         replaced = lstat(target.path, &existing) == 0 ? existing : nil
+        // What a killed process left while writing this very name goes first.
+        let prefix = StaleFiles.temporaryPrefix(of: target)
+        StaleFiles.remove(in: folder, prefix: prefix)
         var random = SystemRandomNumberGenerator()
         let tag = String(random.next() as UInt64, radix: 36)
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).slowpoke-tmp-\(getpid())-\(tag)")
+        let temporary = folder.appendingPathComponent("\(prefix)\(getpid())-\(tag)")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .cannotWrite(path: shown, reason: String(cString: strerror(errno))) }
         self.destination = target

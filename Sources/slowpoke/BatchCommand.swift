@@ -77,11 +77,14 @@ struct Batch: ParsableCommand {
             print("shard \(shard?.description ?? "") has no jobs: the recipe has \(all.count)")
             return
         }
-        if let folder = parsed.outputDirectory.map({ BatchPlan.resolve($0, base: base) }) {
+        if parsed.outputDirectory != nil {
+            let folder = BatchPlan.outputFolder(of: parsed, base: base)
+            if let escape = BatchPlan.escape(of: folder, from: base) { throw CLIError(escape) }
             do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
                 throw ExportError.cannotWrite(path: folder.path, reason: "cannot create the output folder: \(error.localizedDescription)")
             }
         }
+        BatchRunner.removeLeftovers(outputFolder: BatchPlan.outputFolder(of: parsed, base: base))
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
         let display = BatchDisplay(style: progress, jobs: planned, total: all.count)
         let runner = BatchRunner(force: force, interrupted: { Interrupt.received },

@@ -118,10 +118,10 @@ final class BatchDisplay: Sendable {
                 rows.append(["\(job.number)", job.name, "fail", problem])
             } else if job.isUpToDate() {
                 counts.skip += 1
-                rows.append(["\(job.number)", job.name, "skip", "\(output) (up to date)"])
+                rows.append(["\(job.number)", job.name, "skip", "\(job.output.path) (up to date)"])
             } else {
                 counts.run += 1
-                rows.append(["\(job.number)", job.name, "run", output])
+                rows.append(["\(job.number)", job.name, "run", job.output.path])
             }
         }
         var out = columns(rows, padded: 3)
@@ -161,6 +161,8 @@ final class BatchDisplay: Sendable {
     /// `rows` as text columns two spaces apart, the first `padded` columns padded to their
     /// widest cell (the last ones run free), one line each.
     static func columns(_ rows: [[String]], padded: Int) -> String {
+        // Names come from recipes and folders: escape sequences in them are shown, not obeyed.
+        let rows = rows.map { $0.map(Terminal.printable) }
         let widths = (0..<padded).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in

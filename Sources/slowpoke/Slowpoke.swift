@@ -90,11 +90,30 @@ struct CLIError: LocalizedError, CustomStringConvertible {
 /// Where output goes: results to stdout, messages to stderr.
 enum Terminal {
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("slowpoke: error: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("slowpoke: error: \(printable(message))\n".utf8))
     }
 
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("slowpoke: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("slowpoke: \(printable(message))\n".utf8))
+    }
+
+    /// `text` with control characters (C0 but tab, DEL, C1) shown as `\u{1B}`: a file name from
+    /// someone else cannot move the cursor, retitle the terminal or hide the rest of a line.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
     }
 
     static func printJSON<T: Encodable>(_ value: T) throws {

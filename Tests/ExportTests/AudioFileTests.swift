@@ -1,6 +1,7 @@
 import Composition
 import Export
 import Foundation
+import SafeFiles
 import TestSupport
 import Testing
 import TimePitch
@@ -131,7 +132,7 @@ import TimePitch
     func writesWhatFFprobeReads(ext: String, depth: AudioFileWriter.Depth, codec: String) throws {
         let folder = try TemporaryFolder("writer")
         let url = folder.file("out.\(ext)")
-        let output = try AtomicOutput(destination: url, force: false)
+        let output = try OutputFile(url, replacing: false)
         let writer = try AudioFileWriter(output: output, format: AudioFormat(sampleRate: 44100, channels: 2), depth: depth)
         let tone = Signals.tone(1000, seconds: 1.5, sampleRate: 44100)
         for start in stride(from: 0, to: tone.count, by: 10000) {
@@ -152,7 +153,7 @@ import TimePitch
     @Test func anAbandonedWriterLeavesNothing() throws {
         let folder = try TemporaryFolder("writer")
         do {
-            let output = try AtomicOutput(destination: folder.file("gone.wav"), force: false)
+            let output = try OutputFile(folder.file("gone.wav"), replacing: false)
             let writer = try AudioFileWriter(output: output, format: AudioFormat(sampleRate: 48000, channels: 1), depth: .int16)
             try writer.write([[Float](repeating: 0.1, count: 1000)], count: 1000)
         }

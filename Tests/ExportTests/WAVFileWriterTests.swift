@@ -2,6 +2,7 @@ import CFFmpeg
 import Composition
 @testable import Export
 import Foundation
+import SafeFiles
 import TestSupport
 import Testing
 import TimePitch
@@ -58,9 +59,9 @@ import TimePitch
                    riffLimit: Int64 = WAVFileWriter.riffLimit) throws -> (native: URL, libav: URL) {
         let format = AudioFormat(sampleRate: rate, channels: channels)
         let native = folder.file("native.wav"), libav = folder.file("libav.wav")
-        let w = try WAVFileWriter(output: try AtomicOutput(destination: native, force: true), format: format, depth: depth, riffLimit: riffLimit)
+        let w = try WAVFileWriter(output: try OutputFile(native, replacing: true), format: format, depth: depth, riffLimit: riffLimit)
         try write(frames: frames, channels: channels, through: w.write, finish: w.finish)
-        let a = try AudioFileWriter(output: try AtomicOutput(destination: libav, force: true), format: format, depth: depth)
+        let a = try AudioFileWriter(output: try OutputFile(libav, replacing: true), format: format, depth: depth)
         try write(frames: frames, channels: channels, through: a.write, finish: a.finish)
         return (native, libav)
     }
@@ -155,7 +156,7 @@ import TimePitch
         let folder = try TemporaryFolder("wav-write")
         let destination = folder.file("out.wav")
         do {
-            let output = try AtomicOutput(destination: destination, force: false)
+            let output = try OutputFile(destination, replacing: false)
             // The temporary file is /dev/full, where every write fails with ENOSPC.
             try FileManager.default.createSymbolicLink(atPath: output.temporary.path, withDestinationPath: "/dev/full")
             let writer = try WAVFileWriter(output: output, format: AudioFormat(sampleRate: 48000, channels: 2), depth: .int16)
@@ -168,7 +169,7 @@ import TimePitch
         #expect(try folder.listing() == [])
         // A temporary file that cannot be created fails at once.
         do {
-            let output = try AtomicOutput(destination: destination, force: false)
+            let output = try OutputFile(destination, replacing: false)
             try FileManager.default.createDirectory(at: output.temporary, withIntermediateDirectories: false)
             defer { try? FileManager.default.removeItem(at: output.temporary) }
             #expect(throws: ExportError.cannotWrite(path: destination.path, reason: "Is a directory")) {
@@ -181,7 +182,7 @@ import TimePitch
     @Test func anAbandonedWriterLeavesNothing() throws {
         let folder = try TemporaryFolder("wav-write")
         do {
-            let output = try AtomicOutput(destination: folder.file("gone.wav"), force: false)
+            let output = try OutputFile(folder.file("gone.wav"), replacing: false)
             let writer = try WAVFileWriter(output: output, format: AudioFormat(sampleRate: 48000, channels: 1), depth: .int16)
             try writer.write([[Float](repeating: 0.1, count: 1000)], count: 1000)
             #expect(try folder.listing().count == 1)
