@@ -38,14 +38,17 @@ public enum Edit: Sendable, Hashable {
             try edited.removeTimeRange(range)
         case .insertGap(let range):
             guard !range.isEmpty else { throw .invalidRange("a gap needs a positive duration") }
+            try TimelineLimits.checkPause(range.duration, "a gap")
             try edited.insertEmptyTimeRange(range)
         case .ramp(let ramp):
             try ramp.apply(to: &edited)
         case .freeze(let range):
+            try TimelineLimits.checkPause(range.duration, "a freeze frame")
             try edited.insertHold(at: range.start, duration: range.duration)
         case .slowMotion(let slowMotion):
             try slowMotion.apply(to: &edited)
         }
+        if edited.duration > composition.duration { try TimelineLimits.checkTimeline(edited.duration) }
         for track in edited.tracks {
             for segment in track.segments {
                 guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }

@@ -135,7 +135,7 @@ public struct BatchRunner: Sendable {
     }
 
     /// How the scratch folders in the system's temporary folder begin; the process id follows.
-    static let scratchPrefix = "slowpoke-batch-"
+    static let scratchPrefix = "slowpoke-scratch-"
 
     /// Removes what killed runs left behind: scratch folders in the system's temporary folder
     /// and partial outputs in `outputFolder` whose process is gone.

@@ -39,7 +39,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     case refused(String)
     case cannotWrite(path: String, reason: String)
     /// The output could not be claimed or put in place (see ``OutputFile``).
-    case output(OutputFileError)
+    case output(SafeFileError)
     /// The user asked for something the file or format cannot do.
     case unsupported(String)
     /// Stopped by SIGINT or SIGTERM.

@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 internal import CFFmpeg
 
 /// An opened input file: owns an `AVFormatContext` from `avformat_open_input` until deinit.
@@ -13,6 +14,8 @@ final class InputFormatContext {
     /// Opens `path` and reads its stream information.
     init(path: String) throws(ExportError) {
         self.path = path
+        // A FIFO or a device would block or never end: only regular files are read.
+        if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
         try LibAV.load()
         var context: UnsafeMutablePointer<AVFormatContext>?
         // Try the demuxer the extension names first: probing every format costs more than

@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 import Glibc
 public import TimePitch
 
@@ -71,6 +72,7 @@ public final class WAVFileReader: AudioSource {
     /// Throws, with ``AudioFileReader``'s wording, only when the file is missing or empty.
     public static func open(url: URL) throws(ExportError) -> WAVFileReader? {
         let path = url.path
+        if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { throw .cannotOpen(path: path, reason: "no such file") }

@@ -124,15 +124,9 @@ public enum DocumentStore {
     // MARK: Files
 
     private static func load(_ url: URL) throws(CompositionError) -> ProjectDocument {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw .io(path: url.path, reason: "no such document") }
         let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            if !FileManager.default.fileExists(atPath: url.path) {
-                throw .io(path: url.path, reason: "no such document")
-            }
-            throw .io(path: url.path, reason: "cannot read it: \(error.localizedDescription)")
-        }
+        do { data = try InputFile.read(url) } catch { throw .io(path: url.path, reason: error.description) }
         let document = try decode(data, path: url.lastPathComponent)
         try verifyMovie(of: document, at: url)
         return document

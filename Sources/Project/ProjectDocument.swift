@@ -1,4 +1,5 @@
 public import Foundation
+import SafeFiles
 public import Composition
 import Crypto
 
@@ -20,6 +21,9 @@ public struct Fingerprint: Sendable, Hashable, Codable {
 
     /// Reads the fingerprint of the file at `url`; for a symbolic link, of the file it points to.
     public init(of url: URL) throws(CompositionError) {
+        if let kind = InputFile.irregularKind(url.path) {
+            throw .io(path: url.path, reason: "it is \(kind), not a regular file")
+        }
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0

@@ -1,4 +1,5 @@
 public import Foundation
+import SafeFiles
 public import Composition
 
 /// The slow-motion adjustment that Apple's Photos keeps for a high-frame-rate movie, as it
@@ -44,8 +45,8 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     /// Reads the sidecar at `url`.
     public init(contentsOf url: URL) throws(SidecarError) {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw SidecarError(path: url.path, reason: "it cannot be read: \(error.localizedDescription)")
+        do { data = try InputFile.read(url, limit: 16 << 20) } catch {
+            throw SidecarError(path: url.path, reason: "it cannot be read: \(error.description)")
         }
         try self.init(data: data, path: url.path)
     }

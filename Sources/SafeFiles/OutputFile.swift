@@ -32,7 +32,7 @@ public final class OutputFile: @unchecked Sendable {
     /// Claims `destination`: checks the rules above and creates the temporary file. Messages
     /// name it `display` (as the user typed it), else by its path.
     public init(_ destination: URL, replacing: Bool, inputs: [URL] = [], throughLink: Bool = false,
-                display: String? = nil) throws(OutputFileError) {
+                display: String? = nil) throws(SafeFileError) {
         var target = destination.standardizedFileURL
         let shown = display ?? destination.path
         switch PathKind(path: target.path) {
@@ -85,7 +85,7 @@ public final class OutputFile: @unchecked Sendable {
     }
 
     /// Appends `data` to the temporary file.
-    public func write(_ data: Data) throws(OutputFileError) {
+    public func write(_ data: Data) throws(SafeFileError) {
         var failure: Int32 = 0
         data.withUnsafeBytes { buffer in
             var offset = 0
@@ -103,9 +103,9 @@ public final class OutputFile: @unchecked Sendable {
     }
 
     /// Puts the finished file in place (see the type's rules); on failure the temporary file goes.
-    public func commit() throws(OutputFileError) {
+    public func commit() throws(SafeFileError) {
         guard !finished else { return }
-        do throws(OutputFileError) {
+        do throws(SafeFileError) {
             try settle()
             if !replacing {
                 if link(temporary.path, destination.path) == 0 {
@@ -134,14 +134,14 @@ public final class OutputFile: @unchecked Sendable {
 
     /// Writes `data` to `destination` by the rules above, in one step.
     public static func write(_ data: Data, to destination: URL, replacing: Bool, inputs: [URL] = [],
-                             throughLink: Bool = false, display: String? = nil) throws(OutputFileError) {
+                             throughLink: Bool = false, display: String? = nil) throws(SafeFileError) {
         let file = try OutputFile(destination, replacing: replacing, inputs: inputs, throughLink: throughLink, display: display)
         try file.write(data)
         try file.commit()
     }
 
     /// Mode, owner and sync before the rename.
-    private func settle() throws(OutputFileError) {
+    private func settle() throws(SafeFileError) {
         if let replaced {
             _ = fchown(descriptor, replaced.st_uid, replaced.st_gid)
             fchmod(descriptor, replaced.st_mode & 0o7777)

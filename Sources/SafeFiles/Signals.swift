@@ -12,6 +12,12 @@ public enum Signals {
         sp_signals_install(watchdogMilliseconds)
     }
 
+    /// What stderr shows when a second interrupt or the watchdog ends the process (the
+    /// graceful path prints its own message instead).
+    public static func setInterruptMessage(_ text: String) {
+        sp_signals_set_message(text)
+    }
+
     /// Whether SIGINT or SIGTERM has arrived.
     public static var interrupted: Bool { sp_signals_interrupted() != 0 }
 

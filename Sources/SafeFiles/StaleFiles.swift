@@ -1,7 +1,7 @@
 public import Foundation
 
 /// What dead slowpoke processes left behind: a temporary output (`.<name>.slowpoke-tmp-<pid>-…`)
-/// or a scratch folder (`slowpoke-batch-<pid>-…`) of a process killed with SIGKILL (the OOM
+/// or a scratch folder (`slowpoke-scratch-<pid>-…`) of a process killed with SIGKILL (the OOM
 /// killer, a scheduler's grace period), which no handler could remove. Each name carries its
 /// writer's process id; a file whose writer is gone is removed, one whose writer lives (or
 /// whose id was reused) is left alone.
@@ -13,8 +13,12 @@ public enum StaleFiles {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(prefix) {
+            // Exactly `<prefix><pid>-<tag>`: digits, a dash, then letters, digits and dashes.
             let rest = name.dropFirst(prefix.count)
-            guard let pid = Int32(rest.prefix(while: \.isNumber)), pid > 0, pid != getpid(), !isAlive(pid) else { continue }
+            let digits = rest.prefix(while: { $0.isASCII && $0.isNumber })
+            let tag = rest.dropFirst(digits.count)
+            guard tag.first == "-", tag.count > 1, tag.dropFirst().allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
+                  let pid = Int32(digits), pid > 0, pid != getpid(), !isAlive(pid) else { continue }
             if (try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))) != nil { removed += 1 }
         }
         return removed

@@ -13,6 +13,8 @@ static atomic_int slot_state[SP_TEMPORARY_SLOTS];
 static char slot_path[SP_TEMPORARY_SLOTS][SP_TEMPORARY_PATH];
 
 static volatile sig_atomic_t interrupted = 0;
+static char message[1024];
+static volatile sig_atomic_t message_length = 0;
 static volatile sig_atomic_t terminal_saved = 0;
 static struct termios terminal;
 
@@ -51,6 +53,10 @@ static void leave_now(int signal_number) {
     (void)signal_number;
     sp_temporary_unlink_all();
     restore_terminal();
+    if (message_length > 0) {
+        ssize_t ignored = write(STDERR_FILENO, message, (size_t)message_length);
+        (void)ignored;
+    }
     _exit(130);
 }
 
@@ -96,6 +102,15 @@ void sp_signals_install(int watchdog_milliseconds) {
 }
 
 int sp_signals_interrupted(void) { return interrupted; }
+
+void sp_signals_set_message(const char *text) {
+    size_t length = strlen(text);
+    if (length >= sizeof message) length = sizeof message - 1;
+    message_length = 0;
+    memcpy(message, text, length);
+    message[length] = 0;
+    message_length = (sig_atomic_t)length;
+}
 
 void sp_signals_save_terminal(const struct termios *settings) {
     if (settings) {

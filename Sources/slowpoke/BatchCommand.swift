@@ -3,6 +3,7 @@ import Composition
 import Project
 import Export
 import Foundation
+import SafeFiles
 import Synchronization
 import TimePitch
 
@@ -89,7 +90,12 @@ struct Batch: ParsableCommand {
         let display = BatchDisplay(style: progress, jobs: planned, total: all.count)
         let runner = BatchRunner(force: force, interrupted: { Interrupt.received },
                                  progress: { display.update($0, fraction: $1) },
-                                 finished: { display.update($0, outcome: $1) })
+                                 finished: { index, outcome in
+                                     if case .done = outcome {
+                                         Terminal.interruptMessage("interrupted; the jobs in progress left nothing behind, and the finished outputs are kept (a rerun does the rest)")
+                                     }
+                                     display.update(index, outcome: outcome)
+                                 })
         let outcomes = runner.run(planned, workers: workers)
         display.finish()
         print(BatchDisplay.table(planned, outcomes), terminator: "")
@@ -106,10 +112,10 @@ struct Batch: ParsableCommand {
             return (FileHandle.standardInput.readDataToEndOfFile(), here, "the recipe on stdin")
         }
         let url = URL(fileURLWithPath: recipe)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
+        guard FileManager.default.fileExists(atPath: url.path) else {
             throw ExportError.cannotOpen(path: recipe, reason: "no such file or not readable")
         }
-        return (data, url.deletingLastPathComponent(), recipe)
+        return (try InputFile.read(url), url.deletingLastPathComponent(), recipe)
     }
 }
 

@@ -162,7 +162,7 @@ final class BatchDisplay: Sendable {
     /// widest cell (the last ones run free), one line each.
     static func columns(_ rows: [[String]], padded: Int) -> String {
         // Names come from recipes and folders: escape sequences in them are shown, not obeyed.
-        let rows = rows.map { $0.map(Terminal.printable) }
+        let rows = rows.map { $0.map { Terminal.printable($0) } }
         let widths = (0..<padded).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in

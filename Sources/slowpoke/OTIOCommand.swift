@@ -118,9 +118,10 @@ struct OTIOImport: ParsableCommand {
     func run() throws {
         let otioURL = URL(fileURLWithPath: timeline)
         let data: Data
-        do { data = try Data(contentsOf: otioURL) } catch {
+        guard FileManager.default.fileExists(atPath: otioURL.path) else {
             throw ExportError.cannotOpen(path: timeline, reason: "no such file or not readable")
         }
+        data = try InputFile.read(otioURL)
         let parsed: OTIOTimeline
         do { parsed = try OTIO.read(data) } catch { throw CLIError("\(timeline): \(error.description)") }
         if let movie, !FileManager.default.fileExists(atPath: movie) {

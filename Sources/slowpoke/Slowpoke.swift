@@ -45,6 +45,11 @@ struct Slowpoke: ParsableCommand {
 enum Main {
     static func main() {
         Signals.install()
+        // With --progress json every stderr line is JSON, errors too (even a malformed flag's).
+        let arguments = CommandLine.arguments
+        Terminal.json = arguments.contains("--progress=json")
+            || zip(arguments, arguments.dropFirst()).contains { $0 == "--progress" && $1 == "json" }
+        Terminal.interruptMessage(ExportError.interrupted.description)
         do {
             var command = try Slowpoke.parseAsRoot()
             try command.run()
@@ -89,21 +94,44 @@ struct CLIError: LocalizedError, CustomStringConvertible {
 
 /// Where output goes: results to stdout, messages to stderr.
 enum Terminal {
+    /// Whether stderr speaks JSON (`--progress json`): one object per line.
+    nonisolated(unsafe) static var json = false
+
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("slowpoke: error: \(printable(message))\n".utf8))
+        FileHandle.standardError.write(Data(errorLine(message).utf8))
     }
 
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("slowpoke: \(printable(message))\n".utf8))
+        let line = json ? jsonLine(["event": "note", "message": message]) : "slowpoke: \(printable(message, keepingNewlines: true))\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// An error as stderr shows it: `slowpoke: error: …`, or a JSON `error` event.
+    static func errorLine(_ message: String) -> String {
+        json ? jsonLine(["event": "error", "message": message]) : "slowpoke: error: \(printable(message, keepingNewlines: true))\n"
+    }
+
+    /// What stderr shows if the process must end without unwinding (a second interrupt, or an
+    /// interrupted command that did not end within a second): said now, written by the signal
+    /// handler then.
+    static func interruptMessage(_ message: String) {
+        Signals.setInterruptMessage(errorLine(message))
+    }
+
+    static func jsonLine(_ fields: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// `text` with control characters (C0 but tab, DEL, C1) shown as `\u{1B}`: a file name from
     /// someone else cannot move the cursor, retitle the terminal or hide the rest of a line.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+    /// (A message of several lines, a usage text, keeps its line breaks with `keepingNewlines`.)
+    static func printable(_ text: String, keepingNewlines: Bool = false) -> String {
+        let escaped = { (scalar: Unicode.Scalar) in isControl(scalar) && !(keepingNewlines && scalar == "\n") }
+        guard text.unicodeScalars.contains(where: escaped) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isControl(scalar) {
+            if escaped(scalar) {
                 out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -157,8 +157,10 @@ import TimePitch
         let destination = folder.file("out.wav")
         do {
             let output = try OutputFile(destination, replacing: false)
-            // The temporary file is /dev/full, where every write fails with ENOSPC.
-            try FileManager.default.createSymbolicLink(atPath: output.temporary.path, withDestinationPath: "/dev/full")
+            // The temporary file's descriptor becomes /dev/full, where every write fails with ENOSPC.
+            let full = open("/dev/full", O_WRONLY)
+            #expect(full >= 0 && dup2(full, output.descriptor) == output.descriptor)
+            close(full)
             let writer = try WAVFileWriter(output: output, format: AudioFormat(sampleRate: 48000, channels: 2), depth: .int16)
             let second = [[Float]](repeating: [Float](repeating: 0.25, count: 48000), count: 2)
             #expect(throws: ExportError.cannotWrite(path: destination.path, reason: "No space left on device")) {
@@ -167,14 +169,10 @@ import TimePitch
             }
         }
         #expect(try folder.listing() == [])
-        // A temporary file that cannot be created fails at once.
-        do {
-            let output = try OutputFile(destination, replacing: false)
-            try FileManager.default.createDirectory(at: output.temporary, withIntermediateDirectories: false)
-            defer { try? FileManager.default.removeItem(at: output.temporary) }
-            #expect(throws: ExportError.cannotWrite(path: destination.path, reason: "Is a directory")) {
-                try WAVFileWriter(output: output, format: AudioFormat(sampleRate: 48000, channels: 1), depth: .float32)
-            }
+        // A temporary file that cannot be created (its folder is gone) fails at once.
+        let nowhere = folder.file("gone/out.wav")
+        #expect(throws: SafeFileError.folderMissing(path: nowhere.path, folder: folder.file("gone").path)) {
+            try OutputFile(nowhere, replacing: false)
         }
         #expect(try folder.listing() == [])
     }

@@ -44,7 +44,7 @@ import TestSupport
         let folder = try TemporaryFolder("out")
         let target = folder.file("a.txt")
         try write("old", target)
-        #expect(throws: OutputFileError.exists(path: target.path)) { try OutputFile(target, replacing: false) }
+        #expect(throws: SafeFileError.exists(path: target.path)) { try OutputFile(target, replacing: false) }
         try OutputFile.write(Data("new".utf8), to: target, replacing: true)
         #expect(read(target) == "new")
     }
@@ -54,7 +54,7 @@ import TestSupport
         let target = folder.file("a.txt")
         let file = try OutputFile(target, replacing: false)
         try write("theirs", target)
-        #expect(throws: OutputFileError.appeared(path: target.path)) { try file.commit() }
+        #expect(throws: SafeFileError.appeared(path: target.path)) { try file.commit() }
         #expect(read(target) == "theirs")
         #expect(try leftovers(folder).isEmpty)
     }
@@ -76,7 +76,7 @@ import TestSupport
         case "dot": target = URL(fileURLWithPath: folder.url.path + "/./clip.mp4")
         default: target = URL(fileURLWithPath: folder.url.path + "/../" + folder.url.lastPathComponent + "/clip.mp4")
         }
-        #expect(throws: OutputFileError.self) {
+        #expect(throws: SafeFileError.self) {
             try OutputFile.write(Data("json".utf8), to: target, replacing: true, inputs: [movie], throughLink: true)
         }
         #expect(read(movie) == "movie")
@@ -88,7 +88,7 @@ import TestSupport
         try write("precious", precious)
         let target = folder.file("out.txt")
         try FileManager.default.createSymbolicLink(at: target, withDestinationURL: precious)
-        #expect(throws: OutputFileError.symbolicLink(path: target.path, to: precious.path)) {
+        #expect(throws: SafeFileError.symbolicLink(path: target.path, to: precious.path)) {
             try OutputFile.write(Data("x".utf8), to: target, replacing: true)
         }
         #expect(read(precious) == "precious")
@@ -136,14 +136,14 @@ import TestSupport
     @Test func aFolderOrFIFOAtTheTargetIsRefused() throws {
         let folder = try TemporaryFolder("out")
         try FileManager.default.createDirectory(at: folder.file("dir"), withIntermediateDirectories: true)
-        #expect(throws: OutputFileError.notRegularFile(path: folder.file("dir").path)) {
+        #expect(throws: SafeFileError.notRegularFile(path: folder.file("dir").path)) {
             try OutputFile(folder.file("dir"), replacing: true)
         }
         #expect(mkfifo(folder.file("fifo").path, 0o600) == 0)
-        #expect(throws: OutputFileError.notRegularFile(path: folder.file("fifo").path)) {
+        #expect(throws: SafeFileError.notRegularFile(path: folder.file("fifo").path)) {
             try OutputFile(folder.file("fifo"), replacing: true)
         }
-        #expect(throws: OutputFileError.notRegularInput(path: folder.file("fifo").path, kind: "a named pipe")) {
+        #expect(throws: SafeFileError.notRegularInput(path: folder.file("fifo").path, kind: "a named pipe")) {
             try InputFile.requireRegular(folder.file("fifo").path)
         }
     }

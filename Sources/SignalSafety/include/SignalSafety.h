@@ -29,6 +29,9 @@ void sp_temporary_unlink_all(void);
 void sp_signals_install(int watchdog_milliseconds);
 /// Whether SIGINT or SIGTERM has arrived.
 int sp_signals_interrupted(void);
+/// What the process writes on stderr when a second interrupt or the watchdog ends it (a copy
+/// is kept; at most 1023 bytes). Empty by default.
+void sp_signals_set_message(const char *message);
 /// Terminal settings to put back on standard input before exiting from a handler (raw mode in
 /// `preview --no-video`); NULL forgets them.
 void sp_signals_save_terminal(const struct termios *settings);

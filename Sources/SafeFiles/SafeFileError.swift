@@ -1,8 +1,8 @@
 public import Foundation
 
-/// Why a file could not be written, stated as facts; the command line adds the advice (a flag
+/// Why a file could not be written or read safely, stated as facts; the command line adds the advice (a flag
 /// to pass, another name to choose) through ``advice``.
-public enum OutputFileError: Error, Equatable, Sendable {
+public enum SafeFileError: Error, Equatable, Sendable {
     /// The target is (the same file as) one of the command's inputs.
     case isInput(path: String, input: String)
     /// The target exists and may not be replaced.
@@ -15,6 +15,9 @@ public enum OutputFileError: Error, Equatable, Sendable {
     case notRegularFile(path: String)
     /// A media input is a FIFO, a folder, a device.
     case notRegularInput(path: String, kind: String)
+    /// A small input (a document, a recipe, an OTIO file) is larger than any real one.
+    case tooLarge(path: String, limit: Int)
+    case cannotRead(path: String, reason: String)
     case folderMissing(path: String, folder: String)
     case cannotWrite(path: String, reason: String)
 
@@ -27,12 +30,12 @@ public enum OutputFileError: Error, Equatable, Sendable {
         case .symbolicLink: "remove the link or choose another output name"
         case .notRegularFile: "choose another output name"
         case .notRegularInput: "give a regular file"
-        case .folderMissing, .cannotWrite: nil
+        case .folderMissing, .cannotWrite, .tooLarge, .cannotRead: nil
         }
     }
 }
 
-extension OutputFileError: LocalizedError, CustomStringConvertible {
+extension SafeFileError: LocalizedError, CustomStringConvertible {
     public var description: String {
         switch self {
         case .isInput(let path, let input):
@@ -42,6 +45,8 @@ extension OutputFileError: LocalizedError, CustomStringConvertible {
         case .symbolicLink(let path, let to): "\(path) is a symbolic link to \(to), and slowpoke does not write through links"
         case .notRegularFile(let path): "\(path) exists and is not a regular file"
         case .notRegularInput(let path, let kind): "\(path) is \(kind), not a regular file"
+        case .tooLarge(let path, let limit): "\(path) is larger than \(limit >> 20) MiB, more than any file of its kind"
+        case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
         case .folderMissing(let path, let folder): "cannot write \(path): the folder \(folder) does not exist"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         }
