@@ -119,6 +119,7 @@ extension OTIO {
             throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file, or a MissingReference with --movie")
         }
         let reference = linked ?? [:]
+        let reel = ((item["metadata"] as? [String: Any])?["cmx_3600"] as? [String: Any])?["reel"] as? String
 
         let rangeObject: [String: Any]
         let field: String
@@ -171,7 +172,7 @@ extension OTIO {
                 (start, duration) = (held, length)
             }
             guard start >= .zero else { throw .unsupported("\(label) freezes media time \(start.secondsText) s, before the movie's first frame") }
-            return .init(item: .hold(frame: start, duration: duration), label: label, media: media)
+            return .init(item: .hold(frame: start, duration: duration), label: label, media: media, reel: reel)
         }
         if scalar < 0 {
             throw .unsupported("\(label) has time_scalar \(scalar) and would play backwards, which slowpoke cannot do")
@@ -205,7 +206,7 @@ extension OTIO {
         do { try PlaybackRate.validate(rate) } catch {
             throw .unsupported("\(label): \(error.description)")
         }
-        return .init(item: .clip(source: source, rate: rate), label: label, media: media)
+        return .init(item: .clip(source: source, rate: rate), label: label, media: media, reel: reel)
     }
 
     private static func refuseEffects(_ object: [String: Any], label: String) throws(OTIOError) {

@@ -26,6 +26,16 @@ public struct OTIOTimeline: Sendable, Hashable {
         public let label: String
         /// The clip's media reference, nil for a gap.
         public let media: Media?
+        /// The source reel an EDL names (`metadata.cmx_3600.reel`, as OTIO's CMX 3600 adapter
+        /// keeps it), for a clip whose media is not linked.
+        public var reel: String? = nil
+
+        public init(item: Item, label: String, media: Media?, reel: String? = nil) {
+            self.item = item
+            self.label = label
+            self.media = media
+            self.reel = reel
+        }
 
         /// The clip's `target_url`, nil for a gap or a missing reference.
         public var targetURL: String? {
