@@ -93,8 +93,11 @@ void sp_signals_install(int watchdog_milliseconds) {
     action.sa_flags = SA_NODEFER | SA_RESETHAND;
     int crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT};
     for (unsigned i = 0; i < sizeof crashes / sizeof crashes[0]; i++) sigaction(crashes[i], &action, NULL);
+    // A parent may have started us with signals blocked (a test runner blocks SIGABRT): a
+    // blocked crash signal sent from outside would wait, and the process would run on.
     sigset_t set;
     sigemptyset(&set);
+    for (unsigned i = 0; i < sizeof crashes / sizeof crashes[0]; i++) sigaddset(&set, crashes[i]);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGALRM);

@@ -25,7 +25,7 @@ void sp_temporary_unlink_all(void);
 /// or the watchdog, removes the temporary files, restores the terminal and exits with 130.
 /// SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE and SIGABRT remove the temporary files, restore
 /// the terminal and re-raise with the default action (the crash is reported by its signal, and
-/// no crash reporter is left to hang a pipeline). Unblocks SIGINT and SIGTERM.
+/// no crash reporter is left to hang a pipeline). Unblocks every signal it handles.
 void sp_signals_install(int watchdog_milliseconds);
 /// Whether SIGINT or SIGTERM has arrived.
 int sp_signals_interrupted(void);
