@@ -98,7 +98,7 @@ demo: build
 	cd $(DEMO_DIR) && ../debug/slowpoke scale --range 3.2-5.0 --rate 0.25
 	cd $(DEMO_DIR) && ../debug/slowpoke info
 	cd $(DEMO_DIR) && ../debug/slowpoke export --progress none
-	cd $(DEMO_DIR) && ../debug/slowpoke export --fps 30 -o clip-30fps.mp4 --progress none
+	cd $(DEMO_DIR) && ../debug/slowpoke export --fps 30 --progress none
 
 # Times slowpoke against the rubberband and ffmpeg CLIs on the same inputs; prints ratios.
 bench: bench-deps

@@ -272,11 +272,16 @@ extension Time: CustomStringConvertible {
         return negative ? "-" + text : text
     }
 
-    /// Parses a time as people write it: seconds (`3.2`, `1/3`), or a timecode
+    /// Parses a time as people write it: seconds (`3.2`, `1/3`), seconds with units as ffmpeg
+    /// and other tools write them (`3.2s`, `3200ms`, `1m3.2s`, `1h2m`), or a timecode
     /// (`01:03.2`, `00:01:03.200`). Exact: `3.2` is 16/5 s. `end` is handled by callers that know
     /// the timeline, see ``TimeExpression``.
     public init(parsing text: String) throws(CompositionError) {
         let trimmed = text.trimmingWhitespace()
+        if let seconds = try Self.withUnits(trimmed) {
+            self = try Time(seconds: seconds)
+            return
+        }
         let fields = trimmed.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard (1...3).contains(fields.count) else {
             throw .invalidTime("\"\(text)\" is not a time; write seconds (3.2) or a timecode (00:01:03.200)")
@@ -305,6 +310,30 @@ extension Time: CustomStringConvertible {
             total = try total * Rational(60) + part
         }
         self = try Time(seconds: total)
+    }
+}
+
+extension Time {
+    /// `1h2m3.5s`, `500ms`, `2m`: numbers each followed by a unit (h, m, s, ms), largest first,
+    /// each at most once; nil when `text` has no unit letter at all.
+    static func withUnits(_ text: String) throws(CompositionError) -> Rational? {
+        guard text.contains(where: { "hms".contains($0) }), !text.contains(":") else { return nil }
+        let units: [(String, Rational)] = [("h", try! Rational(3600)), ("m", try! Rational(60)),
+                                           ("s", .one), ("ms", try! Rational(1, 1000))]
+        let refusal = CompositionError.invalidTime("\"\(text)\" is not a time; write seconds (3.2 or 3.2s), milliseconds (3200ms), 1m3.2s or a timecode (00:01:03.200)")
+        var rest = Substring(text), total = Rational.zero, next = 0
+        while !rest.isEmpty {
+            let number = rest.prefix(while: { $0.isASCIIDigit || $0 == "." })
+            rest = rest.dropFirst(number.count)
+            let unit = String(rest.prefix(while: { $0.isLetter }))
+            rest = rest.dropFirst(unit.count)
+            guard !number.isEmpty, let index = units.firstIndex(where: { $0.0 == unit }), index >= next,
+                  let value = try? Rational(parsing: String(number))
+            else { throw refusal }
+            next = index + 1
+            do { total = try total + value * units[index].1 } catch { throw refusal }
+        }
+        return total
     }
 }
 

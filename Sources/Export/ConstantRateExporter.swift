@@ -52,7 +52,7 @@ public struct ConstantRateExporter {
     public var audioBitRate = 192_000
 
     public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
-        (document, self.output) = try ExportSession.target(of: documentURL, output: output, encodingVideo: true)
+        (document, self.output) = try ExportSession.target(of: documentURL, output: output, encodingVideo: true, fps: options.fps)
         self.documentURL = documentURL
         self.options = options
         self.settings = settings

@@ -52,9 +52,9 @@ final class ExportSession {
 
     /// The document at `documentURL` (its movie checked against the fingerprint) and the output:
     /// `output`, or by default ``defaultOutput(for:at:)``, in a container slowpoke exports.
-    static func target(of documentURL: URL, output: URL?, encodingVideo: Bool = false) throws -> (document: ProjectDocument, output: URL) {
+    static func target(of documentURL: URL, output: URL?, encodingVideo: Bool = false, fps: Rational? = nil) throws -> (document: ProjectDocument, output: URL) {
         let document = try DocumentStore.read(documentURL)
-        let output = output ?? defaultOutput(for: document, at: documentURL, encodingVideo: encodingVideo)
+        let output = output ?? defaultOutput(for: document, at: documentURL, encodingVideo: encodingVideo, fps: fps)
         if encodingVideo && output.pathExtension.lowercased() == "webm" {
             throw ExportError.unsupported("\(output.lastPathComponent): .webm holds only VP8, VP9 and AV1 video, and --fps encodes H.264 or HEVC; export to .mkv (which keeps Opus and Vorbis audio as they are) or .mp4")
         }
@@ -65,9 +65,10 @@ final class ExportSession {
     /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
     /// is one slowpoke exports (a WebM movie whose video `--fps` re-encodes as H.264 goes to
     /// mkv), otherwise mp4.
-    static func defaultOutput(for document: ProjectDocument, at documentURL: URL, encodingVideo: Bool = false) -> URL {
+    static func defaultOutput(for document: ProjectDocument, at documentURL: URL, encodingVideo: Bool = false,
+                              fps: Rational? = nil) -> URL {
         let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        let name = OutputNaming.defaultMovieName(for: movie, encodingVideo: encodingVideo)
+        let name = OutputNaming.defaultMovieName(for: movie, encodingVideo: encodingVideo, fps: fps)
         return documentURL.deletingLastPathComponent().appendingPathComponent(name)
     }
 

@@ -239,37 +239,15 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         return "at " + path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined() + ": "
     }
 
-    /// A time as the command line writes it, or a percentage of `timelineEnd` (`25%`).
+    /// A time as the command line writes it (``TimeExpression``: seconds, units, timecodes,
+    /// `end`, `end-2s`, `25%`), resolved against a timeline of `timelineEnd`.
     public static func time(_ text: String, timelineEnd: Time) throws(CompositionError) -> Time {
-        let trimmed = text.trimmingWhitespace()
-        if trimmed.hasSuffix("%") {
-            let percent: Rational
-            do { percent = try Rational(parsing: String(trimmed.dropLast())) } catch {
-                throw .invalidTime("\"\(text)\" is not a percentage; write 25% or 12.5%")
-            }
-            guard !percent.isNegative, percent <= (try Rational(100)) else {
-                throw .invalidTime("\(trimmed) is not between 0% and 100% of the timeline")
-            }
-            return try timelineEnd.multiplied(by: percent / Rational(100))
-        }
-        return try TimeExpression(parsing: trimmed).resolved(timelineEnd: timelineEnd)
+        try TimeExpression(parsing: text).resolved(timelineEnd: timelineEnd)
     }
 
-    /// `A-B` where A and B are times, `end` or percentages: `3.2-5.0`, `25%-50%`, `90%-end`.
+    /// `A-B` as the command line writes it (``RangeExpression``): `3.2-5.0`, `25%-50%`, `90%-end`.
     public static func range(_ text: String, timelineEnd: Time) throws(CompositionError) -> TimeRange {
-        let parts = text.trimmingWhitespace().split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw .invalidRange("\"\(text)\" is not a range; write START-END, for example 3.2-5.0, 25%-50% or 1:00-end")
-        }
-        let a = try time(String(parts[0]), timelineEnd: timelineEnd)
-        let b = try time(String(parts[1]), timelineEnd: timelineEnd)
-        if a > timelineEnd && b <= timelineEnd {
-            throw .beyondTimeline("range \(text) starts at \(a.readable), after the end of the timeline at \(timelineEnd.readable)")
-        }
-        if b < a { throw .invalidRange("range \(text) ends before it starts") }
-        if b == a { throw .invalidRange("range \(text) is empty; it starts and ends at \(a)") }
-        if b > timelineEnd { throw .beyondTimeline("range \(text) goes beyond the end of the timeline at \(timelineEnd)") }
-        return try TimeRange(start: a, end: b)
+        try RangeExpression(parsing: text).resolved(timelineEnd: timelineEnd)
     }
 
     /// A hex SHA-256 of `data`, for recognising a job that has already been done.

@@ -1,4 +1,5 @@
 public import Foundation
+public import Composition
 
 /// Where an export goes when nobody says: one rule for `slowpoke export` and for batch.
 public enum OutputNaming {
@@ -10,11 +11,23 @@ public enum OutputNaming {
     /// `<movie-stem>-slowpoke.<ext>`: in `container` if given, else the movie's own when slowpoke
     /// writes it, else mp4. WebM holds only VP8, VP9 and AV1 video: a WebM movie whose video
     /// is re-encoded (`encodingVideo`, as H.264 or HEVC) goes to mkv, which keeps its audio.
-    public static func defaultMovieName(for movie: URL, container: String? = nil, encodingVideo: Bool = false) -> String {
+    /// With `fps` (`export --fps 30`), `<movie-stem>-30fps.<ext>`, so that a passthrough export
+    /// and a constant-rate one of the same document do not want the same name.
+    public static func defaultMovieName(for movie: URL, container: String? = nil, encodingVideo: Bool = false,
+                                        fps: Rational? = nil) -> String {
         let own = movie.pathExtension.lowercased()
         var ext = container?.lowercased() ?? (movieExtensions.contains(own) ? own : "mp4")
-        if container == nil && encodingVideo && ext == "webm" { ext = "mkv" }
-        return movie.deletingPathExtension().lastPathComponent + "-slowpoke." + ext
+        if container == nil && (encodingVideo || fps != nil) && ext == "webm" { ext = "mkv" }
+        let suffix = fps.map { "-\(rateName($0))fps" } ?? "-slowpoke"
+        return movie.deletingPathExtension().lastPathComponent + suffix + "." + ext
+    }
+
+    /// A frame rate as a file name writes it: `30`, `29.97` (for 30000/1001), `23.976`.
+    static func rateName(_ rate: Rational) -> String {
+        if let exact = rate.exactDecimal(maxDigits: 3) { return exact }
+        var text = String(format: "%.3f", rate.doubleValue)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
     /// The audio files slowpoke writes when a document's movie has no video, in the order users

@@ -4,14 +4,31 @@ import Project
 import Foundation
 
 /// Applies one edit to the document and reports the new timeline length.
-func applyEdit(_ options: DocumentOptions, _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
+func applyEdit(_ options: DocumentOptions, note: (_ before: Composition, _ after: Composition) -> String? = { _, _ in nil },
+               _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
     let url = try DocumentLocator.locate(options.document)
-    let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
-        let edit = try makeEdit(document.timeline)
+    let (edit, duration, said) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+        let before = document.timeline
+        let edit = try makeEdit(before)
         try document.apply(edit)
-        return (edit, document.timeline.duration)
+        return (edit, document.timeline.duration, note(before, document.timeline))
     }
-    print("\(edit.summary); the timeline is now \(duration)")
+    print("\(edit.summary); the timeline is now \(duration.readable)\(said.map { "; \($0)" } ?? "")")
+}
+
+/// What a scale over a range already scaled did: the rates there now (scales multiply).
+func multipliedRates(in range: TimeRange, before: Composition, after: Composition, newLength: Time) -> String? {
+    guard let track = before.tracks.first,
+          track.segments.contains(where: { $0.target.overlaps(range) && $0.rate != nil && $0.rate != .one }),
+          let scaled = try? TimeRange(start: range.start, duration: newLength), let edited = after.tracks.first
+    else { return nil }
+    var rates: [Rational] = []
+    for segment in edited.segments where segment.target.overlaps(scaled) {
+        if let rate = segment.rate, !rates.contains(rate) { rates.append(rate) }
+    }
+    guard let slowest = rates.min(), let fastest = rates.max() else { return nil }
+    let span = slowest == fastest ? "\(slowest.readable)x" : "\(slowest.readable)x to \(fastest.readable)x"
+    return "now \(span) there: scales multiply; undo to go back"
 }
 
 struct Scale: ParsableCommand {
@@ -32,7 +49,7 @@ struct Scale: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The range to scale, START-END: 3.2-5.0, 00:01:00-00:01:30.5, 8-end.", valueName: "range"), transform: RangeArgument.init(parsing:))
     var range: RangeArgument
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Playback rate from 1/32 to 32: 0.25 or 1/4 is quarter speed, 2 is double.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("Playback rate from 1/32 to 32: 0.25 or 1/4 is quarter speed, 2 is double (--speed is the same).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The new length of the range instead of a rate: 7.2, 1/3, 00:00:07.2.", valueName: "duration"), transform: TimeArgument.init(parsing:))
@@ -48,9 +65,17 @@ struct Scale: ParsableCommand {
     }
 
     func run() throws {
-        try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
+        var scaled: (range: TimeRange, length: Time)?
+        let note = { (before: Composition, after: Composition) -> String? in
+            scaled.flatMap { multipliedRates(in: $0.range, before: before, after: after, newLength: $0.length) }
+        }
+        try applyEdit(options, note: note) { (timeline: Composition) throws(CompositionError) -> Edit in
             let range = try self.range.value.resolved(timelineEnd: timeline.duration)
-            if let rate { return try .scale(range: range, rate: rate.value) }
+            if let rate {
+                let edit = try Edit.scale(range: range, rate: rate.value)
+                if case .scale(_, let length) = edit { scaled = (range, length) }
+                return edit
+            }
             let length = duration!.value.resolved(timelineEnd: timeline.duration)
             guard length > .zero else { throw .invalidRange("--duration must be positive, not \(length)") }
             return .scale(range: range, toDuration: length)

@@ -28,7 +28,7 @@ struct PreviewMovie: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start at this rate, from 1/32 to 32 (← and → then step along the ladder).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("Start at this rate, from 1/32 to 32 (← and → then step along the ladder).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
     @Option(help: ArgumentHelp("Audio algorithm: timeDomain (default, cheap), spectral (best) or varispeed (pitch follows speed).", valueName: "algorithm"))

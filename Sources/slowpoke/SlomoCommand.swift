@@ -38,7 +38,7 @@ struct SlomoCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The slow range, START-END in timeline time (default: the sidecar's region, else 15% to 85% of the clip).", valueName: "range"), transform: RangeArgument.init(parsing:))
     var range: RangeArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The slow rate, below 1 and at least 1/32 (default: the sidecar's, else 1/8 from 210 fps, 1/4 from 85 fps).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("The slow rate, below 1 and at least 1/32 (default: the sidecar's, else 1/8 from 210 fps, 1/4 from 85 fps).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
     func run() throws {

@@ -24,8 +24,9 @@ struct Slowpoke: ParsableCommand {
               slowpoke preview                            # play it; keys change rate and pitch
               slowpoke undo                               # changed your mind
 
-            Times are seconds (3.2), fractions (1/3), timecodes (00:01:03.200) or `end`. \
-            Rates are decimals (0.25) or fractions (1/4), from 1/32 to 32.
+            Times are seconds (3.2, 3.2s, 500ms, 1m3.2s), fractions (1/3), timecodes \
+            (00:01:03.200), `end`, `end-2s` or a percentage of the timeline (25%). \
+            Rates (--rate or --speed) are decimals (0.25) or fractions (1/4), from 1/32 to 32.
             When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
             """,
         version: "0.1.0",
@@ -51,6 +52,7 @@ enum Main {
             || zip(arguments, arguments.dropFirst()).contains { $0 == "--progress" && $1 == "json" }
         Terminal.interruptMessage(ExportError.interrupted.description)
         do {
+            try MisspeltArguments.check(Array(arguments.dropFirst()))
             var command = try Slowpoke.parseAsRoot()
             try command.run()
         } catch ExportError.interrupted {
@@ -59,6 +61,8 @@ enum Main {
             fail(stop.description, code: 130)
         } catch let stop as BatchInterrupted {
             fail(stop.description, code: 130)
+        } catch let misspelt as MisspeltArguments.Failure {
+            fail(misspelt.description, code: 64)
         } catch let error as LocalizedError where error.errorDescription != nil {
             // Every library error, and the command line's own, says what went wrong and what to do.
             fail(error.errorDescription!)

@@ -30,7 +30,7 @@ struct Stretch: ParsableCommand {
     @Argument(help: "The file to write: .wav or .flac.", completion: .file(extensions: ["wav", "flac"]))
     var output: String
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Playback rate from 1/32 to 32: 0.5 is half speed (twice as long).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
+    @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("Playback rate from 1/32 to 32: 0.5 is half speed (twice as long); --speed is the same.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument
 
     @OptionGroup var audio: AudioOutputOptions

@@ -196,7 +196,7 @@ import Testing
         }
         #expect(run.wasRunning)
         #expect(run.status == 130)
-        #expect(run.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"), "\(run.stderr)")
+        #expect(run.stderr.hasSuffix("{\"event\":\"error\",\"message\":\"interrupted; no output was written\"}\n"), "\(run.stderr)")
         #expect(try folder.listing() == ["song.flac", "song.slowpoke"])
     }
 

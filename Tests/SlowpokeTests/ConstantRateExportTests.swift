@@ -39,8 +39,8 @@ func decodeCleanly(_ file: URL) throws {
         let folder = try project("clip60.mp4", edits: [["scale", "--range", "3.2-5.0", "--rate", "0.25"]])
         let result = try slowpoke("export", "--fps", "30", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
-        let out = folder.file("clip-slowpoke.mp4")
-        #expect(try folder.listing() == ["clip-slowpoke.mp4", "clip.mp4", "clip.slowpoke"])
+        let out = folder.file("clip-30fps.mp4")
+        #expect(try folder.listing() == ["clip-30fps.mp4", "clip.mp4", "clip.slowpoke"])
 
         // round(15.4 × 30) = 462 frames, each exactly 1/30 s after the last.
         let (pts, base) = try videoFrames(out)
@@ -78,7 +78,7 @@ func decodeCleanly(_ file: URL) throws {
     @Test func flashesLineUpWithBeeps() throws {
         let folder = try project("clip60.mp4", edits: [["scale", "--range", "3.2-5.0", "--rate", "0.25"]])
         #expect(try slowpoke("export", "--fps", "30", "--progress", "none", in: folder).status == 0)
-        let out = folder.file("clip-slowpoke.mp4")
+        let out = folder.file("clip-30fps.mp4")
         let codes = try frameCodes(out, width: 1280, height: 720)
         // Flashes are source frames 60n…60n+2; the first output frame showing one starts it.
         var flashes: [Double] = []
@@ -98,7 +98,7 @@ func decodeCleanly(_ file: URL) throws {
         let folder = try project("clip240.mp4")
         let result = try slowpoke("export", "--fps", fps, "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
-        let out = folder.file("clip-slowpoke.mp4")
+        let out = folder.file("clip-29.97fps.mp4")
         let stream = try videoStream(out, "r_frame_rate,avg_frame_rate,time_base")
         #expect(stream["r_frame_rate"] as? String == "30000/1001")
         #expect(stream["avg_frame_rate"] as? String == "30000/1001")
@@ -119,7 +119,7 @@ func decodeCleanly(_ file: URL) throws {
         let folder = try project("clip240.mp4", edits: [["scale", "--range", range, "--rate", "0.25"]])
         let result = try slowpoke("export", "--fps", "240", "--frames", mode, "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
-        let out = folder.file("clip-slowpoke.mp4")
+        let out = folder.file("clip-240fps.mp4")
         let output = try codeBands(out, width: 640)
         let source = try codeBands(TestSupport.media("clip240.mp4"), width: 640)
         #expect(source.count == 480)
@@ -161,12 +161,12 @@ func decodeCleanly(_ file: URL) throws {
         #expect(result.status == 0, "\(result.stderr)")
         let fields = "width,height,sample_aspect_ratio:stream_side_data=rotation"
         let before = try videoStream(TestSupport.media("rotated.mp4"), fields)
-        let after = try videoStream(folder.file("clip-slowpoke.mp4"), fields)
+        let after = try videoStream(folder.file("clip-30fps.mp4"), fields)
         let rotation = { (s: [String: Any]) in (s["side_data_list"] as? [[String: Any]])?.compactMap { $0["rotation"] as? Int }.first }
         #expect(rotation(before) != nil)
         #expect(rotation(after) == rotation(before))
         for key in ["width", "height", "sample_aspect_ratio"] { #expect("\(before[key] ?? "-")" == "\(after[key] ?? "-")", "\(key)") }
-        try decodeCleanly(folder.file("clip-slowpoke.mp4"))
+        try decodeCleanly(folder.file("clip-30fps.mp4"))
     }
 
     /// Unlike passthrough, a re-encode cuts exactly where asked, and a gap is black.
@@ -174,10 +174,10 @@ func decodeCleanly(_ file: URL) throws {
         let folder = try project("clip60.mp4", edits: [["remove", "--range", "2.5-4.5"], ["insert-gap", "--at", "1", "--duration", "0.5"]])
         let result = try slowpoke("export", "--fps", "60", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
-        let codes = try frameCodes(folder.file("clip-slowpoke.mp4"), width: 1280, height: 720)
+        let codes = try frameCodes(folder.file("clip-60fps.mp4"), width: 1280, height: 720)
         // 0-1 s, then 0.5 s of black (every block dark: code 0), then 1-2.5 s, then 4.5-10 s.
         #expect(codes == Array(0..<60) + Array(repeating: 0, count: 30) + Array(60..<150) + Array(270..<600))
-        let bands = try codeBands(folder.file("clip-slowpoke.mp4"), width: 1280)
+        let bands = try codeBands(folder.file("clip-60fps.mp4"), width: 1280)
         for k in 60..<90 { #expect(bands[k].allSatisfy { $0 < 24 }, "frame \(k) is not black") }
     }
 
@@ -220,7 +220,7 @@ func decodeCleanly(_ file: URL) throws {
         }
         #expect(run.wasRunning)
         #expect(run.status == 130)
-        #expect(run.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"))
+        #expect(run.stderr.hasSuffix("{\"event\":\"error\",\"message\":\"interrupted; no output was written\"}\n"))
         #expect(try folder.listing() == ["clip.mp4", "clip.slowpoke"])
     }
 }

@@ -43,7 +43,7 @@ import TestSupport
         let result = try TestSupport.run(TestSupport.slowpoke, ["export", "--progress", "none"] + options, in: folder.url)
         #expect(result.status == 0, "\(result.stderr)")
         // 1 s longer: the tone starts at 0.3 s and sounds to 11 s.
-        let (first, last) = try loudSpan(folder.file("late-slowpoke.\(container)"))
+        let (first, last) = try loudSpan(folder.file(options.contains("--fps") ? "late-30fps.\(container)" : "late-slowpoke.\(container)"))
         #expect(abs(first - 0.3) < 0.03, "the tone starts at \(first) s")
         #expect(last > 10.97 && last < 11.03, "the tone ends at \(last) s, not 11 s")
     }

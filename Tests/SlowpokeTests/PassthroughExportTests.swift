@@ -196,7 +196,7 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
         }
         #expect(run.wasRunning)
         #expect(run.status == 130)
-        #expect(run.stderr.hasSuffix("slowpoke: error: interrupted; no output was written\n"))
+        #expect(run.stderr.hasSuffix("{\"event\":\"error\",\"message\":\"interrupted; no output was written\"}\n"))
         #expect(try folder.listing() == ["clip.mp4", "clip.slowpoke"])
     }
 

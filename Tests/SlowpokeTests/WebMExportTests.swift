@@ -90,9 +90,9 @@ import TestSupport
                 "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.webm").path))
         let result = try slowpoke("export", "--fps", "30", "--preset", "ultrafast", "--progress", "none", in: folder)
-        #expect(result.status == 0 && result.stdout.contains("clip-slowpoke.mkv") && result.stdout.contains("audio spliced"), "\(result.stdout)\(result.stderr)")
+        #expect(result.status == 0 && result.stdout.contains("clip-30fps.mkv") && result.stdout.contains("audio spliced"), "\(result.stdout)\(result.stderr)")
         let codecs = try TestSupport.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0",
-                                                      folder.file("clip-slowpoke.mkv").path]).stdout
+                                                      folder.file("clip-30fps.mkv").path]).stdout
         #expect(codecs.split(separator: "\n") == ["h264", "opus"], "\(codecs)")
     }
 
