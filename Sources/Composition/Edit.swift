@@ -62,20 +62,20 @@ public enum Edit: Sendable, Hashable {
     public var summary: String {
         switch self {
         case .scale(let range, let duration):
-            let rate = (try? range.duration.ratio(to: duration)).map { "\($0.readable)x" } ?? "?"
-            return "scale \(range) to \(duration) (\(rate))"
+            let rate = (try? range.duration.ratio(to: duration)).map { "\($0.shown)x" } ?? "?"
+            return "scale \(range.shown) to \(duration.shown) s (\(rate))"
         case .remove(let range):
-            return "remove \(range)"
+            return "remove \(range.shown)"
         case .insertGap(let range):
-            return "insert a \(range.duration) gap at \(range.start)"
+            return "insert a \(range.duration.shown) s gap at \(range.start.shown) s"
         case .ramp(let ramp):
-            let length = (try? ramp.duration()).map { " to \($0.formatted()) s" } ?? ""
-            return "ramp \(ramp.range)\(length) (\(ramp.from.readable)x to \(ramp.to.readable)x, \(ramp.ease.rawValue), \(ramp.steps) steps)"
+            let length = (try? ramp.duration()).map { " to \($0.shown) s" } ?? ""
+            return "ramp \(ramp.range.shown)\(length) (\(ramp.from.shown)x to \(ramp.to.shown)x, \(ramp.ease.rawValue), \(ramp.steps) steps)"
         case .freeze(let range):
-            return "freeze the frame at \(range.start) for \(range.duration)"
+            return "freeze the frame at \(range.start.shown) s for \(range.duration.shown) s"
         case .slowMotion(let s):
-            let length = (try? s.duration()).map { " to \($0.formatted()) s" } ?? ""
-            return "slow motion \(s.range)\(length) (\(s.rate.readable)x, ramps of \(s.rampLength) in and out)"
+            let length = (try? s.duration()).map { " to \($0.shown) s" } ?? ""
+            return "slow motion \(s.range.shown)\(length) (\(s.rate.shown)x, ramps of \(s.rampLength.shown) s in and out)"
         }
     }
 }

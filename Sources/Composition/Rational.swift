@@ -1,3 +1,4 @@
+import Foundation
 /// An exact fraction `numerator / denominator`, always in lowest terms with a positive denominator.
 ///
 /// slowpoke uses `Rational` for rates (`0.25` is `1/4`, NTSC is `30000/1001`) and for the factors
@@ -112,6 +113,13 @@ extension Rational: CustomStringConvertible {
     /// How people read a rate: the exact decimal when it is short (`0.25`, `1.5`), otherwise
     /// the fraction (`1/3`, `1/32`).
     public var readable: String { exactDecimal(maxDigits: 4) ?? description }
+
+    /// As people read a rate: exact up to 4 decimals (`0.25`, `0.0625`), else 3, trailing zeros
+    /// trimmed (`0.987` for 1024/1037, `0.333` for 1/3); exact fractions stay in `--json` and documents.
+    public var shown: String {
+        if let exact = exactDecimal(maxDigits: 4) { return exact }
+        return Time.trimmed(String(format: "%.3f", doubleValue))
+    }
 }
 
 extension Rational: Codable {

@@ -256,6 +256,19 @@ extension Time: CustomStringConvertible {
         return r.exactDecimal() ?? r.description
     }
 
+    /// Seconds as messages, tables and `history` show them: at most 3 decimals, trailing zeros
+    /// trimmed (`3.2`, `1.356` for 1.3560546875, `2.467` for 37/15); exact values stay in
+    /// `--json` and documents.
+    public var shown: String { isNumeric ? Time.trimmed(formatted()) : description }
+
+    static func trimmed(_ decimal: String) -> String {
+        guard decimal.contains(".") else { return decimal }
+        var text = decimal
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
     /// Seconds with a fixed number of decimals, for tables: `3.200`. Approximate for thirds.
     public func formatted(decimals: Int = 3) -> String {
         guard isNumeric else { return description }

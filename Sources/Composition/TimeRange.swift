@@ -88,6 +88,9 @@ public struct TimeRange: Sendable, Hashable {
 extension TimeRange: CustomStringConvertible {
     /// `3.2-5` (seconds), the same form the command line accepts.
     public var description: String { "\(start.secondsText)-\(end.secondsText)" }
+
+    /// As messages show it: `3.2-5`, `9-9.123` (see ``Time/shown``).
+    public var shown: String { "\(start.shown)-\(end.shown)" }
 }
 
 extension TimeRange: Codable {

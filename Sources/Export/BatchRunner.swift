@@ -113,7 +113,7 @@ public struct BatchRunner: Sendable {
             try DocumentStore.create(document, at: documentURL)
             // Exports warn from their muxing thread too.
             let warnings = Mutex<[String]>([])
-            let before = try digest.map(job.journal)
+            let journal = try digest.map(job.journal)
             let detail: String
             do {
                 detail = try Self.export(documentURL: documentURL, output: job.output, spec: job.export, replace: outputExists,
@@ -122,11 +122,11 @@ public struct BatchRunner: Sendable {
                                              progress(index, fraction)
                                          }, warning: { message in warnings.withLock { $0.append(message) } })
             } catch {
-                if digest != nil { job.restore(before ?? nil) }
+                if let journal { job.restore(journal) }
                 throw error
             }
-            if let digest {
-                do { try job.record(digest) } catch { warnings.withLock { $0.append(error.localizedDescription) } }
+            if let digest, let journal {
+                do { try job.record(digest, after: journal) } catch { warnings.withLock { $0.append(error.localizedDescription) } }
             }
             return .done(seconds: Date().timeIntervalSince(start), detail: detail, warnings: warnings.withLock { $0 })
         } catch {

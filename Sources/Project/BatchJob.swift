@@ -96,15 +96,30 @@ public struct BatchJob: Sendable {
     /// between putting the output in place and ``record(_:)`` leaves an output the next run
     /// knows as its own (and redoes, as the record is not a finished digest), not a file it
     /// must refuse to replace. Returns what the record said before, for ``restore(_:)``.
-    public func journal(_ digest: String) throws -> String? {
+    /// A journal that did not replace an earlier record is removed if a signal ends the
+    /// process before the job does (the output it stands for is removed too).
+    public func journal(_ digest: String) throws -> Journal {
         let before = recordedDigest()
         try write("pending:" + digest)
-        return before
+        return Journal(before: before, slot: before == nil ? Signals.removeOnSignal(marker.path) : -1)
+    }
+
+    /// What ``journal(_:)`` replaced, for ``restore(_:)`` or ``record(_:after:)``.
+    public struct Journal: Sendable {
+        let before: String?
+        let slot: Int32
     }
 
     /// Puts back the record as it was before ``journal(_:)``, when the job failed.
-    public func restore(_ before: String?) {
-        if let before { try? write(before) } else { unlink(marker.path) }
+    public func restore(_ journal: Journal) {
+        Signals.forget(journal.slot)
+        if let before = journal.before { try? write(before) } else { unlink(marker.path) }
+    }
+
+    /// Records `digest` once the output the journal stood for is in place.
+    public func record(_ digest: String, after journal: Journal) throws {
+        Signals.forget(journal.slot)
+        try record(digest)
     }
 
     /// Records `digest` beside the output, so that a rerun skips the job while nothing changes.

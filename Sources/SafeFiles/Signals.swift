@@ -26,6 +26,13 @@ public enum Signals {
         if var settings { sp_signals_save_terminal(&settings) } else { sp_signals_save_terminal(nil) }
     }
 
+    /// Marks `path` for removal if a signal ends the process before ``forget(_:)``: a file that
+    /// must not outlive the work it stands for (a batch's journal of an output being written).
+    public static func removeOnSignal(_ path: String) -> Int32 { sp_temporary_register(path) }
+
+    /// Forgets a path given to ``removeOnSignal(_:)``.
+    public static func forget(_ slot: Int32) { sp_temporary_unregister(slot) }
+
     /// Removes every temporary file still being written (for a command that fails).
     public static func removeTemporaryFiles() {
         sp_temporary_unlink_all()

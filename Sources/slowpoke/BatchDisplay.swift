@@ -134,13 +134,18 @@ final class BatchDisplay: Sendable {
     static func table(_ jobs: [BatchJob], _ outcomes: [BatchOutcome]) -> String {
         var rows = [["#", "movie", "status", "time", "output or error"]]
         var counts = (done: 0, skipped: 0, failed: 0, notRun: 0)
+        // Each warning once, under the table, with the jobs it concerns.
+        var warned: [(message: String, jobs: [Int])] = []
         for (job, outcome) in zip(jobs, outcomes) {
             let output = job.output.lastPathComponent
             switch outcome {
             case .done(let seconds, let detail, let warnings):
                 counts.done += 1
-                let noted = warnings.map { "; warning: \($0)" }.joined()
-                rows.append(["\(job.number)", job.name, "done", String(format: "%.1f s", seconds), "\(output) (\(detail))\(noted)"])
+                for message in warnings {
+                    if let at = warned.firstIndex(where: { $0.message == message }) { warned[at].jobs.append(job.number) }
+                    else { warned.append((message, [job.number])) }
+                }
+                rows.append(["\(job.number)", job.name, "done", String(format: "%.1f s", seconds), "\(output) (\(detail))"])
             case .skipped:
                 counts.skipped += 1
                 rows.append(["\(job.number)", job.name, "skipped", "", "\(output) (up to date)"])
@@ -155,6 +160,10 @@ final class BatchDisplay: Sendable {
         var out = columns(rows, padded: 4)
         out += "\(jobs.count) job\(jobs.count == 1 ? "" : "s"): \(counts.done) done, \(counts.skipped) skipped, \(counts.failed) failed"
         out += counts.notRun > 0 ? ", \(counts.notRun) not run\n" : "\n"
+        for (message, numbers) in warned {
+            let whose = numbers.count == jobs.count && jobs.count > 1 ? "every job" : (numbers.count == 1 ? "job " : "jobs ") + numbers.map(String.init).joined(separator: ", ")
+            out += Terminal.printable("warning (\(whose)): \(message)") + "\n"
+        }
         return out
     }
 

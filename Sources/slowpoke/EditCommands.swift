@@ -13,7 +13,7 @@ func applyEdit(_ options: DocumentOptions, note: (_ before: Composition, _ after
         try document.apply(edit)
         return (edit, document.timeline.duration, note(before, document.timeline))
     }
-    print("\(edit.summary); the timeline is now \(duration.readable)\(said.map { "; \($0)" } ?? "")")
+    print("\(edit.summary); the timeline is now \(duration.shown) s\(said.map { "; \($0)" } ?? "")")
 }
 
 /// What a scale over a range already scaled did: the rates there now (scales multiply).
@@ -27,7 +27,7 @@ func multipliedRates(in range: TimeRange, before: Composition, after: Compositio
         if let rate = segment.rate, !rates.contains(rate) { rates.append(rate) }
     }
     guard let slowest = rates.min(), let fastest = rates.max() else { return nil }
-    let span = slowest == fastest ? "\(slowest.readable)x" : "\(slowest.readable)x to \(fastest.readable)x"
+    let span = slowest == fastest ? "\(slowest.shown)x" : "\(slowest.shown)x to \(fastest.shown)x"
     return "now \(span) there: scales multiply; undo to go back"
 }
 
@@ -214,7 +214,7 @@ struct Undo: ParsableCommand {
             let edit = try document.undo()
             return (edit, document.timeline.duration)
         }
-        print("undid: \(edit.summary); the timeline is now \(duration)")
+        print("undid: \(edit.summary); the timeline is now \(duration.shown) s")
     }
 }
 
@@ -231,7 +231,7 @@ struct Redo: ParsableCommand {
             let edit = try document.redo()
             return (edit, document.timeline.duration)
         }
-        print("redid: \(edit.summary); the timeline is now \(duration)")
+        print("redid: \(edit.summary); the timeline is now \(duration.shown) s")
     }
 }
 

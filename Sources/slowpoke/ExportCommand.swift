@@ -103,6 +103,7 @@ struct ExportMovie: ParsableCommand {
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), audio \(result.audio.rawValue)")
+        reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
     private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
@@ -112,6 +113,7 @@ struct ExportMovie: ParsableCommand {
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         print("wrote \(shown): \(result.duration), \(result.sampleRate) Hz \(result.channels) \(result.codec), audio \(result.audio.rawValue)")
+        reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
     private func exportConstantRate(fps: Rational, document url: URL, settings: TimePitchSettings) throws {
@@ -123,5 +125,6 @@ struct ExportMovie: ParsableCommand {
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder
         print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), audio \(result.audio.rawValue)")
+        reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 }

@@ -151,6 +151,6 @@ struct OTIOImport: ParsableCommand {
         }
         try DocumentStore.create(document, at: documentURL, replacing: force)
         let shown = output ?? documentURL.lastPathComponent
-        print("imported \(timeline) into \(shown): \(document.history.applied) edit(s), the timeline is now \(document.timeline.duration)")
+        print("imported \(timeline) into \(shown): \(document.history.applied) edit(s), the timeline is now \(document.timeline.duration.shown) s")
     }
 }

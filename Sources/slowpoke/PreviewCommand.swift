@@ -76,7 +76,7 @@ struct PreviewMovie: ParsableCommand {
         }
         statusLine.finish()
         for note in summary.saved { print(note) }
-        if !summary.saved.isEmpty { print("the timeline is now \(summary.duration)") }
+        if !summary.saved.isEmpty { print("the timeline is now \(summary.duration.shown) s") }
         if summary.interrupted { throw PreviewInterrupted() }
     }
 }

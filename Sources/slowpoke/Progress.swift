@@ -72,6 +72,16 @@ final class ProgressReporter {
         FileHandle.standardError.write(Data((escaped + "\n").utf8))
     }
 
+    /// The last line of a finished job under `--progress json`: what was written and how long
+    /// it plays (`{"event":"done","output":"clip-slowpoke.mp4","duration":15.4}`).
+    func done(output: String, duration: Double) {
+        guard style == .json else { return }
+        let fields: [String: Any] = ["event": "done", "task": label, "output": output, "duration": duration]
+        let line = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{\"event\":\"done\"}"
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     private func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         return String(format: "%d:%02d", s / 60, s % 60)

@@ -130,9 +130,9 @@ enum Report {
                let last = segments[index + count - 1].source {
                 rows.append([
                     "\(index + 1)-\(index + count)",
-                    "\(segments[index].target.start.secondsText) - \(segments[index + count - 1].target.end.secondsText)",
-                    "\(first.start.secondsText) - \(last.end.secondsText)",
-                    "ramp \(ramp.from.readable)x→\(ramp.to.readable)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps" + (count < ramp.steps ? " (\(count) rates)" : ""),
+                    "\(segments[index].target.start.shown) - \(segments[index + count - 1].target.end.shown)",
+                    "\(first.start.shown) - \(last.end.shown)",
+                    "ramp \(ramp.from.shown)x→\(ramp.to.shown)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps" + (count < ramp.steps ? " (\(count) of its rates)" : ""),
                 ])
                 index += count
                 continue
@@ -141,10 +141,10 @@ enum Report {
             index += 1
             rows.append([
                 "\(index)",
-                "\(segment.target.start.secondsText) - \(segment.target.end.secondsText)",
-                segment.source.map { "\($0.start.secondsText) - \($0.end.secondsText)" }
-                    ?? segment.heldTime.map { "\($0.secondsText) (held)" } ?? "(gap)",
-                segment.rate.map { "\($0.readable)x" } ?? (segment.isHold ? "freeze" : ""),
+                "\(segment.target.start.shown) - \(segment.target.end.shown)",
+                segment.source.map { "\($0.start.shown) - \($0.end.shown)" }
+                    ?? segment.heldTime.map { "\($0.shown) (held)" } ?? "(gap)",
+                segment.rate.map { "\($0.shown)x" } ?? (segment.isHold ? "freeze" : ""),
             ])
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -155,16 +155,24 @@ enum Report {
         }.joined(separator: "\n") + "\n"
     }
 
-    /// The ramp whose steps start at `segments[index]`, and its step count.
+    /// The ramp whose steps (all of them, or a run of them that a later edit left whole: a
+    /// freeze or a cut splits a ramp into parts) start at `segments[index]`, and how many
+    /// segments they are.
     private static func rampRun(in segments: [CompositionTrackSegment], at index: Int, _ ramps: [(Ramp, [Rational])]) -> (Ramp, Int)? {
-        for (ramp, rates) in ramps where rates.count > 1 && index + rates.count <= segments.count {
-            let run = segments[index..<(index + rates.count)]
-            guard zip(run, rates).allSatisfy({ $0.rate == $1 }) else { continue }
-            let sources = run.compactMap(\.source)
-            guard sources.count == run.count, zip(sources, sources.dropFirst()).allSatisfy({ $0.end == $1.start }) else { continue }
-            return (ramp, rates.count)
+        var best: (Ramp, Int)?
+        for (ramp, rates) in ramps where rates.count > 1 {
+            for offset in rates.indices where rates[offset] == segments[index].rate {
+                var count = 0
+                while index + count < segments.count, offset + count < rates.count,
+                      segments[index + count].rate == rates[offset + count],
+                      let source = segments[index + count].source,
+                      count == 0 || segments[index + count - 1].source?.end == source.start {
+                    count += 1
+                }
+                if count > 1, count > (best?.1 ?? 1) { best = (ramp, count) }
+            }
         }
-        return nil
+        return best
     }
 
     static func history(_ history: EditHistory) -> String {

@@ -55,6 +55,6 @@ struct SlomoCommand: ParsableCommand {
             try document.apply(edit)
             return document.timeline.duration
         }
-        print("\(edit.summary), from \(request.origin); the timeline is now \(duration)")
+        print("\(edit.summary), from \(request.origin); the timeline is now \(duration.shown) s")
     }
 }

@@ -44,5 +44,6 @@ struct Stretch: ParsableCommand {
                                  warning: { reporter.warning($0) })
         let seconds = Double(result.outputFrames) / Double(result.format.sampleRate)
         print("wrote \(output): \(result.outputFrames) frames (\(String(format: "%.3f", seconds)) s) at \(result.format.sampleRate) Hz, \(rate.value.readable)x \(audio.algorithm.rawValue)")
+        reporter.done(output: result.output.path, duration: seconds)
     }
 }

@@ -83,7 +83,7 @@ import TestSupport
     }
 
     @Test func negativeTimesAreRefusedOnTheCommandLine() {
-        #expect(throws: CompositionError.invalidTime("time -1 is negative; times count from 0 at the start of the timeline")) {
+        #expect(throws: CompositionError.invalidTime("time -1 is negative; times count from 0 at the start of the timeline (write end-2s to count from its end)")) {
             try TimeExpression(parsing: "-1")
         }
     }
