@@ -222,7 +222,12 @@ public final class Player {
         case .markEnd: settings.markOut = currentTime
         case .apply: try applyEdit(message: message)
         case .undo: try undo(message: message)
-        case .help: showHelp.toggle()
+        case .help:
+            // Without a window the keys go to the message line, one per line.
+            guard options.video else {
+                return message("keys: " + previewKeyHelp.map { "\($0.keys) \($0.action)" }.joined(separator: "; "))
+            }
+            showHelp.toggle()
         case .nextAudioTrack: try nextAudioTrack(message: message)
         case .subtitles:
             guard subtitleStream != nil else {

@@ -56,6 +56,7 @@ struct SDLLibrary: @unchecked Sendable {
     let setBlendMode: SetBlendMode, fillRect: FillRect, renderPresent: Destroy
     let pollEvent: PollEvent, delay: Delay
     let openAudioDevice: OpenAudioDevice, currentAudioDriver: String0, audioInit: AudioInit, audioQuit: Void0
+    let currentVideoDriver: String0
     let closeAudioDevice: DeviceCall, pauseAudioDevice: PauseDevice, clearQueuedAudio: DeviceCall
     let queuedAudioSize: QueuedSize, queueAudio: QueueAudio
 
@@ -118,6 +119,7 @@ struct SDLLibrary: @unchecked Sendable {
         delay = try symbol("SDL_Delay")
         openAudioDevice = try symbol("SDL_OpenAudioDevice")
         currentAudioDriver = try symbol("SDL_GetCurrentAudioDriver")
+        currentVideoDriver = try symbol("SDL_GetCurrentVideoDriver")
         audioInit = try symbol("SDL_AudioInit")
         audioQuit = try symbol("SDL_AudioQuit")
         closeAudioDevice = try symbol("SDL_CloseAudioDevice")
@@ -198,6 +200,7 @@ func SDL_OpenAudioDevice(_ device: UnsafePointer<CChar>?, _ isCapture: Int32, _ 
     sdl.openAudioDevice(device, isCapture, desired, obtained, allowedChanges)
 }
 func SDL_GetCurrentAudioDriver() -> UnsafePointer<CChar>? { sdl.currentAudioDriver() }
+func SDL_GetCurrentVideoDriver() -> UnsafePointer<CChar>? { sdl.currentVideoDriver() }
 func SDL_AudioInit(_ driver: UnsafePointer<CChar>?) -> Int32 { sdl.audioInit(driver) }
 func SDL_AudioQuit() { sdl.audioQuit() }
 func SDL_CloseAudioDevice(_ device: SDL_AudioDeviceID) { sdl.closeAudioDevice(device) }

@@ -15,6 +15,13 @@ final class SDLSession {
         guard SDL_Init(sp_sdl_init_flags(video ? 1 : 0)) == 0 else {
             throw .sdl(what: video ? "start SDL video" : "start SDL", reason: String(cString: SDL_GetError()))
         }
+        // Without a display SDL falls back to a driver that shows nothing: a window nobody sees,
+        // keys that never arrive. Refused, unless asked for by name (SDL_VIDEODRIVER).
+        if video, let driver = SDL_GetCurrentVideoDriver().map({ String(cString: $0) }), ["offscreen", "dummy"].contains(driver),
+           ProcessInfo.processInfo.environment["SDL_VIDEODRIVER"] == nil {
+            SDL_Quit()
+            throw .noDisplay(driver: driver)
+        }
         if video && TTF_Init() != 0 {
             SDL_Quit()
             throw .sdl(what: "start SDL_ttf", reason: String(cString: SDL_GetError()))

@@ -21,8 +21,8 @@ struct PreviewMovie: ParsableCommand {
             The rate ladder is 1/32, 1/16, 1/8, 1/4, 1/2, 3/4, 1, 1.25, 1.5, 2, 4, 8, 16, 32.
 
             Examples:
-              slowpoke preview clip.mp4                        # window, 1x, timeDomain
-              slowpoke preview --rate 1/4 --algorithm spectral # the only document here, quarter speed
+              slowpoke preview clip.mp4                        # window, 1x, spectral
+              slowpoke preview --rate 1/4 --algorithm timeDomain # quarter speed, cheaper
               slowpoke preview clip.slowpoke --no-video        # audio only; keys from the terminal
             """)
 
@@ -31,8 +31,8 @@ struct PreviewMovie: ParsableCommand {
     @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("Start at this rate, from 1/32 to 32 (← and → then step along the ladder).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
-    @Option(help: ArgumentHelp("Audio algorithm: timeDomain (default, cheap), spectral (best) or varispeed (pitch follows speed).", valueName: "algorithm"))
-    var algorithm: TimePitchAlgorithm = .timeDomain
+    @Option(help: ArgumentHelp("Audio algorithm: spectral (default, as export's: what you hear is what you export), timeDomain (cheaper) or varispeed (pitch follows speed).", valueName: "algorithm"))
+    var algorithm: TimePitchAlgorithm = .spectral
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Shift the pitch by -24 to +24 semitones (spectral and timeDomain only).", valueName: "n"))
     var semitones: Int = 0

@@ -43,6 +43,7 @@ import Testing
         let delay: L.Delay = SDL_Delay
         let openAudioDevice: L.OpenAudioDevice = SDL_OpenAudioDevice
         let currentAudioDriver: L.String0 = SDL_GetCurrentAudioDriver
+        let currentVideoDriver: L.String0 = SDL_GetCurrentVideoDriver
         let audioInit: L.AudioInit = SDL_AudioInit
         let audioQuit: L.Void0 = SDL_AudioQuit
         let closeAudioDevice: L.DeviceCall = SDL_CloseAudioDevice
@@ -81,6 +82,7 @@ import Testing
             ("SDL_Delay", address(l.delay), address(delay)),
             ("SDL_OpenAudioDevice", address(l.openAudioDevice), address(openAudioDevice)),
             ("SDL_GetCurrentAudioDriver", address(l.currentAudioDriver), address(currentAudioDriver)),
+            ("SDL_GetCurrentVideoDriver", address(l.currentVideoDriver), address(currentVideoDriver)),
             ("SDL_AudioInit", address(l.audioInit), address(audioInit)),
             ("SDL_AudioQuit", address(l.audioQuit), address(audioQuit)),
             ("SDL_CloseAudioDevice", address(l.closeAudioDevice), address(closeAudioDevice)),

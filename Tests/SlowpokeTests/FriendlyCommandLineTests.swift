@@ -62,4 +62,14 @@ import Testing
         let fresh = try slowpoke("scale", "--range", "0-1", "--rate", "0.5", in: folder)
         #expect(!fresh.stdout.contains("multiply"), "\(fresh.stdout)")
     }
+
+    /// Without a display SDL would open an invisible window whose keys never arrive.
+    @Test func aPreviewWithoutADisplayIsRefusedWithTheHint() throws {
+        let folder = try folderWithDocument()
+        let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                         ["-u", "DISPLAY", "-u", "WAYLAND_DISPLAY", "-u", "SDL_VIDEODRIVER", TestSupport.slowpoke.path, "preview", "clip.mp4"],
+                                         in: folder.url)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("there is no display to show the preview on") && result.stderr.contains("--no-video"), "\(result.stderr)")
+    }
 }
