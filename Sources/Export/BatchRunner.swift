@@ -17,6 +17,9 @@ public struct BatchRunner: Sendable {
     public var progress: @Sendable (_ index: Int, _ fraction: Double) -> Void
     /// A job's outcome, as soon as it is known (from any worker thread).
     public var finished: @Sendable (_ index: Int, _ outcome: BatchOutcome) -> Void
+    /// Files no output may be (by device and inode, whatever its name): every movie the
+    /// recipe reads, and the recipe itself.
+    public var protectedInputs: [URL] = []
 
     public init(force: Bool, interrupted: @escaping @Sendable () -> Bool,
                 progress: @escaping @Sendable (Int, Double) -> Void,
@@ -117,6 +120,7 @@ public struct BatchRunner: Sendable {
             let detail: String
             do {
                 detail = try Self.export(documentURL: documentURL, output: job.output, spec: job.export, replace: outputExists,
+                                         protecting: protectedInputs,
                                          progress: { fraction in
                                              if interrupted() { throw ExportError.interrupted }
                                              progress(index, fraction)
@@ -151,7 +155,7 @@ public struct BatchRunner: Sendable {
 
     /// Exports the document at `documentURL` as `spec` says: passthrough, or at `spec.fps`.
     /// Returns what was written, for the summary.
-    static func export(documentURL: URL, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool,
+    static func export(documentURL: URL, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool, protecting: [URL],
                        progress: @escaping (Double) throws -> Void, warning: @escaping (String) -> Void) throws -> String {
         let name = spec.algorithm ?? TimePitchAlgorithm.spectral.rawValue
         guard let algorithm = TimePitchAlgorithm(rawValue: name) else {
@@ -164,12 +168,14 @@ public struct BatchRunner: Sendable {
             do { rate = try FrameRateParser.parse(fps.exactDecimal() ?? fps.description) } catch {
                 throw BatchError.job("\"fps\": \(error.description)")
             }
-            let exporter = try ConstantRateExporter(documentURL: documentURL, output: output,
+            var exporter = try ConstantRateExporter(documentURL: documentURL, output: output,
                                                     options: .init(fps: rate), settings: settings, force: replace)
+            exporter.protectedInputs = protecting
             let result = try exporter.run(progress: progress, warning: warning)
             return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)"
         }
-        let exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
+        var exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
+        exporter.protectedInputs = protecting
         let result = try exporter.run(progress: progress, warning: warning)
         return "\(result.videoFrames) frames, \(result.duration)"
     }

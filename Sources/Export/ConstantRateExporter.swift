@@ -50,6 +50,9 @@ public struct ConstantRateExporter {
     public let settings: TimePitchSettings
     public let force: Bool
     public var audioBitRate = 192_000
+    /// Files the output must never be, beyond the movie and the document (a batch's other
+    /// movies and its recipe), compared by device and inode.
+    public var protectedInputs: [URL] = []
 
     public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
         (document, self.output) = try ExportSession.target(of: documentURL, output: output, encodingVideo: true, fps: options.fps)
@@ -65,7 +68,8 @@ public struct ConstantRateExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
+        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force,
+                                        protecting: protectedInputs)
         let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false, settings: settings) { warning(line) }
 

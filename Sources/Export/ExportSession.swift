@@ -74,11 +74,11 @@ final class ExportSession {
 
     /// Claims `output` (refusing the movie itself, and an existing file unless `force`) and
     /// finds the video to export.
-    init(document: ProjectDocument, documentURL: URL, output: URL, force: Bool) throws {
+    init(document: ProjectDocument, documentURL: URL, output: URL, force: Bool, protecting others: [URL] = []) throws {
         self.document = document
         movie = DocumentStore.movieURL(of: document, at: documentURL)
         movieName = document.movie.path
-        destination = try OutputFile.claim(output, force: force, inputs: [movie, documentURL])
+        destination = try OutputFile.claim(output, force: force, inputs: [movie, documentURL] + others)
         guard let videoStream = document.media.primaryVideo else {
             throw ExportError.unsupported("\(movieName) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
         }

@@ -16,6 +16,9 @@ public struct PassthroughExporter {
     public let force: Bool
     /// AAC bit rate for re-encoded audio.
     public var audioBitRate = 192_000
+    /// Files the output must never be, beyond the movie and the document (a batch's other
+    /// movies and its recipe), compared by device and inode.
+    public var protectedInputs: [URL] = []
 
     /// What an export did.
     public struct Result: Sendable {
@@ -47,7 +50,8 @@ public struct PassthroughExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force)
+        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force,
+                                        protecting: protectedInputs)
         let videoTrack = session.videoTrack
         for line in try session.preflight(copyingVideo: true, settings: settings) { warning(line) }
 

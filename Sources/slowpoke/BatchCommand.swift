@@ -88,7 +88,7 @@ struct Batch: ParsableCommand {
         BatchRunner.removeLeftovers(outputFolder: BatchPlan.outputFolder(of: parsed, base: base))
         let workers = min(jobs ?? ProcessInfo.processInfo.activeProcessorCount, planned.count)
         let display = BatchDisplay(style: progress, jobs: planned, total: all.count)
-        let runner = BatchRunner(force: force, interrupted: { Interrupt.received },
+        var runner = BatchRunner(force: force, interrupted: { Interrupt.received },
                                  progress: { display.update($0, fraction: $1) },
                                  finished: { index, outcome in
                                      if case .done = outcome {
@@ -96,6 +96,7 @@ struct Batch: ParsableCommand {
                                      }
                                      display.update(index, outcome: outcome)
                                  })
+        runner.protectedInputs = all.map(\.movie) + (recipe == "-" ? [] : [URL(fileURLWithPath: recipe)])
         let outcomes = runner.run(planned, workers: workers)
         display.finish()
         print(BatchDisplay.table(planned, outcomes), terminator: "")

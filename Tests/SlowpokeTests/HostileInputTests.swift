@@ -109,6 +109,22 @@ import Testing
         #expect(try outside.listing().isEmpty)
     }
 
+    /// An output name that is a hard link to another job's movie is that movie: refused even
+    /// with --force, however the names differ.
+    @Test func anOutputThatIsAnotherJobsMovieByAnyNameIsRefused() throws {
+        let folder = try TemporaryFolder("hostile")
+        try folder.copy(media: "noaudio.mp4", as: "a.mp4")
+        try folder.copy(media: "noaudio.mp4", as: "b.mp4")
+        try FileManager.default.linkItem(at: folder.file("b.mp4"), to: folder.file("a-slowpoke.mp4"))
+        try Data(#"{"movies": ["a.mp4", "b.mp4"]}"#.utf8).write(to: folder.file("r.json"))
+        let movie = try #require(bytes(folder.file("b.mp4")))
+        let run = try slowpoke("batch", "r.json", "--force", "--progress", "none", in: folder)
+        #expect(run.status == 1 && run.stdout.contains("is the same file as the input"), "\(run.stdout)")
+        #expect(bytes(folder.file("b.mp4")) == movie)
+        var a = stat(), b = stat()
+        #expect(stat(folder.file("a-slowpoke.mp4").path, &a) == 0 && stat(folder.file("b.mp4").path, &b) == 0 && a.st_ino == b.st_ino)
+    }
+
     @Test func theDryRunShowsFullOutputPaths() throws {
         let folder = try TemporaryFolder("hostile")
         try folder.copy(media: "clip60.mp4", as: "clip.mp4")
