@@ -11,6 +11,42 @@ import Testing
         try BoundedRun.run(TestSupport.slowpoke, arguments, in: folder.url, environment: [:], limit: 20)
     }
 
+    @Test(arguments: [
+        ("streams[1].index", "4294967296", "is 4294967296; a stream index is 0 to 2147483647"),
+        ("streams[1].index", "-1", "is -1; a stream index is 0 to 2147483647"),
+        ("streams[1].index", "0", "is 0, the index of an earlier stream too"),
+        ("streams[0].height", "2147483648", "is 2147483648; a height is 0 to 65535"),
+        ("streams[1].sampleRate", "0", "is 0; a sample rate is 1 to 2147483647"),
+        ("streams[0].rotation", "1e300", "is 1e+300; a rotation is -360 to 360 degrees"),
+    ])
+    func aDocumentNumberOutsideItsRangeIsRefusedByName(field: String, value: String, problem: String) throws {
+        let folder = try folderWithDocument()
+        // The field set to a placeholder by Foundation's JSON reader and writer, then the
+        // placeholder to the number's exact text.
+        var root = try json(String(contentsOf: folder.file("clip.slowpoke"), encoding: .utf8))
+        var media = try #require(root["media"] as? [String: Any])
+        var streams = try #require(media["streams"] as? [[String: Any]])
+        let stream = field.hasPrefix("streams[0]") ? 0 : 1
+        streams[stream][String(field.split(separator: ".").last!)] = "@@VALUE@@"
+        media["streams"] = streams
+        root["media"] = media
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]), as: UTF8.self)
+            .replacingOccurrences(of: "\"@@VALUE@@\"", with: value)
+        try Data(text.utf8).write(to: folder.file("clip.slowpoke"))
+        let before = try Data(contentsOf: folder.file("clip.slowpoke"))
+        var checked = 0
+        for command in [["info"], ["history"], ["export", "-o", "out.mp4", "--progress", "none"], ["scale", "--range", "0-1", "--rate", "1/2"]] {
+            let result = try bounded(command, in: folder)
+            #expect(!result.signalled && result.status == 1, "\(command): \(result.status) \(result.stderr)")
+            #expect(result.stderr == "slowpoke: error: clip.slowpoke is not a readable slowpoke document (media.\(field) \(problem)); it was left unchanged\n",
+                    "\(command)")
+            #expect(try Data(contentsOf: folder.file("clip.slowpoke")) == before)
+            #expect(try folder.listing() == ["clip.mp4", "clip.slowpoke"])
+            checked += 1
+        }
+        #expect(checked == 4)
+    }
+
     /// A number on the command line is read whole.
     @Test(arguments: ["4/2/2", "1//2", "1/2/", "0.5x", "1/2 3"])
     func aRateWithTrailingGarbageIsAnError(rate: String) throws {
