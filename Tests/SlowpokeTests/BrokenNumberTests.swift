@@ -47,6 +47,47 @@ import Testing
         #expect(checked == 4)
     }
 
+    /// A mono 16-bit WAV of a 440 Hz tone at 48 kHz whose header then says `sampleRate` Hz and
+    /// `channels` channels (block align and byte rate kept consistent with them).
+    func wav(sampleRate: Int, channels: Int, in folder: TemporaryFolder) throws {
+        var bytes = [UInt8](WAVBytes.make(.s16, channels: 1, sampleRate: 48000, frames: 48000))
+        bytes.replaceSubrange(22..<24, with: WAVBytes.le(UInt64(channels), 2))
+        bytes.replaceSubrange(24..<28, with: WAVBytes.le(UInt64(sampleRate), 4))
+        bytes.replaceSubrange(28..<32, with: WAVBytes.le(UInt64(sampleRate * channels * 2 & 0xFFFF_FFFF), 4))
+        bytes.replaceSubrange(32..<34, with: WAVBytes.le(UInt64(channels * 2), 2))
+        try Data(bytes).write(to: folder.file("in.wav"))
+    }
+
+    @Test(arguments: [
+        (2_000_000_000, 1, "varispeed", "/in.wav is not a movie or audio file that slowpoke can read (its header says 2000000000 Hz; slowpoke reads sample rates from 1 Hz to 768 kHz)"),
+        (768_001, 1, "spectral", "/in.wav is not a movie or audio file that slowpoke can read (its header says 768001 Hz; slowpoke reads sample rates from 1 Hz to 768 kHz)"),
+        (48000, 100, "timeDomain", "/in.wav is not a movie or audio file that slowpoke can read (its header says 100 channels; slowpoke reads 1 to 64)"),
+        (100, 1, "timeDomain", "the timeDomain algorithm stretches audio of 8 kHz or more, and this is 100 Hz; varispeed plays any rate"),
+        (4000, 1, "spectral", "the spectral algorithm stretches audio of 8 kHz or more, and this is 4000 Hz; varispeed plays any rate"),
+    ])
+    func aWAVHeaderOutsideTheLimitsIsRefused(sampleRate: Int, channels: Int, algorithm: String, message: String) throws {
+        let folder = try TemporaryFolder("broken-wav")
+        try wav(sampleRate: sampleRate, channels: channels, in: folder)
+        let result = try bounded(["stretch", "in.wav", "out.wav", "--rate", "0.5", "--algorithm", algorithm, "--progress", "none"], in: folder)
+        #expect(!result.timedOut && !result.signalled && result.status == 1, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.hasPrefix("slowpoke: error: ") && result.stderr.hasSuffix(message + "\n"), "\(result.stderr)")
+        #expect(!result.stderr.contains("RubberBand"), "\(result.stderr)")
+        #expect(try folder.listing() == ["in.wav"])
+    }
+
+    /// Varispeed plays any rate within the limits, a 100 Hz file too (its sample count halves
+    /// at double speed).
+    @Test func varispeedPlaysALowSampleRate() throws {
+        let folder = try TemporaryFolder("broken-wav")
+        try wav(sampleRate: 100, channels: 1, in: folder)
+        let result = try bounded(["stretch", "in.wav", "out.wav", "--rate", "2", "--algorithm", "varispeed", "--progress", "none"], in: folder)
+        #expect(!result.signalled && result.status == 0, "\(result.stderr)")
+        let probe = try TestSupport.ffprobe(folder.file("out.wav"), ["-show_streams"])
+        let stream = try #require((probe["streams"] as? [[String: Any]])?.first)
+        #expect(stream["sample_rate"] as? String == "100")
+        #expect(stream["duration_ts"] as? Int == 24000)
+    }
+
     /// A number on the command line is read whole.
     @Test(arguments: ["4/2/2", "1//2", "1/2/", "0.5x", "1/2 3"])
     func aRateWithTrailingGarbageIsAnError(rate: String) throws {
