@@ -88,6 +88,33 @@ import Testing
         #expect(stream["duration_ts"] as? Int == 24000)
     }
 
+    /// One NaN and one infinity in a float WAV: the stretch is finite everywhere, the tone is
+    /// still there, Rubber Band prints nothing, and one warning counts them.
+    @Test(arguments: ["spectral", "timeDomain", "varispeed"])
+    func nonFiniteSamplesBecomeSilenceWithOneWarning(algorithm: String) throws {
+        let folder = try TemporaryFolder("broken-nan")
+        var bytes = [UInt8](WAVBytes.make(.f32, channels: 2, sampleRate: 48000, frames: 48000))
+        let data = bytes.count - 48000 * 8
+        bytes.replaceSubrange((data + 12000 * 8)..<(data + 12000 * 8 + 4), with: WAVBytes.le(0x7FC0_0000, 4))
+        bytes.replaceSubrange((data + 24000 * 8 + 4)..<(data + 24000 * 8 + 8), with: WAVBytes.le(0x7F80_0000, 4))
+        try Data(bytes).write(to: folder.file("in.wav"))
+        let result = try bounded(["stretch", "in.wav", "out.wav", "--rate", "0.5", "--algorithm", algorithm, "--progress", "none"], in: folder)
+        #expect(!result.signalled && result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("MovingMedian"))
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines == ["slowpoke: warning: \(folder.url.path)/in.wav: 2 non-finite samples (NaN or infinity) replaced with silence"], "\(lines)")
+        var checked = 0
+        for channel in 0..<2 {
+            let samples = try TestSupport.decodeAudio(folder.file("out.wav"), channel: channel)
+            #expect(samples.count >= 95000)
+            #expect(samples.allSatisfy { $0.isFinite }, "channel \(channel): \(samples.filter { !$0.isFinite }.count) non-finite")
+            // The tone (0.5 peak, 0.35 RMS) plays on in both halves.
+            #expect(Signals.rms(samples[10000..<40000]) > 0.25 && Signals.rms(samples[60000..<90000]) > 0.25)
+            checked += 1
+        }
+        #expect(checked == 2)
+    }
+
     /// A number on the command line is read whole.
     @Test(arguments: ["4/2/2", "1//2", "1/2/", "0.5x", "1/2 3"])
     func aRateWithTrailingGarbageIsAnError(rate: String) throws {
