@@ -115,6 +115,35 @@ import Testing
         #expect(checked == 2)
     }
 
+    /// A slow-motion sidecar's numbers are read exactly: a rate of 1e300 or a CMTime value of
+    /// 1e30 is refused by name (they trapped converting to 64-bit integers).
+    @Test(arguments: [
+        ("1e300", "600", "600", "its slowMotion rate 1e+300 is not a fraction slowpoke can play"),
+        ("0.25", "1e30", "600", "its region's start is not a CMTime with a whole value and a positive timescale"),
+        ("0.25", "600", "1099511627776", "its region's start is not a CMTime with a whole value and a positive timescale"),
+        ("0.25", "600.5", "600", "its region's start is not a CMTime with a whole value and a positive timescale"),
+    ])
+    func aSidecarNumberOutsideItsTypeIsRefusedByName(rate: String, value: String, timescale: String, reason: String) throws {
+        let folder = try TemporaryFolder("broken-sidecar")
+        try folder.copy(media: "clip240.mp4", as: "clip.mp4")
+        #expect(try slowpoke("open", "clip.mp4", in: folder).status == 0)
+        let script = """
+            import plistlib, sys
+            inner = plistlib.dumps({"slowMotion": {"rate": \(rate), "regions": [{"timeRange": {
+                "start": {"value": \(value), "timescale": \(timescale), "flags": 1, "epoch": 0},
+                "duration": {"value": 600, "timescale": 600, "flags": 1, "epoch": 0}}}]}}, fmt=plistlib.FMT_BINARY)
+            outer = {"adjustmentData": inner, "adjustmentFormatIdentifier": "com.apple.video.slomo", "adjustmentFormatVersion": "1.1"}
+            open(sys.argv[1], "wb").write(plistlib.dumps(outer, fmt=plistlib.FMT_XML))
+            """
+        try #require(try TestSupport.tool("python3", ["-c", script, folder.file("clip.AAE").path]).status == 0)
+        let before = try Data(contentsOf: folder.file("clip.slowpoke"))
+        let result = try bounded(["slomo"], in: folder)
+        #expect(!result.signalled && result.status == 1, "\(result.status) \(result.stderr)")
+        #expect(result.stderr.contains("/clip.AAE is not a slow-motion sidecar slowpoke can read (\(reason)); the document was left unchanged"),
+                "\(result.stderr)")
+        #expect(try Data(contentsOf: folder.file("clip.slowpoke")) == before)
+    }
+
     /// A number on the command line is read whole.
     @Test(arguments: ["4/2/2", "1//2", "1/2/", "0.5x", "1/2 3"])
     func aRateWithTrailingGarbageIsAnError(rate: String) throws {
