@@ -46,8 +46,39 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         }
         let range = try TimeRange(start: .zero, duration: length)
         return Asset(tracks: [primaryVideo, primaryAudio].compactMap { stream in
-            stream.map { Asset.Track(trackID: Int32($0.index), mediaType: $0.kind == .video ? .video : .audio, timeRange: range) }
+            stream.map { Asset.Track(trackID: Int32(clamping: $0.index), mediaType: $0.kind == .video ? .video : .audio, timeRange: range) }
         })
+    }
+
+    /// The first number in these facts that no movie can have, as the field's path and what is
+    /// wrong with it (`streams[0].index`, `is 4294967296; a stream index is 0 to 2147483647`),
+    /// or nil. A document is read by strangers' tools and hand edits: its numbers are checked
+    /// once, when it is read, so that no later conversion (a stream index to 32 bits) can trap.
+    public func outOfRangeField() -> (field: String, problem: String)? {
+        func check(_ value: Int?, _ range: ClosedRange<Int>, _ what: String) -> String? {
+            guard let value, !range.contains(value) else { return nil }
+            return "is \(value); \(what) is \(range.lowerBound) to \(range.upperBound)"
+        }
+        if fileSize < 0 { return ("fileSize", "is \(fileSize); a size is not negative") }
+        if let bitRate, bitRate < 0 { return ("bitRate", "is \(bitRate); a bit rate is not negative") }
+        let int32 = 0...Int(Int32.max)
+        for (i, stream) in streams.enumerated() {
+            let checks: [(String, String?)] = [
+                ("index", check(stream.index, int32, "a stream index")),
+                ("width", check(stream.width, 0...65535, "a width")),
+                ("height", check(stream.height, 0...65535, "a height")),
+                ("frameCount", check(stream.frameCount, int32, "a frame count")),
+                ("sampleRate", check(stream.sampleRate, 1...Int(Int32.max), "a sample rate")),
+                ("channels", check(stream.channels, 1...65535, "a channel count")),
+                ("bitRate", stream.bitRate.flatMap { $0 < 0 ? "is \($0); a bit rate is not negative" : nil }),
+                ("rotation", stream.rotation.flatMap { $0.isFinite && abs($0) <= 360 ? nil : "is \($0); a rotation is -360 to 360 degrees" }),
+            ]
+            if case let (field, problem)? = checks.first(where: { $0.1 != nil }) { return ("streams[\(i)].\(field)", problem!) }
+            if streams[..<i].contains(where: { $0.index == stream.index }) {
+                return ("streams[\(i)].index", "is \(stream.index), the index of an earlier stream too")
+            }
+        }
+        return nil
     }
 }
 

@@ -146,8 +146,18 @@ extension Rational {
     public init(parsing text: String) throws(CompositionError) {
         let trimmed = text.trimmingWhitespace()
         if let slash = trimmed.firstIndex(of: "/") {
-            let top = try Rational(parsing: String(trimmed[..<slash]))
-            let bottom = try Rational(parsing: String(trimmed[trimmed.index(after: slash)...]))
+            // One slash: `4/2/2` is not a number (it was read as 4 / (2/2)).
+            // One slash, and both sides plain numbers, said of the whole text: `4/2/2` is not a
+            // number (it was read as 4 / (2/2)).
+            func part(_ part: Substring) throws(CompositionError) -> Rational {
+                guard !part.contains("/") else { throw .invalidRational("\"\(text)\" is not a number; write 0.25, 1/4 or 30000/1001") }
+                do throws(CompositionError) { return try Rational(parsing: String(part)) } catch {
+                    guard case .invalidRational = error else { throw error }
+                    throw .invalidRational("\"\(text)\" is not a number; write 0.25, 1/4 or 30000/1001")
+                }
+            }
+            let top = try part(trimmed[..<slash])
+            let bottom = try part(trimmed[trimmed.index(after: slash)...])
             guard !bottom.isZero else { throw .invalidRational("\"\(text)\" divides by zero") }
             self = try top / bottom
             return

@@ -70,6 +70,9 @@ public final class AudioFileReader: AudioSource {
         guard parameters.sample_rate > 0, parameters.ch_layout.nb_channels > 0 else {
             throw .notMedia(path: path, reason: "its audio stream has no sample rate or channels")
         }
+        if let refusal = AudioFormat.refusal(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels)) {
+            throw .notMedia(path: path, reason: refusal)
+        }
         format = AudioFormat(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         timeBase = stream.pointer.pointee.time_base
         tickSamples = max(1, av_rescale_q_rnd(1, timeBase, AVRational(num: 1, den: parameters.sample_rate), AV_ROUND_UP))

@@ -50,6 +50,7 @@ final class RenderedAudio: @unchecked Sendable {
         self.segments = segments
         sourceOrigin = try origin.rescaled(to: Int32(reader.format.sampleRate)).value
         reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
+        renderer.onWarning = { [unowned self] message in lock.withLock { warnings.append("\(url.path): \(message)") } }
         start()
     }
 

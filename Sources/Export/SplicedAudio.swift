@@ -152,6 +152,7 @@ final class SplicedAudio: @unchecked Sendable {
                     let reader = w == 0 ? reader : try AudioFileReader(url: url, stream: stream)
                     if w > 0 { reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } } }
                     let renderer = TimelineRenderer(format: reader.format, settings: settings)
+                    renderer.onWarning = { [unowned self] message in lock.withLock { warnings.append("\(url.path): \(message)") } }
                     for k in stride(from: w, to: stretches.count, by: count) {
                         try encode(stretches[k], reader: reader, renderer: renderer)
                     }

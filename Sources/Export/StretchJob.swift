@@ -65,6 +65,7 @@ public struct StretchJob: Sendable {
             target: TimeRange(start: .zero, duration: length.multiplied(by: rate.reciprocal)))
         let renderer = TimelineRenderer(format: reader.format, settings: settings)
         renderer.ditherTimeDomainInput = !reader.hasCoarseQuantisation
+        renderer.onWarning = { [input] in warning("\(input.path): \($0)") }
         // Sample conversion and writing run on a second core, leaving this one to Rubber Band.
         let output = BackgroundConsumer<(samples: [[Float]], count: Int)>(
             name: "slowpoke stretch writer", consume: { try write($0.samples, $0.count) },

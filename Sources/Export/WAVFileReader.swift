@@ -69,7 +69,9 @@ public final class WAVFileReader: AudioSource {
     /// Returns nil for anything else (another container, a compressed WAV, a header it cannot
     /// make sense of), for ``AudioFileReader`` to try instead.
     ///
-    /// Throws, with ``AudioFileReader``'s wording, only when the file is missing or empty.
+    /// Throws, with ``AudioFileReader``'s wording, when the file is missing or empty, and when
+    /// its header's sample rate or channel count is outside ``AudioFormat/sampleRates`` or
+    /// ``AudioFormat/channelCounts``.
     public static func open(url: URL) throws(ExportError) -> WAVFileReader? {
         let path = url.path
         if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
@@ -91,6 +93,11 @@ public final class WAVFileReader: AudioSource {
         guard let layout = parseHeader(descriptor: descriptor, fileSize: Int64(status.st_size)) else {
             close(descriptor)
             return nil
+        }
+        if let refusal = AudioFormat.refusal(sampleRate: layout.sampleRate, channels: layout.channels) {
+            // Refused here: libav would read such a header as it stands.
+            close(descriptor)
+            throw .notMedia(path: path, reason: refusal)
         }
         return WAVFileReader(path: path, descriptor: descriptor, layout: layout)
     }

@@ -31,7 +31,8 @@ extension OTIO {
         }
         try refuseEffects(stack, label: "the timeline's top-level stack")
         let version = ((object["metadata"] as? [String: Any])?["slowpoke"] as? [String: Any])?["version"] as? NSNumber
-        let spans: SourceRangeConvention = version?.intValue == 1 ? .mediaSpan : .trackLength
+        // Exactly 1: `intValue` reads 1.5 as 1 (and 1e300 as Int.min).
+        let spans: SourceRangeConvention = version.flatMap { Int(exactly: $0) } == 1 ? .mediaSpan : .trackLength
         let children = stack["children"] as? [Any] ?? []
         var tracks: [OTIOTimeline.Track] = []
         for (index, child) in children.enumerated() {

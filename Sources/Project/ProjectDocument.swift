@@ -145,6 +145,9 @@ extension ProjectDocument: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         movie = try c.decode(MovieReference.self, forKey: .movie)
         media = try c.decode(MediaInfo.self, forKey: .media)
+        if case let (field, problem)? = media.outOfRangeField() {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "media.\(field) \(problem)"))
+        }
         timeline = try c.decode(Composition.self, forKey: .timeline)
         history = try c.decode(EditHistory.self, forKey: .history)
     }

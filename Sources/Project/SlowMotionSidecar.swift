@@ -100,16 +100,17 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     /// it must say valid (bit 0) and no special value (bits 2 to 4).
     private static func time(_ entry: Any?, field: String, fail: (String) -> SidecarError) throws(SidecarError) -> Time {
         guard let dictionary = entry as? [String: Any] else { throw fail("its region's timeRange has no \(field)") }
-        guard let value = (dictionary["value"] as? NSNumber)?.int64Value,
-              let timescale = (dictionary["timescale"] as? NSNumber)?.int64Value,
-              timescale > 0, timescale <= Int64(Int32.max) else {
+        // Exactly: `int64Value` of 1e30 or 2.5 is some other number (or a trap).
+        guard let value = (dictionary["value"] as? NSNumber).flatMap({ Int64(exactly: $0) }),
+              let timescale = (dictionary["timescale"] as? NSNumber).flatMap({ Int32(exactly: $0) }),
+              timescale > 0 else {
             throw fail("its region's \(field) is not a CMTime with a whole value and a positive timescale")
         }
         guard value >= 0 else { throw fail("its region's \(field) is negative (\(value)/\(timescale) s)") }
-        if let flags = (dictionary["flags"] as? NSNumber)?.int64Value, flags & 1 == 0 || flags & 0b11100 != 0 {
-            throw fail("its region's \(field) is not a valid numeric CMTime (flags \(flags))")
+        if let number = dictionary["flags"] as? NSNumber, Int64(exactly: number).map({ $0 & 1 == 0 || $0 & 0b11100 != 0 }) ?? true {
+            throw fail("its region's \(field) is not a valid numeric CMTime (flags \(number))")
         }
-        return Time(value: value, timescale: Int32(timescale))
+        return Time(value: value, timescale: timescale)
     }
 
     /// The fraction with the smallest denominator up to 1024 within 1e-6 of `x`: a rate stored
@@ -117,8 +118,9 @@ public struct SlowMotionSidecar: Sendable, Hashable {
     static func fraction(_ x: Double) -> Rational? {
         for denominator in Int64(1)...1024 {
             let numerator = (x * Double(denominator)).rounded()
-            guard numerator >= 1, abs(numerator / Double(denominator) - x) <= 1e-6 * max(1, x) else { continue }
-            return try? Rational(Int64(numerator), denominator)
+            guard numerator >= 1, abs(numerator / Double(denominator) - x) <= 1e-6 * max(1, x),
+                  let whole = Int64(exactly: numerator) else { continue }
+            return try? Rational(whole, denominator)
         }
         return nil
     }

@@ -9,6 +9,29 @@ public struct AudioFormat: Sendable, Hashable {
     }
 }
 
+extension AudioFormat {
+    /// The sample rates slowpoke reads: 1 Hz to 768 kHz (16 × 48 kHz, the highest rate audio
+    /// interfaces and formats use). A header outside it is damaged or hostile: 2,000,000,000 Hz
+    /// would overflow the resampler's and the timeline's 32-bit rates.
+    public static let sampleRates = 1...768_000
+    /// The channel counts slowpoke reads: 1 to 64 (seventh-order ambisonics has 64). Every
+    /// channel costs buffers and, with timeDomain, a Rubber Band thread; a header claiming 65535
+    /// channels would ask for gigabytes before reading a sample.
+    public static let channelCounts = 1...64
+
+    /// Why a file whose header says `sampleRate` Hz and `channels` channels is not read, or nil
+    /// when both are within ``sampleRates`` and ``channelCounts``.
+    public static func refusal(sampleRate: Int, channels: Int) -> String? {
+        if !sampleRates.contains(sampleRate) {
+            return "its header says \(sampleRate) Hz; slowpoke reads sample rates from 1 Hz to 768 kHz"
+        }
+        if !channelCounts.contains(channels) {
+            return "its header says \(channels) channels; slowpoke reads 1 to 64"
+        }
+        return nil
+    }
+}
+
 /// Audio that can be read at any frame position, such as a decoded file. Reading twice from
 /// the same place gives the same samples; frames before 0 or past the end read as silence.
 public protocol AudioSource: AnyObject {

@@ -16,6 +16,8 @@ public final class RealtimeTimePitch {
     private var engine: Engine
     /// Rendered but not yet returned output.
     private var fifo: [[Float]]
+    /// NaN and infinite input samples, replaced with silence (see ``NonFiniteSamples``).
+    private var nonFinite = NonFiniteSamples()
     /// Source frame (fractional) of the next frame returned.
     private var fifoSourceStart: Double = 0
     /// Source frames handed to the engine so far.
@@ -98,7 +100,9 @@ public final class RealtimeTimePitch {
         while fifo[0].count < count {
             let want = engine.framesWanted
             let start = Int64(consumed.rounded())
-            let block = try input(start, want)
+            var block = try input(start, want)
+            // NaN or infinity would stay in Rubber Band's state for the rest of the preview.
+            nonFinite.scrub(&block, count: want, at: start)
             consumed = Double(start + Int64(want))
             let out = engine.process(block, count: want)
             for c in fifo.indices { fifo[c].append(contentsOf: out[c]) }

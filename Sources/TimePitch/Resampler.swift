@@ -11,19 +11,16 @@ final class Resampler {
     /// rate 2 halves the length and raises the pitch an octave.
     init(channels: Int, rate: Rational, sampleRate: Int) throws(TimePitchError) {
         self.channels = channels
-        // The ratio is exact when numerator and denominator fit libswresample's int rates.
-        var inRate = Int64(sampleRate) * rate.numerator, outRate = Int64(sampleRate) * rate.denominator
-        if inRate > Int64(Int32.max) || outRate > Int64(Int32.max) {
-            inRate = Int64(sampleRate)
-            outRate = Int64((Double(sampleRate) / rate.doubleValue).rounded())
+        guard case let (inRate, outRate)? = Self.rates(sampleRate: sampleRate, rate: rate) else {
+            throw .engine("libswresample cannot play \(sampleRate) Hz audio at rate \(rate): the rates do not fit its 32-bit integers")
         }
         var outLayout = AVChannelLayout(), inLayout = AVChannelLayout()
         av_channel_layout_default(&outLayout, Int32(channels))
         av_channel_layout_default(&inLayout, Int32(channels))
         defer { av_channel_layout_uninit(&outLayout); av_channel_layout_uninit(&inLayout) }
         var swr: OpaquePointer?
-        let allocated = swr_alloc_set_opts2(&swr, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(outRate),
-                                            &inLayout, AV_SAMPLE_FMT_FLTP, Int32(inRate), 0, nil)
+        let allocated = swr_alloc_set_opts2(&swr, &outLayout, AV_SAMPLE_FMT_FLTP, outRate,
+                                            &inLayout, AV_SAMPLE_FMT_FLTP, inRate, 0, nil)
         guard allocated >= 0, let swr else { throw .engine("libswresample could not be set up for rate \(rate)") }
         context = swr
         // A longer, steeper filter than the default: varispeed is heard, not just previewed.
@@ -34,6 +31,23 @@ final class Resampler {
     }
 
     deinit { swr_free(&context) }
+
+    /// libswresample's input and output rates for playing `sampleRate` audio at `rate`: exact
+    /// (`sampleRate × numerator` in, `sampleRate × denominator` out) when both fit its `int`s,
+    /// else the nearest whole output rate for the sample rate in; nil when even that does not
+    /// fit (every product is checked, so no header's rate can trap).
+    static func rates(sampleRate: Int, rate: Rational) -> (in: Int32, out: Int32)? {
+        let base = Int64(sampleRate)
+        let (inRate, inOverflow) = base.multipliedReportingOverflow(by: rate.numerator)
+        let (outRate, outOverflow) = base.multipliedReportingOverflow(by: rate.denominator)
+        if !inOverflow, !outOverflow, let a = Int32(exactly: inRate), let b = Int32(exactly: outRate), a > 0, b > 0 {
+            return (a, b)
+        }
+        let approximate = (Double(sampleRate) / rate.doubleValue).rounded()
+        guard let a = Int32(exactly: base), a > 0, approximate.isFinite, approximate >= 1,
+              approximate <= Double(Int32.max) else { return nil }
+        return (a, Int32(approximate))
+    }
 
     private var inBuffer: PlanarBuffer?
     private var outBuffer: PlanarBuffer?

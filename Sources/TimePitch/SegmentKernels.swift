@@ -11,7 +11,7 @@ extension TimelineRenderer {
         let end = min(plan.outEnd + Int64(plan.fadeOut), window?.upperBound ?? .max)
         while position < end {
             let count = Int(min(Int64(blockSize), end - position))
-            try source.read(at: plan.sourceStart + (position - plan.outStart), count: count, into: &buffer)
+            try readFinite(from: source, at: plan.sourceStart + (position - plan.outStart), count: count, into: &buffer)
             try emit(buffer, count, position)
             position += Int64(count)
         }
@@ -121,7 +121,7 @@ extension TimelineRenderer {
     /// Reads source frames for `plan`; past the end of a piece that ends at an onset, silence,
     /// so that the onset cannot leak into it.
     func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, into buffer: inout [[Float]]) throws {
-        try source.read(at: position, count: count, into: &buffer)
+        try readFinite(from: source, at: position, count: count, into: &buffer)
         guard let silent = plan.silentFrom, position + Int64(count) > silent else { return }
         let from = Int(max(0, silent - position))
         for c in buffer.indices { for i in from..<count { buffer[c][i] = 0 } }
@@ -137,13 +137,20 @@ extension TimelineRenderer {
         let wantedEnd = min(plan.outEnd + Int64(plan.fadeOut), window?.upperBound ?? .max)
         while offset < count || offset == count {
             let n = min(blockSize, count - offset)
-            if n > 0 { try source.read(at: first + Int64(offset), count: n, into: &input) }
+            if n > 0 { try readFinite(from: source, at: first + Int64(offset), count: n, into: &input) }
             let (output, got) = try resampler.convert(input, count: n, flush: n == 0)
             try deliver(output, count: got, at: origin + produced, plan: plan, emit: emit)
             produced += Int64(got)
             if n == 0 || origin + produced >= wantedEnd { break }
             offset += n
         }
+    }
+
+    /// Reads source frames with NaN and infinite samples replaced by silence (see
+    /// ``NonFiniteSamples``): every kernel's input goes through here.
+    func readFinite(from source: AudioSource, at position: Int64, count: Int, into buffer: inout [[Float]]) throws {
+        try source.read(at: position, count: count, into: &buffer)
+        nonFinite.scrub(&buffer, count: count, at: position)
     }
 
     /// Passes on the part of a block of output that falls inside the segment and its fades.

@@ -12,9 +12,16 @@ final class Stretcher {
     let channels: Int
     let mode: Mode
 
+    /// The lowest sample rate Rubber Band is given: R3's own minimum (below it, R3 prints a
+    /// warning to stderr and R2 never finishes: a 100 Hz file hung timeDomain for good).
+    static let minimumSampleRate = 8000
+
     init(sampleRate: Int, channels: Int, algorithm: TimePitchAlgorithm, mode: Mode,
          timeRatio: Double, pitchScale: Double) throws(TimePitchError) {
         precondition(algorithm != .varispeed, "varispeed resamples; it does not stretch")
+        guard sampleRate >= Self.minimumSampleRate, let rate = UInt32(exactly: sampleRate), let count = UInt32(exactly: channels) else {
+            throw .unsupportedFormat("the \(algorithm) algorithm stretches audio of 8 kHz or more, and this is \(sampleRate) Hz; varispeed plays any rate")
+        }
         var options = mode == .offline ? RubberBandOptionProcessOffline.rawValue : RubberBandOptionProcessRealTime.rawValue
         if algorithm == .spectral { options |= RubberBandOptionEngineFiner.rawValue }
         if mode == .realTime {
@@ -23,7 +30,7 @@ final class Stretcher {
         } else if pitchScale != 1 {
             options |= RubberBandOptionPitchHighQuality.rawValue
         }
-        guard let state = rubberband_new(UInt32(sampleRate), UInt32(channels), RubberBandOptions(Int32(bitPattern: options)), timeRatio, pitchScale) else {
+        guard let state = rubberband_new(rate, count, RubberBandOptions(Int32(bitPattern: options)), timeRatio, pitchScale) else {
             throw .engine("Rubber Band could not be set up for \(sampleRate) Hz, \(channels) channels")
         }
         self.state = state

@@ -47,6 +47,11 @@ public final class TimelineRenderer {
     public var joinsSteps = true
     /// The output frames the render in progress writes, when it writes only some (see `render`).
     var window: Range<Int64>?
+    /// Told, once per render that met any, how many NaN or infinite source samples were
+    /// replaced with silence ("3 non-finite samples (NaN or infinity) replaced with silence").
+    public var onWarning: ((String) -> Void)?
+    /// The NaN and infinite samples found in the source so far (see ``NonFiniteSamples``).
+    var nonFinite = NonFiniteSamples()
 
     /// Renders `segments` (a composition track's, tiling its timeline from 0) reading `source`,
     /// and returns the number of frames written to `sink`. `progress` receives the fraction done.
@@ -92,6 +97,9 @@ public final class TimelineRenderer {
             }
         }
         try mixer.flush(upTo: total, into: sink)
+        if let count = nonFinite.takeNewCount() {
+            onWarning?("\(count) non-finite sample\(count == 1 ? "" : "s") (NaN or infinity) replaced with silence")
+        }
         try progress?(1)
         return mixer.flushed - start
     }

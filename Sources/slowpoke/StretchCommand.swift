@@ -18,6 +18,10 @@ struct Stretch: ParsableCommand {
               timeDomain  Rubber Band R2: faster, pitch kept, suits speech
               varispeed   resampling, like tape: pitch follows the rate
 
+            Files of 1 Hz to 768 kHz and 1 to 64 channels are read (a header saying otherwise is \
+            refused); spectral and timeDomain need 8 kHz or more. NaN and infinite samples in a \
+            float file are played as silence, and a warning says how many there were.
+
             Examples:
               slowpoke stretch solo.wav solo-slow.wav --rate 0.5
               slowpoke stretch bark.m4a growl.wav --rate 1/4 --algorithm varispeed

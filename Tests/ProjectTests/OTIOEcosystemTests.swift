@@ -190,5 +190,9 @@ let issueEDL = """
         // The same file without its version reads as OTIO does: the 1.8 s clip consumes 0.45 s.
         let unversioned = text.replacingOccurrences(of: "\"version\":1", with: "\"version\":3")
         #expect(describe(try importOTIO(unversioned).tracks[0]) == ["0-3.2 <- 0-3.2 @1", "3.2-5 <- 3.2-3.65 @1/4", "5-10 <- 5-10 @1"])
+        // Only version 1 itself is version 1: 1.5 is not (it was read as its integer part).
+        let fractional = text.replacingOccurrences(of: "\"version\":1", with: "\"version\":1.5")
+        #expect(fractional != text)
+        #expect(describe(try importOTIO(fractional).tracks[0]) == ["0-3.2 <- 0-3.2 @1", "3.2-5 <- 3.2-3.65 @1/4", "5-10 <- 5-10 @1"])
     }
 }
