@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func edlFiles() throws {
-        let run = try FuzzRun(kind: "edl", defaultCases: 30)
+        let run = try FuzzRun(kind: "edl", defaultCases: 60)
         let base = """
             TITLE: fuzz
             FCM: NON-DROP FRAME
