@@ -109,6 +109,9 @@ public struct StreamInfo: Sendable, Hashable, Codable {
     public var channels: Int?
     public var channelLayout: String?
     public var sampleFormat: String?
+    /// When the stream's format changes mid-file: every format with the time it starts (the
+    /// first at the stream's start); nil when it keeps one format.
+    public var formatChanges: [AudioFormatChange]?
 
     public init(index: Int, kind: Kind, codec: String, timeBase: Rational) {
         self.index = index

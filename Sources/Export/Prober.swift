@@ -115,8 +115,14 @@ public enum Prober {
             /// time, the samples it decodes to and those dropped at its end (gapless MP3, Ogg Opus).
             var skipped: Int64 = 0
             var last: (pts: Int64, samples: Int64?, discarded: Int64)?
+            /// Audio: its frames' formats.
+            var formats: AudioFormatScan?
         }
         var tallies = [Tally](repeating: Tally(), count: streams.count)
+        for i in streams.indices where streams[i].kind == .audio {
+            tallies[i].formats = AudioFormatScan(stream: input.stream(i).pointer, origin: input.pointer.pointee.start_time,
+                                                 raw: AudioFormatScan.isRaw(input))
+        }
         // A packet without a presentation time (AVI's H.264 has only decode times) is shown
         // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
@@ -140,6 +146,7 @@ public enum Prober {
             // Video an edit list hides (a trim without re-encoding) is never shown.
             if streams[index].kind == .video && p.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
             if streams[index].kind == .audio {
+                tallies[index].formats?.add(p)
                 let trim = Self.trimmedSamples(p)
                 if tallies[index].first.map({ pts < $0 }) ?? true { tallies[index].skipped = trim.start }
                 if tallies[index].last.map({ pts >= $0.pts }) ?? true {
@@ -187,6 +194,7 @@ public enum Prober {
                 // The container's stated duration excludes encoder priming that an edit list
                 // hides; fall back to the packet span when there is none.
                 streams[index].frameCount = tally.count
+                streams[index].formatChanges = tally.formats?.changes
                 streams[index].presentationDuration = streams[index].duration ?? time(end - max(first, 0), timeBase)
                 // A stream whose last packet drops its end (the encoder's padding) lasts from its
                 // first kept sample to its last, which its stated duration overstates (MP3 with a

@@ -97,7 +97,12 @@ public struct StreamPlan: Sendable, Encodable {
                 else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
             } else if audio.contains(i) {
                 let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: 0)
-                if untouched && holds {
+                if let changes = try? AudioFormatScan.changes(path: input.path, stream: i) {
+                    // Copied packets would splice formats that one output stream cannot state.
+                    let target = Self.displayName(choice.codec)
+                    entry(.retimed, "retimed through the timeline, encoded whole as \(target) in one format (\(AudioFormatChange.declared(changes).formatName)): it changes format mid-file")
+                    notes[i] = AudioFormatChange.summary(changes) + "; it is encoded whole as \(target)"
+                } else if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
                 } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, muxer: muxer) {
                     entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")

@@ -195,8 +195,14 @@ enum Report {
             if let order = s.fieldOrder { parts.append(order == "topFirst" ? "interlaced, top field first" : "interlaced, bottom field first") }
             if let n = s.frameCount { parts.append("\(n) frames") }
         case .audio:
-            if let r = s.sampleRate { parts.append("\(r) Hz") }
-            if let l = s.channelLayout ?? s.channels.map({ "\($0) channels" }) { parts.append(l) }
+            if let changes = s.formatChanges {
+                // The header's format is whichever the prober decoded; the frames say more.
+                parts.append(changes[0].formatName)
+                parts.append("then " + changes.dropFirst().map { "\($0.formatName) at \($0.time.formatted3) s" }.joined(separator: ", then "))
+            } else {
+                if let r = s.sampleRate { parts.append("\(r) Hz") }
+                if let l = s.channelLayout ?? s.channels.map({ "\($0) channels" }) { parts.append(l) }
+            }
             if let f = s.sampleFormat { parts.append(f) }
         default:
             break
@@ -236,4 +242,9 @@ extension StreamPlan.Fate {
         case .leftOut: "LEFT OUT"
         }
     }
+}
+
+private extension Double {
+    /// Seconds with three decimals, as `info` shows a time.
+    var formatted3: String { String(format: "%.3f", self) }
 }
