@@ -37,6 +37,8 @@ struct AVLibraries: @unchecked Sendable {
     typealias FindInputFormat = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>?
     typealias GuessFormat = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>?
     typealias QueryCodec = @convention(c) (UnsafePointer<AVOutputFormat>?, AVCodecID, Int32) -> Int32
+    typealias CodecGetID = @convention(c) (UnsafePointer<OpaquePointer?>?, UInt32) -> AVCodecID
+    typealias CodecGetTag2 = @convention(c) (UnsafePointer<OpaquePointer?>?, AVCodecID, UnsafeMutablePointer<UInt32>?) -> Int32
     typealias ReadFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
     typealias SeekFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int32) -> Int32
     typealias SeekFile = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int64, Int64, Int32) -> Int32
@@ -88,6 +90,8 @@ struct AVLibraries: @unchecked Sendable {
     let findInputFormat: FindInputFormat
     let guessFormat: GuessFormat
     let queryCodec: QueryCodec
+    let codecGetID: CodecGetID
+    let codecGetTag2: CodecGetTag2
     let readFrame: ReadFrame
     let seekFrame: SeekFrame
     let seekFile: SeekFile
@@ -158,6 +162,8 @@ struct AVLibraries: @unchecked Sendable {
         findInputFormat = try symbol(avformat, "av_find_input_format")
         guessFormat = try symbol(avformat, "av_guess_format")
         queryCodec = try symbol(avformat, "avformat_query_codec")
+        codecGetID = try symbol(avformat, "av_codec_get_id")
+        codecGetTag2 = try symbol(avformat, "av_codec_get_tag2")
         readFrame = try symbol(avformat, "av_read_frame")
         seekFrame = try symbol(avformat, "av_seek_frame")
         seekFile = try symbol(avformat, "avformat_seek_file")
@@ -214,6 +220,8 @@ func avformat_close_input(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVForma
 @discardableResult func av_find_best_stream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
 @discardableResult func av_find_input_format(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
 func avformat_query_codec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
+func av_codec_get_id(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
+func av_codec_get_tag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
 @discardableResult func av_guess_format(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
 @discardableResult func av_read_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
 @discardableResult func av_seek_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }

@@ -20,6 +20,8 @@ import Testing
         let findInputFormat: AVLibraries.FindInputFormat = av_find_input_format
         let guessFormat: AVLibraries.GuessFormat = av_guess_format
         let queryCodec: AVLibraries.QueryCodec = avformat_query_codec
+        let codecGetID: AVLibraries.CodecGetID = av_codec_get_id
+        let codecGetTag2: AVLibraries.CodecGetTag2 = av_codec_get_tag2
         let readFrame: AVLibraries.ReadFrame = av_read_frame
         let seekFrame: AVLibraries.SeekFrame = av_seek_frame
         let seekFile: AVLibraries.SeekFile = avformat_seek_file
@@ -70,6 +72,8 @@ import Testing
         #expect(address(library.findInputFormat) == address(findInputFormat), "av_find_input_format")
         #expect(address(library.guessFormat) == address(guessFormat), "av_guess_format")
         #expect(address(library.queryCodec) == address(queryCodec), "avformat_query_codec")
+        #expect(address(library.codecGetID) == address(codecGetID), "av_codec_get_id")
+        #expect(address(library.codecGetTag2) == address(codecGetTag2), "av_codec_get_tag2")
         #expect(address(library.readFrame) == address(readFrame), "av_read_frame")
         #expect(address(library.seekFrame) == address(seekFrame), "av_seek_frame")
         #expect(address(library.seekFile) == address(seekFile), "avformat_seek_file")
