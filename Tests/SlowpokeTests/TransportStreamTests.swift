@@ -77,5 +77,45 @@ import Testing
         }
         #expect(checked == 3)
     }
-}
 
+    /// Two recordings joined with `cat`: the continuity counters jump at the join, and the
+    /// demuxer flags the packet it was assembling as corrupt, though no byte is missing and
+    /// ffmpeg decodes it cleanly. Passthrough keeps every frame (it dropped two as "damaged");
+    /// a stream that really lost bytes is still cut to its next keyframe.
+    @Test func aCatJoinIsNotDamageButLostBytesAre() throws {
+        let folder = try TemporaryFolder("ts-join")
+        var parts: [String] = []
+        for k in 0..<2 {
+            let part = folder.file("p\(k).ts")
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                                                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+                                                       "-output_ts_offset", "\(2 * k)", "-f", "mpegts", part.path])
+            try #require(made.status == 0, "\(made.stderr)")
+            parts.append(part.path)
+        }
+        let joined = folder.file("joined.ts")
+        try #require(try TestSupport.tool("sh", ["-c", "cat \(parts.joined(separator: " ")) > \(joined.path)"]).status == 0)
+        // Bytes lost in transit: 30 TS packets from the middle of the first clip's video.
+        let data = try Data(contentsOf: folder.file("p0.ts"))
+        let cut = (data.count / 2 / 188) * 188
+        let lossy = folder.file("lossy.ts")
+        try (data.prefix(cut) + data.suffix(from: cut + 30 * 188)).write(to: lossy)
+        var checked = 0
+        for (movie, damaged) in [(joined, false), (lossy, true)] {
+            try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
+            let output = folder.file("out-\(checked).mkv")
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", movie.deletingPathExtension().appendingPathExtension("slowpoke").path,
+                                                                    "-o", output.path])
+            try #require(export.status == 0, "\(export.stderr)")
+            #expect(export.stderr.contains("damaged") == damaged, "\(movie.lastPathComponent): \(export.stderr)")
+            let out = try TestSupport.frameMD5s(output)
+            #expect(out.errors.isEmpty, "\(movie.lastPathComponent): \(out.errors)")
+            if !damaged {
+                let source = try TestSupport.frameMD5s(movie)
+                #expect(source.md5s.count == 100 && out.md5s == source.md5s, "\(out.md5s.count) frames of \(source.md5s.count)")
+            }
+            checked += 1
+        }
+        #expect(checked == 2)
+    }
+}
