@@ -98,6 +98,9 @@ public struct StreamInfo: Sendable, Hashable, Codable {
     /// For interlaced video, which field comes first: `topFirst` or `bottomFirst`; nil for
     /// progressive or unknown.
     public var fieldOrder: String?
+    /// When the picture size changes mid-file: every size with the time it starts (the first at
+    /// the stream's start); nil when it keeps one.
+    public var sizeChanges: [VideoSizeChange]?
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorSpace: String?

@@ -78,6 +78,9 @@ struct AVLibraries: @unchecked Sendable {
     typealias ParametersCopy = @convention(c) (UnsafeMutablePointer<AVCodecParameters>?, UnsafePointer<AVCodecParameters>?) -> Int32
     typealias ParametersFromContext = @convention(c) (UnsafeMutablePointer<AVCodecParameters>?, UnsafePointer<AVCodecContext>?) -> Int32
     typealias ParametersToContext = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVCodecParameters>?) -> Int32
+    typealias ParserInit = @convention(c) (Int32) -> UnsafeMutablePointer<AVCodecParserContext>?
+    typealias ParserParse2 = @convention(c) (UnsafeMutablePointer<AVCodecParserContext>?, UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int32>?, UnsafePointer<UInt8>?, Int32, Int64, Int64, Int64) -> Int32
+    typealias ParserClose = @convention(c) (UnsafeMutablePointer<AVCodecParserContext>?) -> Void
     typealias SendPacket = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVPacket>?) -> Int32
     typealias ReceiveFrame = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<AVFrame>?) -> Int32
     typealias SendFrame = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVFrame>?) -> Int32
@@ -131,6 +134,9 @@ struct AVLibraries: @unchecked Sendable {
     let parametersCopy: ParametersCopy
     let parametersFromContext: ParametersFromContext
     let parametersToContext: ParametersToContext
+    let parserInit: ParserInit
+    let parserParse2: ParserParse2
+    let parserClose: ParserClose
     let sendPacket: SendPacket
     let receiveFrame: ReceiveFrame
     let sendFrame: SendFrame
@@ -203,6 +209,9 @@ struct AVLibraries: @unchecked Sendable {
         parametersCopy = try symbol(avcodec, "avcodec_parameters_copy")
         parametersFromContext = try symbol(avcodec, "avcodec_parameters_from_context")
         parametersToContext = try symbol(avcodec, "avcodec_parameters_to_context")
+        parserInit = try symbol(avcodec, "av_parser_init")
+        parserParse2 = try symbol(avcodec, "av_parser_parse2")
+        parserClose = try symbol(avcodec, "av_parser_close")
         sendPacket = try symbol(avcodec, "avcodec_send_packet")
         receiveFrame = try symbol(avcodec, "avcodec_receive_frame")
         sendFrame = try symbol(avcodec, "avcodec_send_frame")
@@ -266,3 +275,6 @@ func avcodec_parameters_free(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AV
 @discardableResult func avcodec_receive_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
 @discardableResult func avcodec_send_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
 @discardableResult func avcodec_receive_packet(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
+@discardableResult func av_parser_init(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
+@discardableResult func av_parser_parse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
+func av_parser_close(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }

@@ -115,10 +115,14 @@ public enum Prober {
             /// time, the samples it decodes to and those dropped at its end (gapless MP3, Ogg Opus).
             var skipped: Int64 = 0
             var last: (pts: Int64, samples: Int64?, discarded: Int64)?
-            /// Audio: its frames' formats.
+            /// Audio: its frames' formats; video: its pictures' sizes.
             var formats: AudioFormatScan?
+            var sizes: PictureSizeScan?
         }
         var tallies = [Tally](repeating: Tally(), count: streams.count)
+        for i in streams.indices where streams[i].kind == .video && !streams[i].isAttachedPicture {
+            tallies[i].sizes = PictureSizeScan(input, stream: i)
+        }
         for i in streams.indices where streams[i].kind == .audio {
             tallies[i].formats = AudioFormatScan(stream: input.stream(i).pointer, origin: input.pointer.pointee.start_time,
                                                  raw: AudioFormatScan.isRaw(input))
@@ -160,7 +164,10 @@ public enum Prober {
             tallies[index].count += 1
             tallies[index].first = min(tallies[index].first ?? pts, pts)
             tallies[index].end = max(tallies[index].end ?? Int64.min, pts + max(p.duration, 0))
-            if streams[index].kind == .video { tallies[index].presentationTimes.append(pts) }
+            if streams[index].kind == .video {
+                tallies[index].presentationTimes.append(pts)
+                tallies[index].sizes?.add(p)
+            }
         }
         if let video = streams.firstIndex(where: { $0.kind == .video && !$0.isAttachedPicture }), tallies[video].count == 0, unplaced[video] > 0 {
             let codec = streams[video].codec
@@ -173,6 +180,7 @@ public enum Prober {
             switch streams[index].kind {
             case .video:
                 streams[index].frameCount = tally.count
+                streams[index].sizeChanges = tally.sizes?.changes
                 let times = tally.presentationTimes.sorted()
                 let steps = zip(times.dropFirst(), times).map { $0 - $1 }
                 if let shortest = steps.min(), let longest = steps.max() {

@@ -182,7 +182,7 @@ enum Report {
         var parts = ["stream \(s.index): \(s.kind.rawValue)", s.profile.map { "\(s.codec) (\($0))" } ?? s.codec]
         switch s.kind {
         case .video:
-            if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
+            if let sizes = s.sizeChanges { parts.append(VideoSizeChange.summary(sizes)) } else if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
             if let pf = s.pixelFormat { parts.append(pf) }
             let colour = [s.colorPrimaries, s.colorTransfer, s.colorSpace].compactMap { $0 }
             if !colour.isEmpty { parts.append("colour " + colour.joined(separator: "/")) }

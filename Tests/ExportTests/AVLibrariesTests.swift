@@ -61,6 +61,9 @@ import Testing
         let parametersCopy: AVLibraries.ParametersCopy = avcodec_parameters_copy
         let parametersFromContext: AVLibraries.ParametersFromContext = avcodec_parameters_from_context
         let parametersToContext: AVLibraries.ParametersToContext = avcodec_parameters_to_context
+        let parserInit: AVLibraries.ParserInit = av_parser_init
+        let parserParse2: AVLibraries.ParserParse2 = av_parser_parse2
+        let parserClose: AVLibraries.ParserClose = av_parser_close
         let sendPacket: AVLibraries.SendPacket = avcodec_send_packet
         let receiveFrame: AVLibraries.ReceiveFrame = avcodec_receive_frame
         let sendFrame: AVLibraries.SendFrame = avcodec_send_frame
@@ -113,6 +116,9 @@ import Testing
         #expect(address(library.parametersCopy) == address(parametersCopy), "avcodec_parameters_copy")
         #expect(address(library.parametersFromContext) == address(parametersFromContext), "avcodec_parameters_from_context")
         #expect(address(library.parametersToContext) == address(parametersToContext), "avcodec_parameters_to_context")
+        #expect(address(library.parserInit) == address(parserInit), "av_parser_init")
+        #expect(address(library.parserParse2) == address(parserParse2), "av_parser_parse2")
+        #expect(address(library.parserClose) == address(parserClose), "av_parser_close")
         #expect(address(library.sendPacket) == address(sendPacket), "avcodec_send_packet")
         #expect(address(library.receiveFrame) == address(receiveFrame), "avcodec_receive_frame")
         #expect(address(library.sendFrame) == address(sendFrame), "avcodec_send_frame")
