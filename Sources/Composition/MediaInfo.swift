@@ -15,6 +15,11 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// adjustment). Nil when the movie has no such key.
     public var fullFrameRatePlaybackIntent: String?
 
+    /// The movie's QuickTime metadata keys (`com.apple.quicktime.location.ISO6709`, `make`,
+    /// `model`, `software`, `content.identifier` …) with their values, as libavformat reads them;
+    /// nil when it has none. Exports keep them (see `MovieWriter`).
+    public var quickTimeMetadata: [String: String]?
+
     public static let fullFrameRatePlaybackIntentKey = "com.apple.quicktime.full-frame-rate-playback-intent"
 
     public init(container: String, containerLongName: String?, duration: Time?, bitRate: Int64?,

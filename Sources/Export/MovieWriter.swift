@@ -104,12 +104,26 @@ final class MovieWriter {
         stream.pointee.codecpar.pointee.codec_tag = tag
     }
 
+    /// Whether the movie's metadata holds QuickTime keys (`com.apple.quicktime.location.ISO6709`,
+    /// make, model, software …), which mp4 and mov keep only as `mdta` keys (`use_metadata_tags`;
+    /// FFmpeg 5.1 writes every value as UTF-8 text). In that mode every key is written, so the
+    /// container's own bookkeeping (brands, the encoder) is left out.
+    private func keepsQuickTimeKeys() -> Bool {
+        let name = String(cString: context.pointee.oformat.pointee.name)
+        guard name == "mp4" || name == "mov",
+              av_dict_get(context.pointee.metadata, "com.apple.quicktime.", nil, AV_DICT_IGNORE_SUFFIX) != nil else { return false }
+        for key in ["major_brand", "minor_version", "compatible_brands", "encoder"] {
+            av_dict_set(&context.pointee.metadata, key, nil, 0)
+        }
+        return true
+    }
+
     func writeHeader(videoTimescale: Int32?) throws(ExportError) {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         let name = String(cString: context.pointee.oformat.pointee.name)
         if name == "mp4" || name == "mov" || name == "ipod" {
-            av_dict_set(&options, "movflags", "+faststart", 0)
+            av_dict_set(&options, "movflags", keepsQuickTimeKeys() ? "+faststart+use_metadata_tags" : "+faststart", 0)
             if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
             // mp4 and mov keep no stream title; players show the track's handler name instead.
             for i in 0..<Int(context.pointee.nb_streams) {

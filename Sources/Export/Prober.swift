@@ -33,6 +33,13 @@ public enum Prober {
             fileSize: size,
             streams: streams)
         info.fullFrameRatePlaybackIntent = metadata(context.metadata, MediaInfo.fullFrameRatePlaybackIntentKey)
+        var apple: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(context.metadata, "com.apple.quicktime.", entry, AV_DICT_IGNORE_SUFFIX) {
+            apple[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+            entry = next
+        }
+        info.quickTimeMetadata = apple.isEmpty ? nil : apple
         return info
     }
 

@@ -30,6 +30,9 @@ enum Report {
         if let intent = media.fullFrameRatePlaybackIntent {
             out += "  \(MediaInfo.fullFrameRatePlaybackIntentKey) = \(intent)\n"
         }
+        for (key, value) in (media.quickTimeMetadata ?? [:]).sorted(by: { $0.key < $1.key }) where key != MediaInfo.fullFrameRatePlaybackIntentKey {
+            out += "  \(key) = \(value)\n"
+        }
         out += "\n"
 
         let tracks = document.timeline.tracks
