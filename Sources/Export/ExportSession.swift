@@ -176,6 +176,9 @@ final class ExportSession {
         let writer = try MovieWriter(path: destination.temporary.path, display: destination.destination.path, muxer: muxer)
         let video = try addVideo(writer)
         videoOut = video.stream
+        // The timecode reads what the source's did at the timeline's first frame.
+        let first = segments.first.flatMap { $0.source?.start ?? $0.heldTime }?.seconds ?? 0
+        Timecode.carry(from: source.stream(videoStream.index).pointer, to: video.stream, offset: first)
         try audio.attach(to: writer)
         let globalHeader = writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
         let subtitles = try SubtitleTracks(movie: movie, plan: subtitlePlan, segments: segments, origin: origin,

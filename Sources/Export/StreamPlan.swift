@@ -121,6 +121,9 @@ public struct StreamPlan: Sendable, Encodable {
                 case .convert(let target): entry(.copied, "cues retimed through the timeline, text converted to \(String(cString: avcodec_get_name(target)))")
                 case .leave(let why): entry(.leftOut, why)
                 }
+            } else if codec == "tmcd", let video = videoIndex, av_dict_get(input.stream(video).pointer.pointee.metadata, "timecode", nil, 0) != nil {
+                let kept = ExportSession.isMatroska(muxer) ? "the video's TIMECODE tag" : "a timecode track of its own"
+                entry(.retimed, "the timecode, moved to the timeline's first frame, as \(kept)")
             } else if parameters.codec_type == AVMEDIA_TYPE_ATTACHMENT && muxer == "matroska" {
                 entry(.copied, "copied")
             } else {
