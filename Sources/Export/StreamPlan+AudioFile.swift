@@ -17,7 +17,7 @@ extension StreamPlan {
         let audio = document.media.primaryAudio?.index
         let muxer = AudioExporter.muxers[container]
         let untouched = document.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments) }
-        let changes = audio.flatMap { try? AudioFormatScan.changes(path: input.path, stream: $0) }
+        let changes = document.media.primaryAudio?.formatChanges
         codecNotes = audio.flatMap { a in changes.map { [a: AudioFormatChange.summary($0) + "; it is encoded whole"] } } ?? [:]
         entries = (0..<input.streamCount).map { i in
             let parameters = input.stream(i).parameters.pointee

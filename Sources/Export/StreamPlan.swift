@@ -97,7 +97,8 @@ public struct StreamPlan: Sendable, Encodable {
                 else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
             } else if audio.contains(i) {
                 let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: 0)
-                if let changes = try? AudioFormatScan.changes(path: input.path, stream: i) {
+                // From the document (the prober's scan): `info` reads no more of a long recording.
+                if let changes = document.media.streams.first(where: { $0.index == i })?.formatChanges {
                     // Copied packets would splice formats that one output stream cannot state.
                     let target = Self.displayName(choice.codec)
                     entry(.retimed, "retimed through the timeline, encoded whole as \(target) in one format (\(AudioFormatChange.declared(changes).formatName)): it changes format mid-file")
