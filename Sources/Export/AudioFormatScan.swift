@@ -72,6 +72,11 @@ struct AudioFormatScan {
     private static let changing = ["mpegts", "mpegtsraw", "mpeg", "ac3", "eac3", "aac", "mp3", "mp2"]
     static let raw: Set = ["ac3", "eac3", "aac", "mp3", "mp2"]
 
+    /// Whether `input`'s demuxer is one whose audio may change format (see ``changing``).
+    static func mayChange(_ input: InputFormatContext) -> Bool {
+        changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name))
+    }
+
     /// Whether `input`'s demuxer reads raw audio (see ``raw``).
     static func isRaw(_ input: InputFormatContext) -> Bool { raw.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) }
 
@@ -87,7 +92,7 @@ struct AudioFormatScan {
         if let known = cache.withLock({ $0[key] }) { return known }
         let input = try InputFormatContext(path: path)
         var result: [AudioFormatChange]?
-        if changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name)), stream < input.streamCount {
+        if mayChange(input), stream < input.streamCount {
             for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
             var scan = AudioFormatScan(stream: input.stream(stream).pointer, origin: input.pointer.pointee.start_time, raw: isRaw(input))
             let packet = try Packet()

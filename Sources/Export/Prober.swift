@@ -130,7 +130,7 @@ public enum Prober {
         for i in streams.indices where streams[i].kind == .video && !streams[i].isAttachedPicture {
             tallies[i].sizes = PictureSizeScan(input, stream: i)
         }
-        for i in streams.indices where streams[i].kind == .audio {
+        for i in streams.indices where streams[i].kind == .audio && AudioFormatScan.mayChange(input) {
             tallies[i].formats = AudioFormatScan(stream: input.stream(i).pointer, origin: input.pointer.pointee.start_time,
                                                  raw: AudioFormatScan.isRaw(input))
         }
