@@ -210,6 +210,12 @@ public enum Prober {
                 // hides; fall back to the packet span when there is none.
                 streams[index].frameCount = tally.count
                 streams[index].formatChanges = tally.formats?.changes
+                if let first = tally.formats?.changes?.first {
+                    // The header states whichever format libavformat decoded while probing.
+                    streams[index].sampleRate = first.sampleRate
+                    streams[index].channels = first.channels
+                    streams[index].channelLayout = first.channelLayout
+                }
                 streams[index].presentationDuration = streams[index].duration ?? time(end - max(first, 0), timeBase)
                 // A stream whose last packet drops its end (the encoder's padding) lasts from its
                 // first kept sample to its last, which its stated duration overstates (MP3 with a
