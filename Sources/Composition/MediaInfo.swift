@@ -15,6 +15,11 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// adjustment). Nil when the movie has no such key.
     public var fullFrameRatePlaybackIntent: String?
 
+    /// The movie's QuickTime metadata keys (`com.apple.quicktime.location.ISO6709`, `make`,
+    /// `model`, `software`, `content.identifier` …) with their values, as libavformat reads them;
+    /// nil when it has none. Exports keep them (see `MovieWriter`).
+    public var quickTimeMetadata: [String: String]?
+
     public static let fullFrameRatePlaybackIntentKey = "com.apple.quicktime.full-frame-rate-playback-intent"
 
     public init(container: String, containerLongName: String?, duration: Time?, bitRate: Int64?,
@@ -129,6 +134,9 @@ public struct StreamInfo: Sendable, Hashable, Codable {
     /// For interlaced video, which field comes first: `topFirst` or `bottomFirst`; nil for
     /// progressive or unknown.
     public var fieldOrder: String?
+    /// When the picture size changes mid-file: every size with the time it starts (the first at
+    /// the stream's start); nil when it keeps one.
+    public var sizeChanges: [VideoSizeChange]?
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorSpace: String?
@@ -140,6 +148,9 @@ public struct StreamInfo: Sendable, Hashable, Codable {
     public var channels: Int?
     public var channelLayout: String?
     public var sampleFormat: String?
+    /// When the stream's format changes mid-file: every format with the time it starts (the
+    /// first at the stream's start); nil when it keeps one format.
+    public var formatChanges: [AudioFormatChange]?
 
     public init(index: Int, kind: Kind, codec: String, timeBase: Rational) {
         self.index = index

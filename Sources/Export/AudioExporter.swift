@@ -102,7 +102,8 @@ public struct AudioExporter {
         let parameters = input.stream(stream.index).parameters.pointee
         try checkEncoder(muxer: muxer, ext: ext, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: audioBitRate)
-        let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec
+        let changing = try AudioFormatScan.changes(path: source.path, stream: stream.index) != nil
+        let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec && !changing
         for line in StreamPlan(audioFileOf: input, document: document, container: ext).warnings(movieName: name, input: input) {
             warning(line)
         }
@@ -112,7 +113,7 @@ public struct AudioExporter {
         var done = 0.0
         // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
         // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
-        let splice = !copy && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
+        let splice = !copy && !changing && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
         let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
                                          settings: settings, choice: choice, origin: origin, end: track.duration,
                                          muxer: muxer, display: display, waiting: { try progress(done) }, warning: warning)

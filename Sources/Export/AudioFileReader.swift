@@ -1,5 +1,6 @@
 import Foundation
 public import TimePitch
+public import Composition
 internal import CFFmpeg
 
 /// An audio stream of a file, decoded to planar float at its own sample rate and read by frame
@@ -22,11 +23,18 @@ public final class AudioFileReader: AudioSource {
     private let streamIndex: Int
     private let decoder: CodecContext
     private var converter: SampleConverter?
+    /// Raw audio that changes format: libavformat stamps every frame at the first format's
+    /// rate, so after the first frame the audio just follows on, and a seek decodes from the top.
+    private let followsOn: Bool
+    /// The channels every frame is converted to (see ``formatChanges``).
+    private(set) var layout: AVChannelLayout
     private let packet: Packet
     private let frame: Frame
     private let timeBase: AVRational
     /// Samples in one tick of `timeBase` (at least 1): how far a timestamp may be off.
     private let tickSamples: Int64
+    /// How far a frame's stamp may be from where it follows on before it is moved there.
+    private let tolerance: Int64
 
     /// Decoded frames from position `bufferStart` on.
     private var buffer: [[Float]]
@@ -73,9 +81,20 @@ public final class AudioFileReader: AudioSource {
         if let refusal = AudioFormat.refusal(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels)) {
             throw .notMedia(path: path, reason: refusal)
         }
-        format = AudioFormat(sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
+        // A stream that changes format plays in one: the widest layout it has, at its first rate.
+        formatChanges = try AudioFormatScan.changes(path: path, stream: index)
+        layout = Self.declaredLayout(parameters.ch_layout, changes: formatChanges)
+        format = AudioFormat(sampleRate: formatChanges?.first?.sampleRate ?? Int(parameters.sample_rate), channels: Int(layout.nb_channels))
+        if let refusal = AudioFormat.refusal(sampleRate: format.sampleRate, channels: format.channels) {
+            throw .notMedia(path: path, reason: refusal)
+        }
+        followsOn = formatChanges != nil && AudioFormatScan.isRaw(input)
         timeBase = stream.pointer.pointee.time_base
         tickSamples = max(1, av_rescale_q_rnd(1, timeBase, AVRational(num: 1, den: parameters.sample_rate), AV_ROUND_UP))
+        // A transport stream stamps each PES packet; libavformat interpolates the stamps of the
+        // frames inside it at the first format's rate, wrong by 9% a frame after 44.1 kHz
+        // becomes 48 kHz: such audio follows on unless it is 100 ms off.
+        tolerance = formatChanges != nil ? max(tickSamples, Int64(format.sampleRate / 10)) : tickSamples
         let duration = stream.pointer.pointee.duration, start = stream.pointer.pointee.start_time
         let stated = duration > 0 && duration != sp_av_nopts_value() ? duration + (start != sp_av_nopts_value() ? start : 0) : 0
         statedEndFrame = stated > 0 ? av_rescale_q(stated, timeBase, AVRational(num: 1, den: parameters.sample_rate)) : nil
@@ -87,6 +106,40 @@ public final class AudioFileReader: AudioSource {
     deinit {
         scratch.forEach { $0.deallocate() }
         planes.deallocate()
+        av_channel_layout_uninit(&layout)
+    }
+
+    /// The layout a stream is read in: the widest of its formats (the first of that many
+    /// channels), else its own.
+    private static func declaredLayout(_ own: AVChannelLayout, changes: [AudioFormatChange]?) -> AVChannelLayout {
+        var made = AVChannelLayout()
+        if let changes, let widest = changes.max(by: { $0.channels < $1.channels }), widest.channels > own.nb_channels,
+           let name = widest.channelLayout, av_channel_layout_from_string(&made, name) >= 0 {
+            return made
+        }
+        if let changes, let widest = changes.max(by: { $0.channels < $1.channels }), widest.channels > own.nb_channels {
+            av_channel_layout_default(&made, Int32(widest.channels))
+            return made
+        }
+        var copy = own
+        if copy.order == AV_CHANNEL_ORDER_UNSPEC { av_channel_layout_default(&made, copy.nb_channels) } else { av_channel_layout_copy(&made, &copy) }
+        return made
+    }
+
+    /// What the reader plays when the stream changes format mid-file (nil when it keeps one):
+    /// ``format`` is the widest layout among them at the first rate, the rest mixed and resampled.
+    public let formatChanges: [AudioFormatChange]?
+
+    /// The one warning line that says so.
+    public var formatChangeWarning: String? {
+        formatChanges.map { "audio of \((path as NSString).lastPathComponent) " + AudioFormatChange.summary($0) }
+    }
+
+    /// The declared layout's name (`5.1(side)`).
+    var layoutName: String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 else { return "\(format.channels) channels" }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Whether the stream stores 16-bit (or coarser) integer samples, whose quantisation noise
@@ -104,7 +157,15 @@ public final class AudioFileReader: AudioSource {
         if frameIndex < bufferStart || frameIndex > bufferEnd + Int64(format.sampleRate) {
             try seek(to: frameIndex)
         }
-        while bufferEnd < min(frameIndex + Int64(count), statedEnd) && !endOfStream { try decodeMore() }
+        while bufferEnd < min(frameIndex + Int64(count), statedEnd) && !endOfStream {
+            try decodeMore()
+            // Decoding forward a long way (raw audio seeks from the top) keeps what lies behind bounded.
+            let behind = Int(min(frameIndex, bufferEnd) - bufferStart) - history
+            if behind > history {
+                for c in 0..<format.channels { buffer[c].removeFirst(behind) }
+                bufferStart += Int64(behind)
+            }
+        }
         // The part of the request that is buffered is copied; the rest is silence, as is
         // anything past the stream's stated end (AAC's padding, which an edit list hides).
         let end = lengthIsStated ? min(bufferEnd, statedEndFrame ?? bufferEnd) : bufferEnd
@@ -164,7 +225,7 @@ public final class AudioFileReader: AudioSource {
         // forward finds the exact frame.
         let margin = Int64(format.sampleRate / 2)
         var target = av_rescale_q(frameIndex - margin, AVRational(num: 1, den: Int32(format.sampleRate)), timeBase)
-        if target <= 0 {
+        if target <= 0 || followsOn {
             // Near the start, rewind to the very first packet: the one before pts 0 carries the
             // encoder's priming, which the decoder needs and then drops itself.
             target = -(Int64(1) << 40)
@@ -176,6 +237,7 @@ public final class AudioFileReader: AudioSource {
             result = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
         }
         avcodec_flush_buffers(decoder.pointer)
+        converter = nil
         for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
         bufferStart = Int64.min
         endOfStream = false
@@ -186,6 +248,7 @@ public final class AudioFileReader: AudioSource {
         if bufferStart > frameIndex && frameIndex >= 0 && target > 0 {
             av_seek_frame(input.pointer, Int32(streamIndex), -(Int64(1) << 40), AVSEEK_FLAG_BACKWARD)
             avcodec_flush_buffers(decoder.pointer)
+            converter = nil
             discardNextFrame = false
             for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
             bufferStart = Int64.min
@@ -235,46 +298,70 @@ public final class AudioFileReader: AudioSource {
         let f = frame.pointer.pointee
         let count = Int(f.nb_samples)
         guard count > 0 else { return .ok }
-        if converter == nil {
-            converter = try SampleConverter(inLayout: f.ch_layout, inFormat: AVSampleFormat(f.format), inRate: f.sample_rate,
-                                            outChannels: Int32(format.channels), outFormat: AV_SAMPLE_FMT_FLTP,
-                                            outRate: Int32(format.sampleRate))
+        // Every frame is checked: a broadcast's 5.1 film follows stereo adverts, and a frame
+        // read as if it had the first one's channels reads past its planes.
+        let sampleFormat = AVSampleFormat(f.format)
+        // The first frame of a new format starts a PES packet of its own, stamped exactly.
+        var slack = tolerance
+        if let current = converter, !current.converts(from: f.ch_layout, format: sampleFormat, rate: f.sample_rate) {
+            try drainConverter()
+            self.converter = nil
+            slack = tickSamples
         }
+        let converter = try converter ?? SampleConverter(inLayout: f.ch_layout, inFormat: sampleFormat, inRate: f.sample_rate,
+                                                         outChannels: Int32(format.channels), outLayout: layout,
+                                                         outFormat: AV_SAMPLE_FMT_FLTP, outRate: Int32(format.sampleRate))
+        self.converter = converter
         // Where this frame belongs, from its timestamp; continuous audio just follows on. A
         // timestamp is only as exact as its tick (Matroska's millisecond is 48 samples at
         // 48 kHz), so audio within a tick of where it follows on is taken as continuous:
         // moving every frame to its rounded stamp would drop and insert samples all along.
+        // A resampler's output starts with the input it held back.
         var position = bufferStart == Int64.min ? 0 : bufferEnd
         let pts = f.best_effort_timestamp
-        if pts != sp_av_nopts_value() {
-            let stamped = av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate)))
-            if bufferStart == Int64.min || abs(stamped - position) > tickSamples { position = stamped }
+        if pts != sp_av_nopts_value() && !(followsOn && bufferStart != Int64.min) {
+            let stamped = av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(format.sampleRate))) - converter.delay
+            if bufferStart == Int64.min || abs(stamped - position) > slack { position = stamped }
         }
-        let capacity = converter!.outputCapacity(for: count) + 32
-        if capacity > scratchCapacity {
-            scratch.forEach { $0.deallocate() }
-            scratch = (0..<format.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
-            scratchCapacity = capacity
-            for c in 0..<format.channels { planes[c] = UnsafeMutableRawPointer(scratch[c]).assumingMemoryBound(to: UInt8.self) }
-        }
-        let storage = scratch
-        let converted = try f.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: format.channels) { data in
-            try converter!.convert(output: planes, capacity: capacity, input: data, count: count)
+        reserve(converter.outputCapacity(for: count) + 32)
+        let converted = try f.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: Int(f.ch_layout.nb_channels)) { data in
+            try converter.convert(output: planes, capacity: scratchCapacity, input: data, count: count)
         }
         if discardNextFrame {
             discardNextFrame = false
             return .ok
         }
+        append(converted, at: position)
+        return .ok
+    }
+
+    /// Plays what a resampling converter still holds, before one for another format replaces it.
+    private func drainConverter() throws {
+        guard let converter, converter.inRate != converter.outRate, bufferStart != Int64.min, !discardNextFrame else { return }
+        reserve(converter.outputCapacity(for: 0) + 32)
+        append(try converter.convert(output: planes, capacity: scratchCapacity, input: nil, count: 0), at: bufferEnd)
+    }
+
+    /// Makes the conversion output hold at least `capacity` frames.
+    private func reserve(_ capacity: Int) {
+        guard capacity > scratchCapacity else { return }
+        scratch.forEach { $0.deallocate() }
+        scratch = (0..<format.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: capacity) }
+        scratchCapacity = capacity
+        for c in 0..<format.channels { planes[c] = UnsafeMutableRawPointer(scratch[c]).assumingMemoryBound(to: UInt8.self) }
+    }
+
+    /// Buffers `count` converted frames from the conversion output as starting at `position`.
+    private func append(_ count: Int, at position: Int64) {
         if bufferStart == Int64.min { bufferStart = position }
         // A gap in the timestamps is silence; an overlap drops the repeated part.
         let gap = Int(position - bufferEnd)
         for c in 0..<format.channels {
             if gap > 0 { buffer[c].append(contentsOf: repeatElement(0, count: gap)) }
             let skip = max(0, -gap)
-            if skip < converted {
-                buffer[c].append(contentsOf: UnsafeBufferPointer(start: storage[c] + skip, count: converted - skip))
+            if skip < count {
+                buffer[c].append(contentsOf: UnsafeBufferPointer(start: scratch[c] + skip, count: count - skip))
             }
         }
-        return .ok
     }
 }

@@ -25,9 +25,12 @@ final class AudioTracks {
         for index in streams {
             let parameters = input.stream(index).parameters.pointee
             let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
-            let copy = untouched && settings.semitones == 0 && holds
+            // Audio that changes format mid-file is rendered whole in one format: copied packets
+            // would splice formats one output stream cannot state.
+            let changing = (try? AudioFormatScan.changes(path: movie.path, stream: index)) != nil
+            let copy = untouched && settings.semitones == 0 && holds && !changing
             let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: bitRate)
-            let splice = !copy && holds && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
+            let splice = !copy && !changing && holds && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
             do {
                 made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy, splice: splice,
                                                  settings: settings, choice: choice, origin: origin, end: end, muxer: muxer,

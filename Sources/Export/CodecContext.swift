@@ -16,8 +16,9 @@ final class CodecContext {
         avcodec_free_context(&context)
     }
 
-    /// A decoder for `stream`, opened and ready.
-    static func decoder(for stream: StreamView, threads: Int = 0) throws(ExportError) -> CodecContext {
+    /// A decoder for `stream`, opened and ready; `errorRecognition` is libavcodec's
+    /// `err_recognition` (`AV_EF_EXPLODE` makes any damage it notices an error).
+    static func decoder(for stream: StreamView, threads: Int = 0, errorRecognition: Int32 = 0) throws(ExportError) -> CodecContext {
         let parameters = stream.parameters
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw .notMedia(path: stream.owner.path, reason: "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
@@ -26,6 +27,7 @@ final class CodecContext {
         try context.check(avcodec_parameters_to_context(context.pointer, parameters), "configuring the decoder", stream.owner.path)
         context.pointer.pointee.pkt_timebase = stream.pointer.pointee.time_base
         context.pointer.pointee.thread_count = Int32(threads)
+        if errorRecognition != 0 { context.pointer.pointee.err_recognition = errorRecognition }
         try context.check(avcodec_open2(context.pointer, codec, nil), "opening the decoder", stream.owner.path)
         return context
     }

@@ -101,10 +101,25 @@ final class ExportSession {
     func preflight(copyingVideo: Bool, settings: TimePitchSettings) throws -> [String] {
         let input = try InputFormatContext(path: movie.path)
         if copyingVideo { try checkContainerHolds(videoOf: input) }
+        let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
         let plan = StreamPlan(input: input, document: document, container: destination.destination.pathExtension.lowercased(),
                               muxer: muxer, copyingVideo: copyingVideo, settings: settings)
         subtitlePlan = plan.subtitles
-        return plan.warnings(movieName: movieName, input: input)
+        return sizes + plan.warnings(movieName: movieName, input: input)
+    }
+
+    /// Video that changes size mid-file (``VideoSizeChange``): passthrough into mp4 or mov, whose
+    /// track states one sample description, is refused; into Matroska it is copied as it is, and
+    /// `--fps` scales every picture to the encoder's size with its aspect kept. Either is said.
+    private func sizeChangeWarning(copyingVideo: Bool, encodedSize: AVCodecParameters) throws -> [String] {
+        guard let sizes = videoStream.sizeChanges else { return [] }
+        let ext = destination.destination.pathExtension
+        let what = "\(movieName)'s video changes size mid-file (\(VideoSizeChange.summary(sizes)))"
+        if copyingVideo && canHideFrames {
+            throw ExportError.unsupported("\(what), and .\(ext) states one picture size per track, so players would show every picture at the first; export to .mkv to copy it as it is, or with --fps to scale every picture to \(sizes[0].width)x\(sizes[0].height)")
+        }
+        if copyingVideo { return ["\(what); it is copied as it is (.\(ext) states the first size; players show each picture at its own)"] }
+        return ["\(what); --fps scales every picture to \(encodedSize.width)x\(encodedSize.height), its aspect kept (on black where it differs)"]
     }
 
     /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:settings:)``).
@@ -163,6 +178,9 @@ final class ExportSession {
         let writer = try MovieWriter(path: destination.openablePath, display: destination.destination.path, muxer: muxer)
         let video = try addVideo(writer)
         videoOut = video.stream
+        // The timecode reads what the source's did at the timeline's first frame.
+        let first = segments.first.flatMap { $0.source?.start ?? $0.heldTime }?.seconds ?? 0
+        Timecode.carry(from: source.stream(videoStream.index).pointer, to: video.stream, offset: first)
         try audio.attach(to: writer)
         let globalHeader = writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
         let subtitles = try SubtitleTracks(movie: movie, plan: subtitlePlan, segments: segments, origin: origin,

@@ -102,18 +102,27 @@ final class FrameEncoder {
     deinit { sws_freeContext(scaler) }
 
     /// `frame` in the encoder's pixel format and size: the frame itself when it already is,
-    /// otherwise a converted copy.
+    /// otherwise a converted copy. A picture of another shape (a stream that changes size
+    /// mid-file) is scaled to fit, its aspect kept, on black.
     func converted(_ frame: Frame) throws -> Frame {
         let f = frame.pointer.pointee
         let format = AVPixelFormat(rawValue: f.format)
         if format == pixelFormat && f.width == width && f.height == height { return frame }
+        let fit = fitted(f.width, f.height)
         if scalerSource.map({ $0 != (format, f.width, f.height) }) ?? true {
             sws_freeContext(scaler)
-            scaler = sws_getContext(f.width, f.height, format, width, height, pixelFormat, SWS_BICUBIC, nil, nil, nil)
+            scaler = sws_getContext(f.width, f.height, format, fit.width, fit.height, pixelFormat, SWS_BICUBIC, nil, nil, nil)
             scalerSource = (format, f.width, f.height)
             guard scaler != nil else { throw ExportError.unsupported("cannot convert \(String(cString: av_get_pix_fmt_name(format))) video to \(String(cString: av_get_pix_fmt_name(pixelFormat)))") }
         }
-        let out = try blank()
+        let out = fit.width == width && fit.height == height ? try blank() : try black()
+        // Where the picture starts in each plane (4:2:0: chroma at half the offsets).
+        let bytes = pixelFormat == AV_PIX_FMT_YUV420P10LE ? 2 : 1, o = out.pointer.pointee
+        let y = Int(fit.y), x = Int(fit.x)
+        let luma: Int = y * Int(o.linesize.0) + x * bytes
+        let cb: Int = y / 2 * Int(o.linesize.1) + x / 2 * bytes
+        let cr: Int = y / 2 * Int(o.linesize.2) + x / 2 * bytes
+        let offsets: [Int] = [luma, cb, cr, 0, 0, 0, 0, 0]
         _ = withUnsafePointer(to: frame.pointer.pointee.data) { src in
             withUnsafePointer(to: frame.pointer.pointee.linesize) { srcStride in
                 withUnsafeMutablePointer(to: &out.pointer.pointee.data) { dst in
@@ -122,7 +131,8 @@ final class FrameEncoder {
                             dst.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { d in
                                 srcStride.withMemoryRebound(to: Int32.self, capacity: 8) { ss in
                                     dstStride.withMemoryRebound(to: Int32.self, capacity: 8) { ds in
-                                        sws_scale(scaler, s, ss, 0, f.height, d, ds)
+                                        var planes: [UnsafeMutablePointer<UInt8>?] = (0..<8).map { i in d[i].map { $0 + offsets[i] } }
+                                        return sws_scale(scaler, s, ss, 0, f.height, &planes, ds)
                                     }
                                 }
                             }
@@ -132,6 +142,15 @@ final class FrameEncoder {
             }
         }
         return out
+    }
+
+    /// Where a `w` × `h` picture goes in the encoder's: as large as fits with its aspect kept,
+    /// centred, on even coordinates; the whole picture when that is within 2 pixels of it.
+    func fitted(_ w: Int32, _ h: Int32) -> (x: Int32, y: Int32, width: Int32, height: Int32) {
+        let scale = min(Double(width) / Double(w), Double(height) / Double(h))
+        let fw = min(width, Int32((Double(w) * scale / 2).rounded()) * 2), fh = min(height, Int32((Double(h) * scale / 2).rounded()) * 2)
+        guard width - fw > 2 || height - fh > 2 else { return (0, 0, width, height) }
+        return ((width - fw) / 4 * 2, (height - fh) / 4 * 2, fw, fh)
     }
 
     /// A new writable frame in the encoder's format.

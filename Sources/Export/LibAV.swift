@@ -37,6 +37,8 @@ struct AVLibraries: @unchecked Sendable {
     typealias FindInputFormat = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>?
     typealias GuessFormat = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>?
     typealias QueryCodec = @convention(c) (UnsafePointer<AVOutputFormat>?, AVCodecID, Int32) -> Int32
+    typealias CodecGetID = @convention(c) (UnsafePointer<OpaquePointer?>?, UInt32) -> AVCodecID
+    typealias CodecGetTag2 = @convention(c) (UnsafePointer<OpaquePointer?>?, AVCodecID, UnsafeMutablePointer<UInt32>?) -> Int32
     typealias ReadFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
     typealias SeekFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int32) -> Int32
     typealias SeekFile = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int64, Int64, Int32) -> Int32
@@ -76,6 +78,9 @@ struct AVLibraries: @unchecked Sendable {
     typealias ParametersCopy = @convention(c) (UnsafeMutablePointer<AVCodecParameters>?, UnsafePointer<AVCodecParameters>?) -> Int32
     typealias ParametersFromContext = @convention(c) (UnsafeMutablePointer<AVCodecParameters>?, UnsafePointer<AVCodecContext>?) -> Int32
     typealias ParametersToContext = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVCodecParameters>?) -> Int32
+    typealias ParserInit = @convention(c) (Int32) -> UnsafeMutablePointer<AVCodecParserContext>?
+    typealias ParserParse2 = @convention(c) (UnsafeMutablePointer<AVCodecParserContext>?, UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, UnsafeMutablePointer<Int32>?, UnsafePointer<UInt8>?, Int32, Int64, Int64, Int64) -> Int32
+    typealias ParserClose = @convention(c) (UnsafeMutablePointer<AVCodecParserContext>?) -> Void
     typealias SendPacket = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVPacket>?) -> Int32
     typealias ReceiveFrame = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafeMutablePointer<AVFrame>?) -> Int32
     typealias SendFrame = @convention(c) (UnsafeMutablePointer<AVCodecContext>?, UnsafePointer<AVFrame>?) -> Int32
@@ -88,6 +93,8 @@ struct AVLibraries: @unchecked Sendable {
     let findInputFormat: FindInputFormat
     let guessFormat: GuessFormat
     let queryCodec: QueryCodec
+    let codecGetID: CodecGetID
+    let codecGetTag2: CodecGetTag2
     let readFrame: ReadFrame
     let seekFrame: SeekFrame
     let seekFile: SeekFile
@@ -127,6 +134,9 @@ struct AVLibraries: @unchecked Sendable {
     let parametersCopy: ParametersCopy
     let parametersFromContext: ParametersFromContext
     let parametersToContext: ParametersToContext
+    let parserInit: ParserInit
+    let parserParse2: ParserParse2
+    let parserClose: ParserClose
     let sendPacket: SendPacket
     let receiveFrame: ReceiveFrame
     let sendFrame: SendFrame
@@ -158,6 +168,8 @@ struct AVLibraries: @unchecked Sendable {
         findInputFormat = try symbol(avformat, "av_find_input_format")
         guessFormat = try symbol(avformat, "av_guess_format")
         queryCodec = try symbol(avformat, "avformat_query_codec")
+        codecGetID = try symbol(avformat, "av_codec_get_id")
+        codecGetTag2 = try symbol(avformat, "av_codec_get_tag2")
         readFrame = try symbol(avformat, "av_read_frame")
         seekFrame = try symbol(avformat, "av_seek_frame")
         seekFile = try symbol(avformat, "avformat_seek_file")
@@ -197,6 +209,9 @@ struct AVLibraries: @unchecked Sendable {
         parametersCopy = try symbol(avcodec, "avcodec_parameters_copy")
         parametersFromContext = try symbol(avcodec, "avcodec_parameters_from_context")
         parametersToContext = try symbol(avcodec, "avcodec_parameters_to_context")
+        parserInit = try symbol(avcodec, "av_parser_init")
+        parserParse2 = try symbol(avcodec, "av_parser_parse2")
+        parserClose = try symbol(avcodec, "av_parser_close")
         sendPacket = try symbol(avcodec, "avcodec_send_packet")
         receiveFrame = try symbol(avcodec, "avcodec_receive_frame")
         sendFrame = try symbol(avcodec, "avcodec_send_frame")
@@ -214,6 +229,8 @@ func avformat_close_input(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVForma
 @discardableResult func av_find_best_stream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
 @discardableResult func av_find_input_format(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
 func avformat_query_codec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
+func av_codec_get_id(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
+func av_codec_get_tag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
 @discardableResult func av_guess_format(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
 @discardableResult func av_read_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
 @discardableResult func av_seek_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
@@ -258,3 +275,6 @@ func avcodec_parameters_free(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AV
 @discardableResult func avcodec_receive_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
 @discardableResult func avcodec_send_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
 @discardableResult func avcodec_receive_packet(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
+@discardableResult func av_parser_init(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
+@discardableResult func av_parser_parse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
+func av_parser_close(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }

@@ -32,9 +32,10 @@ final class MovieWriter {
     func addStream(copying source: StreamView, timeBase: AVRational) throws -> UnsafeMutablePointer<AVStream> {
         let stream = try addStream(parameters: source.parameters, timeBase: timeBase,
                                    metadata: source.pointer.pointee.metadata, disposition: source.pointer.pointee.disposition)
-        let sourceTag = source.parameters.pointee.codec_tag
-        stream.pointee.codecpar.pointee.codec_tag = 0
-        tagHEVC(stream, keeping: sourceTag == Self.hev1 ? Self.hev1 : Self.hvc1)
+        let parameters = stream.pointee.codecpar!
+        parameters.pointee.codec_tag = CodecTag.kept(source.parameters.pointee.codec_tag, codec: parameters.pointee.codec_id,
+                                                     in: context.pointee.oformat)
+        if parameters.pointee.codec_tag == 0 { tagHEVC(stream, keeping: Self.hvc1) }
         stream.pointee.sample_aspect_ratio = source.pointer.pointee.sample_aspect_ratio
         let src = source.pointer.pointee
         for i in 0..<Int(src.nb_side_data) {
@@ -93,18 +94,28 @@ final class MovieWriter {
 
     /// HEVC's sample entry names in mp4 and mov. Apple's players play only `hvc1` (parameter
     /// sets in the sample entry); libavformat writes `hev1` unless told.
-    static let hvc1 = fourCC("hvc1"), hev1 = fourCC("hev1")
+    static let hvc1 = CodecTag.fourCC("hvc1")
 
-    private static func fourCC(_ code: String) -> UInt32 {
-        code.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    /// Tags an HEVC stream of an mp4 or mov file `tag` (`hvc1`, or the `hev1` of a source that
-    /// had it); other streams and containers keep libavformat's choice.
+    /// Tags an HEVC stream of an mp4 or mov file `tag` (`hvc1`, when the source had no tag the
+    /// container takes); other streams and containers keep libavformat's choice.
     private func tagHEVC(_ stream: UnsafeMutablePointer<AVStream>, keeping tag: UInt32) {
         let name = String(cString: context.pointee.oformat.pointee.name)
         guard name == "mp4" || name == "mov", stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC else { return }
         stream.pointee.codecpar.pointee.codec_tag = tag
+    }
+
+    /// Whether the movie's metadata holds QuickTime keys (`com.apple.quicktime.location.ISO6709`,
+    /// make, model, software …), which mp4 and mov keep only as `mdta` keys (`use_metadata_tags`;
+    /// FFmpeg 5.1 writes every value as UTF-8 text). In that mode every key is written, so the
+    /// container's own bookkeeping (brands, the encoder) is left out.
+    private func keepsQuickTimeKeys() -> Bool {
+        let name = String(cString: context.pointee.oformat.pointee.name)
+        guard name == "mp4" || name == "mov",
+              av_dict_get(context.pointee.metadata, "com.apple.quicktime.", nil, AV_DICT_IGNORE_SUFFIX) != nil else { return false }
+        for key in ["major_brand", "minor_version", "compatible_brands", "encoder"] {
+            av_dict_set(&context.pointee.metadata, key, nil, 0)
+        }
+        return true
     }
 
     func writeHeader(videoTimescale: Int32?) throws(ExportError) {
@@ -112,7 +123,7 @@ final class MovieWriter {
         defer { av_dict_free(&options) }
         let name = String(cString: context.pointee.oformat.pointee.name)
         if name == "mp4" || name == "mov" || name == "ipod" {
-            av_dict_set(&options, "movflags", "+faststart", 0)
+            av_dict_set(&options, "movflags", keepsQuickTimeKeys() ? "+faststart+use_metadata_tags" : "+faststart", 0)
             if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
             // mp4 and mov keep no stream title; players show the track's handler name instead.
             for i in 0..<Int(context.pointee.nb_streams) {

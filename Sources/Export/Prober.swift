@@ -33,6 +33,13 @@ public enum Prober {
             fileSize: size,
             streams: streams)
         info.fullFrameRatePlaybackIntent = metadata(context.metadata, MediaInfo.fullFrameRatePlaybackIntentKey)
+        var apple: [String: String] = [:]
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(context.metadata, "com.apple.quicktime.", entry, AV_DICT_IGNORE_SUFFIX) {
+            apple[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+            entry = next
+        }
+        info.quickTimeMetadata = apple.isEmpty ? nil : apple
         return info
     }
 
@@ -115,8 +122,18 @@ public enum Prober {
             /// time, the samples it decodes to and those dropped at its end (gapless MP3, Ogg Opus).
             var skipped: Int64 = 0
             var last: (pts: Int64, samples: Int64?, discarded: Int64)?
+            /// Audio: its frames' formats; video: its pictures' sizes.
+            var formats: AudioFormatScan?
+            var sizes: PictureSizeScan?
         }
         var tallies = [Tally](repeating: Tally(), count: streams.count)
+        for i in streams.indices where streams[i].kind == .video && !streams[i].isAttachedPicture {
+            tallies[i].sizes = PictureSizeScan(input, stream: i)
+        }
+        for i in streams.indices where streams[i].kind == .audio && AudioFormatScan.mayChange(input) {
+            tallies[i].formats = AudioFormatScan(stream: input.stream(i).pointer, origin: input.pointer.pointee.start_time,
+                                                 raw: AudioFormatScan.isRaw(input))
+        }
         // A packet without a presentation time (AVI's H.264 has only decode times) is shown
         // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
@@ -140,6 +157,7 @@ public enum Prober {
             // Video an edit list hides (a trim without re-encoding) is never shown.
             if streams[index].kind == .video && p.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
             if streams[index].kind == .audio {
+                tallies[index].formats?.add(p)
                 let trim = Self.trimmedSamples(p)
                 if tallies[index].first.map({ pts < $0 }) ?? true { tallies[index].skipped = trim.start }
                 if tallies[index].last.map({ pts >= $0.pts }) ?? true {
@@ -153,7 +171,10 @@ public enum Prober {
             tallies[index].count += 1
             tallies[index].first = min(tallies[index].first ?? pts, pts)
             tallies[index].end = max(tallies[index].end ?? Int64.min, pts + max(p.duration, 0))
-            if streams[index].kind == .video { tallies[index].presentationTimes.append(pts) }
+            if streams[index].kind == .video {
+                tallies[index].presentationTimes.append(pts)
+                tallies[index].sizes?.add(p)
+            }
         }
         if let video = streams.firstIndex(where: { $0.kind == .video && !$0.isAttachedPicture }), tallies[video].count == 0, unplaced[video] > 0 {
             let codec = streams[video].codec
@@ -166,6 +187,7 @@ public enum Prober {
             switch streams[index].kind {
             case .video:
                 streams[index].frameCount = tally.count
+                streams[index].sizeChanges = tally.sizes?.changes
                 let times = tally.presentationTimes.sorted()
                 let steps = zip(times.dropFirst(), times).map { $0 - $1 }
                 if let shortest = steps.min(), let longest = steps.max() {
@@ -187,6 +209,13 @@ public enum Prober {
                 // The container's stated duration excludes encoder priming that an edit list
                 // hides; fall back to the packet span when there is none.
                 streams[index].frameCount = tally.count
+                streams[index].formatChanges = tally.formats?.changes
+                if let first = tally.formats?.changes?.first {
+                    // The header states whichever format libavformat decoded while probing.
+                    streams[index].sampleRate = first.sampleRate
+                    streams[index].channels = first.channels
+                    streams[index].channelLayout = first.channelLayout
+                }
                 streams[index].presentationDuration = streams[index].duration ?? time(end - max(first, 0), timeBase)
                 // A stream whose last packet drops its end (the encoder's padding) lasts from its
                 // first kept sample to its last, which its stated duration overstates (MP3 with a

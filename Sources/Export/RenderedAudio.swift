@@ -42,7 +42,7 @@ final class RenderedAudio: @unchecked Sendable {
         let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
         encoder = try AudioEncoder(format: reader.format, codecID: choice.codec, sampleFormat: choice.sampleFormat,
                                    bitRate: choice.bitRate, bitsPerRawSample: choice.bitsPerRawSample,
-                                   layout: movie.stream(stream).parameters.pointee.ch_layout,
+                                   layout: reader.layout,
                                    globalHeader: globalHeader, display: display)
         parameters = try CodecParameters(of: encoder.context, display: display)
         timeBase = encoder.timeBase

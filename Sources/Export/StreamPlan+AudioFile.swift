@@ -12,12 +12,13 @@ extension StreamPlan {
         self.container = container
         videoIndex = nil
         subtitles = []
-        codecNotes = [:]
         overhangs = [:]
         chapters = Int(input.pointer.pointee.nb_chapters)
         let audio = document.media.primaryAudio?.index
         let muxer = AudioExporter.muxers[container]
         let untouched = document.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments) }
+        let changes = document.media.primaryAudio?.formatChanges
+        codecNotes = audio.flatMap { a in changes.map { [a: AudioFormatChange.summary($0) + "; it is encoded whole"] } } ?? [:]
         entries = (0..<input.streamCount).map { i in
             let parameters = input.stream(i).parameters.pointee
             let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "data"
@@ -26,7 +27,7 @@ extension StreamPlan {
                 return Entry(index: i, kind: kind, codec: codec, fate: .leftOut, detail: "a .\(container) file holds one audio stream")
             }
             let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: 0)
-            if untouched && parameters.codec_id == choice.codec {
+            if untouched && parameters.codec_id == choice.codec && changes == nil {
                 return Entry(index: i, kind: kind, codec: codec, fate: .copied, detail: "copied: the timeline leaves it untouched")
             }
             let written = String(cString: avcodec_get_name(choice.codec))

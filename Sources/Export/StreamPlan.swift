@@ -97,7 +97,13 @@ public struct StreamPlan: Sendable, Encodable {
                 else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
             } else if audio.contains(i) {
                 let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: 0)
-                if untouched && holds {
+                // From the document (the prober's scan): `info` reads no more of a long recording.
+                if let changes = document.media.streams.first(where: { $0.index == i })?.formatChanges {
+                    // Copied packets would splice formats that one output stream cannot state.
+                    let target = Self.displayName(choice.codec)
+                    entry(.retimed, "retimed through the timeline, encoded whole as \(target) in one format (\(AudioFormatChange.declared(changes).formatName)): it changes format mid-file")
+                    notes[i] = AudioFormatChange.summary(changes) + "; it is encoded whole as \(target)"
+                } else if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
                 } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, muxer: muxer) {
                     entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")
@@ -116,6 +122,9 @@ public struct StreamPlan: Sendable, Encodable {
                 case .convert(let target): entry(.copied, "cues retimed through the timeline, text converted to \(String(cString: avcodec_get_name(target)))")
                 case .leave(let why): entry(.leftOut, why)
                 }
+            } else if codec == "tmcd", let video = videoIndex, av_dict_get(input.stream(video).pointer.pointee.metadata, "timecode", nil, 0) != nil {
+                let kept = ExportSession.isMatroska(muxer) ? "the video's TIMECODE tag" : "a timecode track of its own"
+                entry(.retimed, "the timecode, moved to the timeline's first frame, as \(kept)")
             } else if parameters.codec_type == AVMEDIA_TYPE_ATTACHMENT && muxer == "matroska" {
                 entry(.copied, "copied")
             } else {

@@ -42,6 +42,7 @@ public struct StretchJob: Sendable {
         // anything else goes through libav.
         let reader: any AudioFileSource = try WAVFileReader.open(url: input) ?? AudioFileReader(url: input)
         reader.onWarning = warning
+        if let line = (reader as? AudioFileReader)?.formatChangeWarning { warning(line) }
         let frames = try reader.exactLength()
         guard frames > 0 else { throw ExportError.notMedia(path: input.path, reason: "its audio stream is empty") }
         started(Double(frames) / Double(reader.format.sampleRate))

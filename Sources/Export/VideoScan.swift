@@ -73,8 +73,8 @@ struct VideoScan {
         // Keyframes a passthrough run may resume from (see RandomAccessPicture).
         var resumable: [Bool] = []
         var damaged: [Bool] = []
-        var inDamage = false
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
+        let check = DamageCheck(stream: input.stream(index))
         let reorders = input.stream(index).parameters.pointee.video_delay > 0
         raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
         while true {
@@ -90,8 +90,14 @@ struct VideoScan {
             // decoding can start from, would decode wrongly: they are marked and never copied.
             let key = p.flags & AV_PKT_FLAG_KEY != 0
             let startsAfresh = key && randomAccess.isRandomAccess(packet.pointer)
-            if p.flags & AV_PKT_FLAG_CORRUPT != 0 { inDamage = true } else if startsAfresh { inDamage = false }
-            damaged.append(inDamage)
+            // A damaged packet, and what depends on it, is marked; one flagged at a join that
+            // lost nothing is not (see DamageCheck).
+            let verdict = check.next(packet, startsAfresh: startsAfresh)
+            for earlier in verdict.earlier ?? 0..<0 {
+                damaged[earlier] = true
+                resumable[earlier] = false
+            }
+            damaged.append(verdict.damaged)
             // Without a presentation time a frame is shown when decoded, unless frames are
             // reordered, which `Prober` refuses at open (see there).
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
@@ -100,7 +106,11 @@ struct VideoScan {
             }
             raw.append((pts, max(p.duration, 0), key))
             hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
-            resumable.append(startsAfresh && !inDamage)
+            resumable.append(startsAfresh && !verdict.damaged)
+        }
+        for earlier in check.finish() ?? 0..<0 {
+            damaged[earlier] = true
+            resumable[earlier] = false
         }
         let declared = input.stream(index).pointer.pointee.nb_frames
         // AVI counts a 0-byte index entry as a frame ("show the previous one again"), which the

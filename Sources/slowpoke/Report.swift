@@ -30,6 +30,9 @@ enum Report {
         if let intent = media.fullFrameRatePlaybackIntent {
             out += "  \(MediaInfo.fullFrameRatePlaybackIntentKey) = \(intent)\n"
         }
+        for (key, value) in (media.quickTimeMetadata ?? [:]).sorted(by: { $0.key < $1.key }) where key != MediaInfo.fullFrameRatePlaybackIntentKey {
+            out += "  \(key) = \(value)\n"
+        }
         out += "\n"
 
         let tracks = document.timeline.tracks
@@ -190,7 +193,7 @@ enum Report {
         var parts = ["stream \(s.index): \(s.kind.rawValue)", s.profile.map { "\(s.codec) (\($0))" } ?? s.codec]
         switch s.kind {
         case .video:
-            if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
+            if let sizes = s.sizeChanges { parts.append(VideoSizeChange.summary(sizes)) } else if let w = s.width, let h = s.height { parts.append("\(w)x\(h)") }
             if let pf = s.pixelFormat { parts.append(pf) }
             let colour = [s.colorPrimaries, s.colorTransfer, s.colorSpace].compactMap { $0 }
             if !colour.isEmpty { parts.append("colour " + colour.joined(separator: "/")) }
@@ -203,8 +206,14 @@ enum Report {
             if let order = s.fieldOrder { parts.append(order == "topFirst" ? "interlaced, top field first" : "interlaced, bottom field first") }
             if let n = s.frameCount { parts.append("\(n) frames") }
         case .audio:
-            if let r = s.sampleRate { parts.append("\(r) Hz") }
-            if let l = s.channelLayout ?? s.channels.map({ "\($0) channels" }) { parts.append(l) }
+            if let changes = s.formatChanges {
+                // The header's format is whichever the prober decoded; the frames say more.
+                parts.append(changes[0].formatName)
+                parts.append("then " + changes.dropFirst().map { "\($0.formatName) at \($0.time.formatted3) s" }.joined(separator: ", then "))
+            } else {
+                if let r = s.sampleRate { parts.append("\(r) Hz") }
+                if let l = s.channelLayout ?? s.channels.map({ "\($0) channels" }) { parts.append(l) }
+            }
             if let f = s.sampleFormat { parts.append(f) }
         default:
             break
@@ -244,4 +253,9 @@ extension StreamPlan.Fate {
         case .leftOut: "LEFT OUT"
         }
     }
+}
+
+private extension Double {
+    /// Seconds with three decimals, as `info` shows a time.
+    var formatted3: String { String(format: "%.3f", self) }
 }

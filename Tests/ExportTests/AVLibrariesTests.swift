@@ -20,6 +20,8 @@ import Testing
         let findInputFormat: AVLibraries.FindInputFormat = av_find_input_format
         let guessFormat: AVLibraries.GuessFormat = av_guess_format
         let queryCodec: AVLibraries.QueryCodec = avformat_query_codec
+        let codecGetID: AVLibraries.CodecGetID = av_codec_get_id
+        let codecGetTag2: AVLibraries.CodecGetTag2 = av_codec_get_tag2
         let readFrame: AVLibraries.ReadFrame = av_read_frame
         let seekFrame: AVLibraries.SeekFrame = av_seek_frame
         let seekFile: AVLibraries.SeekFile = avformat_seek_file
@@ -59,6 +61,9 @@ import Testing
         let parametersCopy: AVLibraries.ParametersCopy = avcodec_parameters_copy
         let parametersFromContext: AVLibraries.ParametersFromContext = avcodec_parameters_from_context
         let parametersToContext: AVLibraries.ParametersToContext = avcodec_parameters_to_context
+        let parserInit: AVLibraries.ParserInit = av_parser_init
+        let parserParse2: AVLibraries.ParserParse2 = av_parser_parse2
+        let parserClose: AVLibraries.ParserClose = av_parser_close
         let sendPacket: AVLibraries.SendPacket = avcodec_send_packet
         let receiveFrame: AVLibraries.ReceiveFrame = avcodec_receive_frame
         let sendFrame: AVLibraries.SendFrame = avcodec_send_frame
@@ -70,6 +75,8 @@ import Testing
         #expect(address(library.findInputFormat) == address(findInputFormat), "av_find_input_format")
         #expect(address(library.guessFormat) == address(guessFormat), "av_guess_format")
         #expect(address(library.queryCodec) == address(queryCodec), "avformat_query_codec")
+        #expect(address(library.codecGetID) == address(codecGetID), "av_codec_get_id")
+        #expect(address(library.codecGetTag2) == address(codecGetTag2), "av_codec_get_tag2")
         #expect(address(library.readFrame) == address(readFrame), "av_read_frame")
         #expect(address(library.seekFrame) == address(seekFrame), "av_seek_frame")
         #expect(address(library.seekFile) == address(seekFile), "avformat_seek_file")
@@ -109,6 +116,9 @@ import Testing
         #expect(address(library.parametersCopy) == address(parametersCopy), "avcodec_parameters_copy")
         #expect(address(library.parametersFromContext) == address(parametersFromContext), "avcodec_parameters_from_context")
         #expect(address(library.parametersToContext) == address(parametersToContext), "avcodec_parameters_to_context")
+        #expect(address(library.parserInit) == address(parserInit), "av_parser_init")
+        #expect(address(library.parserParse2) == address(parserParse2), "av_parser_parse2")
+        #expect(address(library.parserClose) == address(parserClose), "av_parser_close")
         #expect(address(library.sendPacket) == address(sendPacket), "avcodec_send_packet")
         #expect(address(library.receiveFrame) == address(receiveFrame), "avcodec_receive_frame")
         #expect(address(library.sendFrame) == address(sendFrame), "avcodec_send_frame")

@@ -77,5 +77,96 @@ import Testing
         }
         #expect(checked == 3)
     }
-}
 
+    /// Two recordings joined with `cat`: the continuity counters jump at the join, and the
+    /// demuxer flags the packet it was assembling as corrupt, though no byte is missing and
+    /// ffmpeg decodes it cleanly. Passthrough keeps every frame (it dropped two as "damaged");
+    /// a stream that really lost bytes is still cut to its next keyframe.
+    @Test func aCatJoinIsNotDamageButLostBytesAre() throws {
+        let folder = try TemporaryFolder("ts-join")
+        var parts: [String] = []
+        for k in 0..<2 {
+            let part = folder.file("p\(k).ts")
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                                                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+                                                       "-output_ts_offset", "\(2 * k)", "-f", "mpegts", part.path])
+            try #require(made.status == 0, "\(made.stderr)")
+            parts.append(part.path)
+        }
+        let joined = folder.file("joined.ts")
+        try #require(try TestSupport.tool("sh", ["-c", "cat \(parts.joined(separator: " ")) > \(joined.path)"]).status == 0)
+        // Bytes lost in transit: 30 TS packets from the middle of the first clip's video.
+        let data = try Data(contentsOf: folder.file("p0.ts"))
+        let cut = (data.count / 2 / 188) * 188
+        let lossy = folder.file("lossy.ts")
+        try (data.prefix(cut) + data.suffix(from: cut + 30 * 188)).write(to: lossy)
+        var checked = 0
+        for (movie, damaged) in [(joined, false), (lossy, true)] {
+            try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
+            let output = folder.file("out-\(checked).mkv")
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", movie.deletingPathExtension().appendingPathExtension("slowpoke").path,
+                                                                    "-o", output.path])
+            try #require(export.status == 0, "\(export.stderr)")
+            #expect(export.stderr.contains("damaged") == damaged, "\(movie.lastPathComponent): \(export.stderr)")
+            let out = try TestSupport.frameMD5s(output)
+            #expect(out.errors.isEmpty, "\(movie.lastPathComponent): \(out.errors)")
+            if !damaged {
+                let source = try TestSupport.frameMD5s(movie)
+                #expect(source.md5s.count == 100 && out.md5s == source.md5s, "\(out.md5s.count) frames of \(source.md5s.count)")
+            }
+            checked += 1
+        }
+        #expect(checked == 2)
+    }
+
+    /// The mean luma of rows `rows` of the picture at `seconds` of `file`, decoded by ffmpeg.
+    func meanLuma(_ file: URL, at seconds: Double, rows: ClosedRange<Int>, width: Int) throws -> Double {
+        let raw = FileManager.default.temporaryDirectory.appendingPathComponent("slowpoke-luma-\(UUID().uuidString).gray")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let run = try TestSupport.tool("ffmpeg", ["-v", "error", "-ss", "\(seconds)", "-i", file.path, "-frames:v", "1",
+                                                  "-vf", "crop=\(width):\(rows.count):0:\(rows.lowerBound),format=gray", "-f", "rawvideo", raw.path])
+        guard run.status == 0, let bytes = try? Data(contentsOf: raw), !bytes.isEmpty else { return -1 }
+        return Double(bytes.reduce(0) { $0 + Int($1) }) / Double(bytes.count)
+    }
+
+    /// 4:3 SD then 16:9 HD joined with `cat`: passthrough into mp4 refuses before any work,
+    /// naming --fps and .mkv; .mkv copies every frame as it is; --fps scales the HD pictures into
+    /// the SD frame with their aspect kept (black above and below), and each says so.
+    @Test func aSizeChangeIsRefusedCopiedOrScaledAndSaid() throws {
+        let folder = try TemporaryFolder("ts-sizes")
+        var parts: [String] = []
+        for (k, size) in ["720x576", "1280x720"].enumerated() {
+            let part = folder.file("p\(k).ts")
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=2",
+                                                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+                                                       "-output_ts_offset", "\(2 * k)", "-f", "mpegts", part.path])
+            try #require(made.status == 0, "\(made.stderr)")
+            parts.append(part.path)
+        }
+        let movie = folder.file("joined.ts"), document = folder.file("joined.slowpoke")
+        try #require(try TestSupport.tool("sh", ["-c", "cat \(parts.joined(separator: " ")) > \(movie.path)"]).status == 0)
+        try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
+        let info = try TestSupport.run(TestSupport.slowpoke, ["info", document.path])
+        #expect(info.stdout.contains("720x576, then 1280x720 at 2.0"), "\(info.stdout)")
+        let before = try folder.listing()
+        let refused = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", folder.file("out.mp4").path])
+        #expect(refused.status != 0 && refused.stderr.contains("--fps") && refused.stderr.contains(".mkv"), "\(refused.stderr)")
+        #expect(try folder.listing() == before, "the refusal left files behind")
+        let copied = folder.file("out.mkv")
+        let copy = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", copied.path])
+        try #require(copy.status == 0, "\(copy.stderr)")
+        #expect(copy.stderr.contains("changes size mid-file"), "\(copy.stderr)")
+        let source = try TestSupport.frameMD5s(movie), out = try TestSupport.frameMD5s(copied)
+        #expect(source.md5s.count == 100 && out.md5s == source.md5s, "\(out.md5s.count) frames of \(source.md5s.count)")
+        let scaled = folder.file("fps.mp4")
+        let fps = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--fps", "25", "--preset", "ultrafast", "-o", scaled.path])
+        try #require(fps.status == 0, "\(fps.stderr)")
+        #expect(fps.stderr.contains("--fps scales every picture to 720x576, its aspect kept"), "\(fps.stderr)")
+        // 1280x720 in 720x576 is 720x406, 84 rows of black above it.
+        let top = try meanLuma(scaled, at: 3, rows: 0...63, width: 720), middle = try meanLuma(scaled, at: 3, rows: 256...319, width: 720)
+        let sdTop = try meanLuma(scaled, at: 1, rows: 0...63, width: 720)
+        #expect(top >= 0 && top < 20, "rows above the HD picture average \(top)")
+        #expect(middle > 40, "the HD picture's middle averages \(middle)")
+        #expect(sdTop > 40, "the SD picture's top averages \(sdTop)")
+    }
+}
