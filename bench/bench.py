@@ -15,6 +15,7 @@ several runs starts with one untimed pair (see `pairs`), except the 10-minute st
 three pairs take about 4 minutes each.
 """
 import argparse
+import corpus
 import os
 import shutil
 import statistics
@@ -393,7 +394,8 @@ def main():
         # Re-encoding rows take most of a minute per run: at most 5 runs.
         "cfr": lambda: cfr_rows(max(1, min(args.runs, 5)), args.quick),
         # minterpolate takes about a minute a run: at most 3 runs.
-        "interpolate": lambda: interpolate_rows(max(1, min(args.runs, 3)), args.quick),
+        "interpolate": lambda: interpolate_rows(max(1, min(args.runs, 3)), args.quick)
+                               + corpus.corpus_rows(max(1, min(args.runs, 3)), args.quick, sys.modules[__name__]),
     }
     rows = [row for name, make in groups.items() if args.only in (None, name) for row in make()]
     lines = [

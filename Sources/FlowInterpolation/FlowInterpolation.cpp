@@ -23,7 +23,11 @@ struct SPFlowInterpolator {
     int width = 0, height = 0, depth = 8;
     /// Flow resolution: the picture divided by this.
     int flowDivisor = 1;
-    cv::Ptr<cv::DISOpticalFlow> dis;
+    /// DIS at the flow's resolution, and at full size for the retry (made on first use). OpenCV
+    /// 4.6's DIS keeps its pyramid and refinement buffers for the size it last ran at: one
+    /// object run at both sizes crashed (SIGSEGV inside its parallel body) on a 640 px or wider
+    /// pair retried after a cut or a flash. Each interpolator is used by one thread at a time.
+    cv::Ptr<cv::DISOpticalFlow> dis, fullSizeDis;
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
     PairFlow flow;
@@ -87,6 +91,8 @@ double inconsistentShare(const cv::Mat &error) {
 /// vectorised bilinear sampling then warps each picture (18% less CPU than sampling here,
 /// measured; handing it fixed-point maps made here cost 17% more than its own conversion).
 void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &weightB, float t) {
+    CV_Assert(!fromA.empty() && fromA.type() == CV_32FC2 && fromB.type() == CV_32FC2 && weightB.type() == CV_32F);
+    CV_Assert(fromB.size() == fromA.size() && weightB.size() == fromA.size() && size.width > 0 && size.height > 0);
     const int cols = size.width, rows = size.height, fieldCols = fromA.cols, fieldRows = fromA.rows;
     const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
     const float scaleX = 1.0f / sx, scaleY = 1.0f / sy;
@@ -139,6 +145,7 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
 /// Warps and mixes one plane with the maps of `work` (U and V share theirs).
 template <typename T>
 void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float maximum, uint8_t *out, int stride) {
+    CV_Assert(b.size() == a.size() && work.mapA.size() == a.size() && work.mapB.size() == a.size() && work.weights.size() == a.size());
     const int cols = a.cols, rows = a.rows;
     const cv::Mat &mapA = work.mapA, &mapB = work.mapB, &weights = work.weights;
     cv::Mat &wa = work.warpedA, &wb = work.warpedB;
@@ -168,8 +175,12 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 /// explains the pictures (see `unexplained`).
 static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
-    p->dis->calc(lumaA, lumaB, p->flow.forward);
-    p->dis->calc(lumaB, lumaA, p->flow.backward);
+    cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
+    if (!dis) dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
+    CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
+    dis->calc(lumaA, lumaB, p->flow.forward);
+    dis->calc(lumaB, lumaA, p->flow.backward);
+    CV_Assert(p->flow.forward.size() == lumaA.size() && p->flow.backward.size() == lumaA.size());
     p->flow.forwardError = roundTripError(p->flow.forward, p->flow.backward);
     p->flow.backwardError = roundTripError(p->flow.backward, p->flow.forward);
     const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));

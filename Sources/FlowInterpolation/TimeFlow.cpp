@@ -87,6 +87,7 @@ void fillHoles(cv::Mat &values, const cv::Mat &mask) {
 
 void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &weightB) {
     const cv::Size size = flow.forward.size();
+    CV_Assert(!size.empty() && flow.backward.size() == size && flow.forwardError.size() == size && flow.backwardError.size() == size);
     const float none = std::numeric_limits<float>::infinity();
     cv::Mat errorA(size, CV_32F, cv::Scalar(none)), errorB(size, CV_32F, cv::Scalar(none));
     fromA.create(size, CV_32FC2);

@@ -43,8 +43,9 @@ extension TimelineRenderer {
             // A ramp's steps in one run: the key-frame map places each step (see StepJoining).
             (first, count, origin, ratio, map) = steppedContext(plan)
         }
+        let sectionRatios = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }
         let stretcher = try Stretcher(sampleRate: format.sampleRate, channels: format.channels, algorithm: settings.algorithm,
-                                      mode: .offline, timeRatio: ratio, pitchScale: settings.pitchScale)
+                                      mode: .offline, timeRatio: ratio, pitchScale: settings.pitchScale, sectionRatios: sectionRatios)
         stretcher.setExpectedInputDuration(count)
         stretcher.setMaxProcessSize(blockSize)
         if !map.isEmpty { stretcher.setKeyFrameMap(map) }
@@ -80,7 +81,7 @@ extension TimelineRenderer {
         // With a key-frame map (a ramp), the slowest step sets the size: R3 follows the map once
         // per call, and calls of about one block of output follow it closely (measured: no
         // level change at the steps' boundaries; much smaller calls left a dip near the end).
-        let slowest = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }.max() ?? ratio
+        let slowest = sectionRatios.max() ?? ratio
         let chunk = max(16, min(feed, Int(Double(blockSize) / max(1, slowest))))
         let wantedEnd = min(plan.fadeOutEnd, window?.upperBound ?? .max)
         var produced: Int64 = 0

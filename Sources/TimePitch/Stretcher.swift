@@ -16,14 +16,32 @@ final class Stretcher {
     /// warning to stderr and R2 never finishes: a 100 Hz file hung timeDomain for good).
     static let minimumSampleRate = 8000
 
+    /// Time ratios at which Rubber Band 3.1.2's R3 engine diverges with its standard window:
+    /// its output grows without bound (to 1e12 within a second at 1/13, 13x faster, whatever
+    /// the size of the process calls, offline and real-time alike), and the garbage differs
+    /// from run to run, so an export failed ("encoding failed: Invalid argument": the AAC
+    /// encoder refuses NaN and infinity) or gave different audio each time. Measured on a
+    /// sine with noise, 250000 frames in: diverging from 0.063 to 0.0797, and stable with the
+    /// short window at every ratio from 0.03 to 0.15 (step 0.001); this range has a margin.
+    static let divergentSpectralRatios: ClosedRange<Double> = (1.0 / 17)...(1.0 / 12)
+
+    /// `sectionRatios`: the other time ratios the run goes through (a key-frame map's sections).
     init(sampleRate: Int, channels: Int, algorithm: TimePitchAlgorithm, mode: Mode,
-         timeRatio: Double, pitchScale: Double) throws(TimePitchError) {
+         timeRatio: Double, pitchScale: Double, sectionRatios: [Double] = []) throws(TimePitchError) {
         precondition(algorithm != .varispeed, "varispeed resamples; it does not stretch")
         guard sampleRate >= Self.minimumSampleRate, let rate = UInt32(exactly: sampleRate), let count = UInt32(exactly: channels) else {
             throw .unsupportedFormat("the \(algorithm) algorithm stretches audio of 8 kHz or more, and this is \(sampleRate) Hz; varispeed plays any rate")
         }
         var options = mode == .offline ? RubberBandOptionProcessOffline.rawValue : RubberBandOptionProcessRealTime.rawValue
-        if algorithm == .spectral { options |= RubberBandOptionEngineFiner.rawValue }
+        if algorithm == .spectral {
+            options |= RubberBandOptionEngineFiner.rawValue
+            // R3 with its short window where the standard one diverges (the pitch scale counted
+            // in too, as R3 stretches by their product before resampling).
+            let unstable = Self.divergentSpectralRatios
+            if ([timeRatio] + sectionRatios).contains(where: { unstable.contains($0) || unstable.contains($0 * pitchScale) }) {
+                options |= RubberBandOptionWindowShort.rawValue
+            }
+        }
         if mode == .realTime {
             // Consistent pitch lets the pitch scale change smoothly while playing.
             options |= RubberBandOptionPitchHighConsistency.rawValue
