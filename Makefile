@@ -38,7 +38,7 @@ MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
 BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-MANUAL := .build/plugins/GenerateManual/outputs/slowpoke/slowpoke.1
+DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/slowpoke
 
 all: build
 
@@ -105,20 +105,20 @@ bench: bench-deps
 	$(SWIFT) build -c release --static-swift-stdlib
 	python3 bench/bench.py $(BENCH_FLAGS)
 
-# The man page, generated from the --help text by swift-argument-parser's generate-manual
-# plugin (it builds in release mode, offline) and tidied by tools/manual.awk. `make man`
-# refreshes the committed ./slowpoke.1 (`man ./slowpoke.1` reads it); install regenerates it.
-man: deps
-	$(SWIFT) package plugin generate-manual
-	awk -f tools/manual.awk $(MANUAL) > slowpoke.1
+# The man page, made by tools/manual.py from the binary's own --help (--experimental-dump-help),
+# so it cannot drift from the code: `make man` refreshes the committed ./slowpoke.1 (`man
+# ./slowpoke.1` reads it), and a test fails when the committed page differs. `make install`
+# makes it from the release binary it installs: one build, the static runtime kept.
+man: build
+	.build/debug/slowpoke --experimental-dump-help | python3 tools/manual.py > slowpoke.1
 
 install: release
-	$(SWIFT) package plugin generate-manual
-	install -d $(BINDIR) $(LIBDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(LIBDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(DOCDIR)
 	install -m 755 .build/release/slowpoke $(BINDIR)/slowpoke
 	install -m 644 .build/release/libFlowInterpolation.so $(LIBDIR)/libFlowInterpolation.so
-	awk -f tools/manual.awk $(MANUAL) > .build/slowpoke.1
+	.build/release/slowpoke --experimental-dump-help | python3 tools/manual.py > .build/slowpoke.1
 	install -m 644 .build/slowpoke.1 $(MANDIR)/slowpoke.1
+	install -m 644 README.md docs/*.md $(DOCDIR)
 	.build/release/slowpoke --generate-completion-script bash > .build/slowpoke.bash
 	.build/release/slowpoke --generate-completion-script zsh > .build/_slowpoke
 	.build/release/slowpoke --generate-completion-script fish > .build/slowpoke.fish
@@ -128,6 +128,7 @@ install: release
 
 uninstall:
 	rm -f $(BINDIR)/slowpoke $(LIBDIR)/libFlowInterpolation.so $(MANDIR)/slowpoke.1 $(BASHDIR)/slowpoke $(ZSHDIR)/_slowpoke $(FISHDIR)/slowpoke.fish
+	rm -rf $(DOCDIR)
 	-rmdir $(LIBDIR) 2>/dev/null
 
 clean:

@@ -65,13 +65,20 @@ public final class OutputFile: @unchecked Sendable {
         var random = SystemRandomNumberGenerator()
         let tag = String(random.next() as UInt64, radix: 36)
         let temporary = folder.appendingPathComponent("\(prefix)\(getpid())-\(tag)")
+        // Registered before it exists, so that no signal can come between the file and its
+        // registration (unlinking a name not yet made is harmless: it is random).
+        let slot = sp_temporary_register(temporary.path)
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .cannotWrite(path: shown, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            sp_temporary_unregister(slot)
+            throw .cannotWrite(path: shown, reason: reason)
+        }
         self.destination = target
         self.temporary = temporary
         self.descriptor = fd
         self.replacing = replacing
-        slot = sp_temporary_register(temporary.path)
+        self.slot = slot
     }
 
     deinit { discard() }

@@ -11,7 +11,7 @@ struct Batch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Retime many movies from a recipe, several at a time.",
         discussion: """
-            The recipe (JSON; see the README's "Batch" section) lists movies, the edits for each \
+            The recipe (JSON; see docs/batch.md, installed under share/doc/slowpoke) lists movies, the edits for each \
             (ranges in seconds, timecodes or percentages of the timeline: 25%-50%) and export \
             settings. Paths are relative to the recipe's folder (to the current folder for `-`, \
             which reads the recipe from stdin).

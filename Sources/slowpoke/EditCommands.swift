@@ -39,7 +39,7 @@ struct Scale: ParsableCommand {
             rates: 0.5x of a 0.5x section plays at 0.25x. Everything after the range moves.
 
             Examples:
-              slowpoke scale --range 3.2-5.0 --rate 0.25     # quarter speed: 1.8 s becomes 7.2 s
+              slowpoke scale --range 3.2-5.0 --rate 0.25     # 1.8 s becomes 7.2 s
               slowpoke scale --range 1:00-end --rate 2       # double speed to the end
               slowpoke scale clip.slowpoke --range 0-2 --duration 5
             """)

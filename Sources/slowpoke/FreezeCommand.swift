@@ -18,7 +18,7 @@ struct FreezeCommand: ParsableCommand {
             with a FreezeFrame effect. `info` shows the hold as a row of its own (`freeze`).
 
             Examples:
-              slowpoke freeze --at 3.2 --duration 2        # hold the picture at 3.2 s for 2 s
+              slowpoke freeze --at 3.2 --duration 2        # hold 3.2 s's picture 2 s
               slowpoke freeze --at 00:01:05 --duration 1/2
               slowpoke freeze clip.slowpoke --at 0 --duration 1.5   # open on a still
             """)

@@ -97,7 +97,8 @@ struct OTIOImport: ParsableCommand {
             Examples:
               slowpoke otio import timeline.otio -o clip.slowpoke
               slowpoke otio import from-resolve.otio --movie ~/Movies/dog.mov
-              otioconvert -i cut.edl -o cut.otio -a rate=30 && slowpoke otio import cut.otio --movie dog.mov
+              otioconvert -i cut.edl -o cut.otio -a rate=30
+              slowpoke otio import cut.otio --movie dog.mov
             """)
 
     @Argument(help: ArgumentHelp("The .otio file to read.", valueName: "timeline.otio"), completion: .file(extensions: ["otio"]))

@@ -23,7 +23,7 @@ struct PreviewMovie: ParsableCommand {
             Examples:
               slowpoke preview clip.mp4                        # window, 1x, spectral
               slowpoke preview --rate 1/4 --algorithm timeDomain # quarter speed, cheaper
-              slowpoke preview clip.slowpoke --no-video        # audio only; keys from the terminal
+              slowpoke preview clip.slowpoke --no-video        # sound only; keys from here
             """)
 
     @OptionGroup var options: DocumentOptions

@@ -15,21 +15,20 @@ struct SlomoCommand: ParsableCommand {
             half a second of source, inside the range, built as `ramp` builds them). One edit: \
             one line in `history`, one `undo`; every export and the preview play the result.
 
-            Where the range and rate come from, first found first:
-              1. --range and --rate, when given (timeline time, as for `scale`);
-              2. the Photos sidecar beside the movie, with its stem and the extension .AAE \
-            (IMG_0042.MOV → IMG_0042.AAE): its slow-motion region and rate. A sidecar that \
-            cannot be read is an error naming it, and the document is left unchanged;
-              3. Photos' defaults: 15% to 85% of the clip, at 1/8 speed for 210 fps or more \
-            and 1/4 for 85 fps or more.
+            Where the range and rate come from, first found first: (1) --range and --rate, \
+            when given (timeline time, as for `scale`); (2) the Photos sidecar beside the \
+            movie, with its stem and the extension .AAE (IMG_0042.MOV → IMG_0042.AAE): its \
+            slow-motion region and rate (a sidecar that cannot be read is an error naming it, \
+            and the document is left unchanged); (3) Photos' defaults: 15% to 85% of the \
+            clip, at 1/8 speed for 210 fps or more and 1/4 for 85 fps or more. \
             Below 85 fps slomo refuses ("not a high-frame-rate clip"); use `scale` or `ramp`.
 
             `info` shows the movie's com.apple.quicktime.full-frame-rate-playback-intent key \
             when it has one.
 
             Examples:
-              slowpoke slomo IMG_0042.MOV                     # the sidecar's, or Photos' defaults
-              slowpoke slomo --range 1.2-3.4                   # that range, Photos' rate
+              slowpoke slomo IMG_0042.MOV                # the sidecar's, or Photos' defaults
+              slowpoke slomo --range 1.2-3.4             # that range, Photos' rate
               slowpoke slomo --range 1.2-3.4 --rate 1/4
             """)
 

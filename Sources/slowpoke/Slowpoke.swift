@@ -18,10 +18,10 @@ struct Slowpoke: ParsableCommand {
 
             A first session:
               slowpoke open clip.mp4                      # creates clip.slowpoke
-              slowpoke scale --range 3.2-5.0 --rate 0.25  # 3.2 s to 5.0 s at quarter speed
+              slowpoke scale --range 3.2-5.0 --rate 0.25  # 3.2-5.0 s at quarter speed
               slowpoke info                               # the timeline, segment by segment
-              slowpoke export                             # clip-slowpoke.mp4, every frame kept
-              slowpoke preview                            # play it; keys change rate and pitch
+              slowpoke export                             # clip-slowpoke.mp4, all frames
+              slowpoke preview                            # play; keys change rate, pitch
               slowpoke undo                               # changed your mind
 
             Times are seconds (3.2, 3.2s, 500ms, 1m3.2s), fractions (1/3), timecodes \

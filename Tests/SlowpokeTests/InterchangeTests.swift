@@ -230,6 +230,30 @@ private func infoSeconds(_ value: Any?) -> Double {
         }
         visit(try #require(tool["command"] as? [String: Any]))
         #expect(missing.isEmpty, "slowpoke.1 is out of date (run `make man`): \(missing)")
+
+        // And it is exactly the page tools/manual.py makes from this binary's help.
+        let generated = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"),
+                                            ["-c", "'\(TestSupport.slowpoke.path)' --experimental-dump-help | python3 tools/manual.py"],
+                                            in: TestSupport.root)
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stdout == text, "slowpoke.1 differs from what `make man` makes from the code's --help; run `make man`")
+        #expect(text.contains(".Sh EXIT STATUS") && text.contains(".It 64") && text.contains(".It 130") && text.contains(".Sh ENVIRONMENT"))
+    }
+
+    /// --help's examples are written for 80 columns: no example line is wider, so none wraps.
+    @Test func helpExamplesFitEightyColumns() throws {
+        let dump = try json(try TestSupport.run(TestSupport.slowpoke, ["--experimental-dump-help"]).stdout)
+        var wide: [String] = [], checked = 0
+        func visit(_ command: [String: Any], _ path: String) {
+            for line in ((command["discussion"] as? String) ?? "").split(separator: "\n") where line.hasPrefix("  ") {
+                checked += 1
+                if line.count > 80 { wide.append("\(path): \(line)") }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] { visit(sub, path + " " + ((sub["commandName"] as? String) ?? "")) }
+        }
+        visit(try #require(dump["command"] as? [String: Any]), "slowpoke")
+        #expect(checked >= 30, "only \(checked) example lines found")
+        #expect(wide.isEmpty, "\(wide)")
     }
 }
 

@@ -152,8 +152,12 @@ import Testing
         let events = result.stderr.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(!events.isEmpty)
-        #expect(events.allSatisfy { $0["event"] as? String == "progress" })
-        #expect(events.last?["fraction"] as? Double == 1)
+        #expect(events.count >= 2)
+        // Progress up to 1, then the done event naming the output and its length (2 s at 0.5x: 4 s).
+        let progress = events.dropLast()
+        #expect(progress.allSatisfy { $0["event"] as? String == "progress" })
+        #expect(progress.last?["fraction"] as? Double == 1)
+        #expect(events.last?["event"] as? String == "done" && (events.last?["output"] as? String)?.hasSuffix("/out.wav") == true
+                && events.last?["duration"] as? Double == 4, "\(events.last ?? [:])")
     }
 }
