@@ -90,14 +90,16 @@ public final class AudioFileReader: AudioSource {
         }
         followsOn = formatChanges != nil && AudioFormatScan.isRaw(input)
         timeBase = stream.pointer.pointee.time_base
-        tickSamples = max(1, av_rescale_q_rnd(1, timeBase, AVRational(num: 1, den: parameters.sample_rate), AV_ROUND_UP))
+        // Positions count at the rate the reader plays (a changing stream's first).
+        let rate = AVRational(num: 1, den: Int32(format.sampleRate))
+        tickSamples = max(1, av_rescale_q_rnd(1, timeBase, rate, AV_ROUND_UP))
         // A transport stream stamps each PES packet; libavformat interpolates the stamps of the
         // frames inside it at the first format's rate, wrong by 9% a frame after 44.1 kHz
         // becomes 48 kHz: such audio follows on unless it is 100 ms off.
         tolerance = formatChanges != nil ? max(tickSamples, Int64(format.sampleRate / 10)) : tickSamples
         let duration = stream.pointer.pointee.duration, start = stream.pointer.pointee.start_time
         let stated = duration > 0 && duration != sp_av_nopts_value() ? duration + (start != sp_av_nopts_value() ? start : 0) : 0
-        statedEndFrame = stated > 0 ? av_rescale_q(stated, timeBase, AVRational(num: 1, den: parameters.sample_rate)) : nil
+        statedEndFrame = stated > 0 ? av_rescale_q(stated, timeBase, rate) : nil
         packet = try Packet()
         frame = try Frame()
         buffer = [[Float]](repeating: [], count: format.channels)
@@ -113,12 +115,10 @@ public final class AudioFileReader: AudioSource {
     /// channels), else its own.
     private static func declaredLayout(_ own: AVChannelLayout, changes: [AudioFormatChange]?) -> AVChannelLayout {
         var made = AVChannelLayout()
-        if let changes, let widest = changes.max(by: { $0.channels < $1.channels }), widest.channels > own.nb_channels,
-           let name = widest.channelLayout, av_channel_layout_from_string(&made, name) >= 0 {
-            return made
-        }
-        if let changes, let widest = changes.max(by: { $0.channels < $1.channels }), widest.channels > own.nb_channels {
-            av_channel_layout_default(&made, Int32(widest.channels))
+        if let changes, case let widest = AudioFormatChange.declared(changes), widest.channels > own.nb_channels {
+            if widest.channelLayout.map({ av_channel_layout_from_string(&made, $0) >= 0 }) != true {
+                av_channel_layout_default(&made, Int32(widest.channels))
+            }
             return made
         }
         var copy = own
@@ -133,13 +133,6 @@ public final class AudioFileReader: AudioSource {
     /// The one warning line that says so.
     public var formatChangeWarning: String? {
         formatChanges.map { "audio of \((path as NSString).lastPathComponent) " + AudioFormatChange.summary($0) }
-    }
-
-    /// The declared layout's name (`5.1(side)`).
-    var layoutName: String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        guard av_channel_layout_describe(&layout, &buffer, buffer.count) >= 0 else { return "\(format.channels) channels" }
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// Whether the stream stores 16-bit (or coarser) integer samples, whose quantisation noise

@@ -138,6 +138,7 @@ public enum Prober {
         // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
         var unplaced = [Int](repeating: 0, count: streams.count)
+        var clock = ClockRestart(input)
         let packet = try Packet()
         while true {
             let more: Bool
@@ -149,6 +150,7 @@ public enum Prober {
             let p = packet.pointer.pointee
             let index = Int(p.stream_index)
             guard index < tallies.count else { continue }
+            clock.add(p)
             let pts = p.pts != sp_av_nopts_value() || reorders[index] ? p.pts : p.dts
             guard pts != sp_av_nopts_value() else {
                 unplaced[index] += 1
@@ -176,6 +178,7 @@ public enum Prober {
                 tallies[index].sizes?.add(p)
             }
         }
+        if let refusal = clock.failure(path: input.path) { throw refusal }
         if let video = streams.firstIndex(where: { $0.kind == .video && !$0.isAttachedPicture }), tallies[video].count == 0, unplaced[video] > 0 {
             let codec = streams[video].codec
             throw .notMedia(path: input.path, reason: "its \(codec) video reorders its frames (B-frames) but the file stores only the order they are decoded in, not when each is shown (as AVI does), so slowpoke cannot place them; convert it first, for example: ffmpeg -i \((input.path as NSString).lastPathComponent) -c:v libx264 -crf 18 -c:a copy converted.mkv")
