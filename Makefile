@@ -93,7 +93,7 @@ test-long: test-deps
 # the reproducibility test), interpolation (the flow's second interpolator, OpenCV's workers)
 # and the preview's audio. Built in .build-tsan (ignored by git); every process's reports,
 # the slowpoke binaries the tests run included, go to .build-tsan/reports, and any report fails
-# the target. Run it before each merge; `make test` does not (it takes about half an hour).
+# the target. Run it before each merge; `make test` does not (its tests took 15 minutes here).
 # tools/tsan.supp holds what is suppressed in libraries TSan cannot see into, and why.
 TSAN_SUITES := SmartAudioTests|ReproducibleExportTests|FlowInterpolationTests|InterpolationCorpusTests|CompositionAudioTests|RealtimeTests
 TSAN_REPORTS := .build-tsan/reports
