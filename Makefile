@@ -24,7 +24,7 @@ OTIO_VENV := .build/otio-venv
 OTIO_PYTHON := $(abspath $(OTIO_VENV))/bin/python
 OTIO_PIP_PACKAGES := opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0
 
-.PHONY: all deps test-deps bench-deps install-packages build release test test-long demo bench clean man install uninstall
+.PHONY: all deps test-deps bench-deps install-packages build release test test-long test-tsan demo bench clean man install uninstall
 
 # `make install` puts the binary, its man page and its shell completions under
 # $(DESTDIR)$(PREFIX), and the optical-flow library `export --frames interpolate` opens in
@@ -88,6 +88,24 @@ test: test-deps
 test-long: test-deps
 	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
+
+# ThreadSanitizer over the suites that run threads of their own: export (smart audio's workers,
+# the reproducibility test), interpolation (the flow's second interpolator, OpenCV's workers)
+# and the preview's audio. Built in .build-tsan (ignored by git); every process's reports,
+# the slowpoke binaries the tests run included, go to .build-tsan/reports, and any report fails
+# the target. Run it before each merge; `make test` does not (its tests took 15 minutes here).
+# tools/tsan.supp holds what is suppressed in libraries TSan cannot see into, and why.
+TSAN_SUITES := SmartAudioTests|ReproducibleExportTests|FlowInterpolationTests|InterpolationCorpusTests|CompositionAudioTests|RealtimeTests
+TSAN_REPORTS := .build-tsan/reports
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
+	@TSAN_OPTIONS="suppressions=$(abspath tools/tsan.supp) log_path=$(abspath $(TSAN_REPORTS))/tsan halt_on_error=0" \
+	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'; \
+	status=$$?; reports=$$(cat $(TSAN_REPORTS)/tsan.* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer'); \
+	echo "ThreadSanitizer: $$reports reports (in $(TSAN_REPORTS))"; \
+	grep -h SUMMARY $(TSAN_REPORTS)/tsan.* 2>/dev/null | sort | uniq -c; \
+	[ $$status = 0 ] && [ $$reports = 0 ]
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the
 # timeline, and export it twice: passthrough (every frame kept) to .build/demo/clip-slowpoke.mp4,
