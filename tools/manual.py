@@ -16,6 +16,8 @@ GLOBAL = {"help", "version"}
 def escape(text):
     """A line of text as mdoc reads it: backslashes escaped, no line starting a macro."""
     text = text.replace("\\", "\\e")
+    # groff reads ASCII: other characters (→, ÷, ·) by their Unicode names.
+    text = "".join(c if ord(c) < 128 else "\\[u%04X]" % ord(c) for c in text)
     return "\\&" + text if text.startswith((".", "'")) else text
 
 

@@ -27,8 +27,8 @@ struct SlomoCommand: ParsableCommand {
             when it has one.
 
             Examples:
-              slowpoke slomo IMG_0042.MOV                # the sidecar's, or Photos' defaults
-              slowpoke slomo --range 1.2-3.4             # that range, Photos' rate
+              slowpoke slomo IMG_0042.MOV            # the sidecar's, or Photos' defaults
+              slowpoke slomo --range 1.2-3.4         # that range, Photos' rate
               slowpoke slomo --range 1.2-3.4 --rate 1/4
             """)
 

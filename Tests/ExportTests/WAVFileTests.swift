@@ -209,7 +209,10 @@ extension [[Float]] {
         #expect(try AudioFileReader(url: adpcm).format == AudioFormat(sampleRate: 44100, channels: 1), "libav reads it instead")
         #expect(try WAVFileReader.open(url: text) == nil)
         #expect(try WAVFileReader.open(url: TestSupport.media("clip60.mp4")) == nil)
-        #expect(try WAVFileReader.open(url: folder.url) == nil, "a folder")
+        // A folder (like a FIFO or a device) is refused before anything opens it.
+        #expect(throws: ExportError.cannotOpen(path: folder.url.path, reason: "it is a folder, not a regular file")) {
+            try WAVFileReader.open(url: folder.url)
+        }
     }
 
     @Test func aMissingOrEmptyFileIsAnErrorAsWithLibav() throws {

@@ -18,7 +18,7 @@ import TestSupport
         ("50%-50%", "range 50%-50% is empty; it starts and ends at 5 s"),
         ("50%-150%", "150% is not between 0% and 100% of the timeline"),
         ("x%-50%", "\"x%\" is not a percentage; write 25% or 12.5%"),
-        ("5", "\"5\" is not a range; write START-END, for example 3.2-5.0, 25%-50% or 1:00-end"),
+        ("5", "\"5\" is not a range; write START-END, for example 3.2-5.0, 25%-50%, 1:00-end or end-5s-end"),
         ("5-11", "range 5-11 goes beyond the end of the timeline at 10 s"),
     ])
     func badRangesSayWhatIsWrong(text: String, message: String) {
