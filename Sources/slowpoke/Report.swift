@@ -86,7 +86,7 @@ enum Report {
         func label(_ r: Rational) -> String { (r.exactDecimal(maxDigits: 3) ?? String(format: "%.3g", r.doubleValue)) + "x" }
         let top = label(fastest), bottom = label(slowest)
         let width = max(top.count, bottom.count)
-        var out = "Speed over the timeline (0 - \(track.duration.formatted()) s, log scale):\n"
+        var out = "Speed over the timeline (0 - \(track.duration.shown) s, log scale):\n"
         for row in 0..<rows {
             let floor = (rows - 1 - row) * 8
             let label = row == 0 ? top : row == rows - 1 ? bottom : ""
