@@ -101,8 +101,8 @@ struct ExportMovie: ParsableCommand {
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
-        let timing = result.exact ? "exact timestamps at 1/\(result.timescale) s" : "timestamps rounded to 1/\(result.timescale) s"
-        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), audio \(result.audio.rawValue)")
+        let timing = result.exact ? "every frame at its exact time" : "timestamps rounded to 1/\(result.timescale) s"
+        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), \(Self.said(result.audio))")
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
@@ -112,7 +112,7 @@ struct ExportMovie: ParsableCommand {
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
-        print("wrote \(shown): \(result.duration), \(result.sampleRate) Hz \(result.channels) \(result.codec), audio \(result.audio.rawValue)")
+        print("wrote \(shown): \(result.duration.readable), \(result.sampleRate) Hz \(result.channels) \(result.codec), \(Self.said(result.audio))")
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
@@ -124,7 +124,17 @@ struct ExportMovie: ParsableCommand {
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder
-        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), audio \(result.audio.rawValue)")
+        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// What became of the audio, in plain words.
+    static func said(_ audio: AudioHandling) -> String {
+        switch audio {
+        case .none: "no audio"
+        case .copied: "audio copied as it was"
+        case .spliced: "audio copied where unchanged, re-encoded where edited"
+        case .rendered: "audio re-encoded through the timeline"
+        }
     }
 }
