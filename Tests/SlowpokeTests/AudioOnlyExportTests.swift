@@ -73,7 +73,7 @@ import Testing
         #expect(facts["channels"] as? Int == 2)
         // Smart audio keeps AAC into .m4a and PCM into .wav (see SmartAudioTests).
         let spliced = (source, output.ext) == ("song.m4a", "m4a") || (source, output.ext) == ("song.wav", "wav")
-        #expect(result.stdout == "wrote \(name): 11 s, 48000 Hz stereo \(codec), audio \(spliced ? "spliced" : "rendered")\n")
+        #expect(result.stdout == "wrote \(name): 11 s, 48000 Hz stereo \(codec), \(spliced ? "audio copied where unchanged, re-encoded where edited" : "audio re-encoded through the timeline")\n")
         let samples = try decodedSamples(folder.file(name))
         if output.slack == 0 {
             #expect(samples == Self.exact, "\(source) → \(name)")
