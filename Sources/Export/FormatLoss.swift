@@ -14,7 +14,10 @@ enum FormatLoss {
         }
         if depth > outputDepth {
             var line = "\(movieName)'s video is \(depth)-bit, and \(codec.displayName) here is written at \(outputDepth) bits: \(output) reduces it to \(outputDepth)-bit"
-            if codec == .h264 || codec == .vp9 { line += " (--codec hevc keeps 10 bits" + (container == "mov" || container == "mkv" ? ", --codec prores 10 bits with alpha)" : ")") }
+            // The 10-bit codecs this container takes, when the output is 8-bit.
+            let tenBit = [VideoCodec.hevc, .prores].filter { outputDepth == 8 && $0.containers.contains(container) }
+                .map { "--codec \($0.rawValue)" }
+            if !tenBit.isEmpty { line += " (\(tenBit.joined(separator: " or ")) keeps 10 bits)" }
             lines.append(line)
         }
         return lines

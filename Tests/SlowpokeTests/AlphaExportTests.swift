@@ -79,6 +79,19 @@ import TestSupport
         expectGradient(try alphaPlane(out), "prores")
     }
 
+    /// FFmpeg 5.1's Matroska muxer takes ProRes (the mp4 one does not): --codec prores into
+    /// .mkv keeps the alpha plane too.
+    @Test func proresAlphaIsKeptInMatroska() throws {
+        let folder = try TemporaryFolder("alpha-prores-mkv")
+        try alphaMovie(folder, name: "clip.mov", pixelFormat: "yuva444p10le", codec: ["-c:v", "prores_ks", "-profile:v", "4"])
+        let result = try slowpoke("export", "--fps", "30", "--codec", "prores", "-o", "out.mkv", "--progress", "none", in: folder)
+        #expect(result.status == 0 && result.stdout.contains("prores 4444 yuva444p10le"), "\(result.stdout)\(result.stderr)")
+        let out = folder.file("out.mkv")
+        let facts = try probe(out, "stream=codec_name,pix_fmt")
+        #expect(facts.contains("codec_name=prores") && facts.contains("pix_fmt=yuva444p"), "\(facts)")
+        expectGradient(try alphaPlane(out), "prores in mkv")
+    }
+
     @Test(arguments: ["nearest", "blend"])
     func vp9AlphaIsKeptInWebM(frames: String) throws {
         let folder = try TemporaryFolder("alpha-vp9")
@@ -112,7 +125,8 @@ import TestSupport
         #expect(tags.contains("codec_name=h264") && !tags.lowercased().contains("alpha_mode"), "\(tags)")
     }
 
-    /// A 10-bit source into the default H.264 says it becomes 8-bit; into HEVC (10-bit) nothing.
+    /// A 10-bit source into the default H.264 says it becomes 8-bit (naming HEVC, which keeps 10
+    /// bits in .mp4), into VP9 in .webm too (nothing there keeps 10 bits); into HEVC nothing.
     @Test func tenBitToH264SaysBitDepthIsReduced() throws {
         let folder = try TemporaryFolder("alpha-10bit")
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=2",
@@ -125,6 +139,9 @@ import TestSupport
         #expect(h264.status == 0 && h264.stderr == "slowpoke: warning: hlg.mp4's video is 10-bit, and H.264 here is written at 8 bits: h264.mp4 reduces it to 8-bit (--codec hevc keeps 10 bits)\n",
                 "\(h264.stderr)")
         #expect(try probe(folder.file("h264.mp4"), "stream=pix_fmt").contains("pix_fmt=yuv420p\n"))
+        let vp9 = try slowpoke("export", "--fps", "30", "--codec", "vp9", "-o", "vp9.webm", "--preset", "ultrafast", "--progress", "none", in: folder)
+        #expect(vp9.status == 0 && vp9.stderr == "slowpoke: warning: hlg.mp4's video is 10-bit, and VP9 here is written at 8 bits: vp9.webm reduces it to 8-bit\n",
+                "\(vp9.stderr)")
         let hevc = try slowpoke("export", "--fps", "30", "--codec", "hevc", "-o", "hevc.mp4", "--preset", "ultrafast", "--progress", "none", in: folder)
         #expect(hevc.status == 0 && hevc.stderr.isEmpty, "\(hevc.stderr)")
         #expect(try probe(folder.file("hevc.mp4"), "stream=pix_fmt").contains("pix_fmt=yuv420p10le"))
