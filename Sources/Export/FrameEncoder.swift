@@ -2,8 +2,8 @@ import Foundation
 import Composition
 internal import CFFmpeg
 
-/// An opened libx264, libx265, prores_ks or libvpx-vp9 encoder for the constant-rate export, with the picture
-/// conversion into its pixel format. Frame k has timestamp k in a time base of 1/N.
+/// An opened libx264, libx265, prores_ks or libvpx-vp9 encoder for the constant-rate export,
+/// with the picture conversion into its pixel format. Frame k has timestamp k in a time base of 1/N.
 final class FrameEncoder {
     let context: CodecContext
     let pixelFormat: AVPixelFormat

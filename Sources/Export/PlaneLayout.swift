@@ -10,7 +10,6 @@ struct PlaneLayout {
     let bytes: Int
     /// log2 of the chroma planes' subsampling: (1, 1) for 4:2:0, (0, 0) for 4:4:4.
     let chromaShift: (x: Int, y: Int)
-    let hasAlpha: Bool
 
     init(_ format: AVPixelFormat) {
         let desc = av_pix_fmt_desc_get(format)!.pointee
@@ -18,7 +17,6 @@ struct PlaneLayout {
         depth = Int(desc.comp.0.depth)
         bytes = depth > 8 ? 2 : 1
         chromaShift = (Int(desc.log2_chroma_w), Int(desc.log2_chroma_h))
-        hasAlpha = desc.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
     }
 
     /// Whether plane `i` is a chroma plane.
