@@ -62,7 +62,8 @@ public struct ConstantRateExporter {
         (document, self.output, codec) = try ExportSession.encodingTarget(of: documentURL, output: output, fps: options.fps,
                                                                           codec: options.codec)
         if codec == .prores && (options.crf != nil || options.preset != nil) {
-            throw ExportError.unsupported("--crf and --preset do not apply to --codec prores, whose quality is ProRes 4444's own")
+            let chosen = options.codec == nil ? " (chosen because the video has an alpha channel and the output is .\(self.output.pathExtension))" : ""
+            throw ExportError.unsupported("--crf and --preset do not apply to --codec prores\(chosen), whose quality is ProRes 4444's own")
         }
         self.documentURL = documentURL
         self.options = options
