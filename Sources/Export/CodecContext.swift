@@ -20,7 +20,9 @@ final class CodecContext {
     /// `err_recognition` (`AV_EF_EXPLODE` makes any damage it notices an error).
     static func decoder(for stream: StreamView, threads: Int = 0, errorRecognition: Int32 = 0) throws(ExportError) -> CodecContext {
         let parameters = stream.parameters
-        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+        // VP8/VP9 alpha is decoded by libvpx only (see SourceAlpha).
+        let libvpx = SourceAlpha.libvpxDecoder(for: stream).flatMap { avcodec_find_decoder_by_name($0) }
+        guard let codec = libvpx ?? avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw .notMedia(path: stream.owner.path, reason: "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
         }
         let context = try CodecContext(codec: codec)

@@ -5,20 +5,22 @@ public import TimePitch
 internal import CFFmpeg
 
 /// `slowpoke export --fps N`: AVVideoComposition's `frameDuration` export. The composition is
-/// flattened to N frames per second and re-encoded (H.264 or HEVC); output frame k sits at
+/// flattened to N frames per second and re-encoded (H.264, HEVC, ProRes 4444 or VP9); output frame k sits at
 /// composition time k/N and shows the source frame on screen at the source time mapped back
 /// from it (or a blend, or a motion-interpolated frame). Cuts are exact, gaps are black, and the
 /// audio follows the same timeline through TimePitch.
 public struct ConstantRateExporter {
     public struct Options: Sendable {
         public var fps: Rational
-        public var codec: VideoCodec = .h264
+        /// The codec asked for; nil picks H.264, or for a source with an alpha channel the codec
+        /// that keeps it in the output's container (ProRes in .mov, VP9 in .mkv and .webm).
+        public var codec: VideoCodec?
         /// Overrides for the encoder settings assistant.
         public var crf: Double?
         public var preset: String?
         public var frames: FrameSelection = .nearest
 
-        public init(fps: Rational, codec: VideoCodec = .h264, crf: Double? = nil, preset: String? = nil,
+        public init(fps: Rational, codec: VideoCodec? = nil, crf: Double? = nil, preset: String? = nil,
                     frames: FrameSelection = .nearest) {
             self.fps = fps
             self.codec = codec
@@ -47,6 +49,8 @@ public struct ConstantRateExporter {
     public let documentURL: URL
     public let output: URL
     public let options: Options
+    /// The codec the video is encoded with: the one asked for, or the default for the source.
+    public let codec: VideoCodec
     public let settings: TimePitchSettings
     public let force: Bool
     public var audioBitRate = 192_000
@@ -55,7 +59,12 @@ public struct ConstantRateExporter {
     public var protectedInputs: [URL] = []
 
     public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
-        (document, self.output) = try ExportSession.target(of: documentURL, output: output, encodingVideo: true, fps: options.fps)
+        (document, self.output, codec) = try ExportSession.encodingTarget(of: documentURL, output: output, fps: options.fps,
+                                                                          codec: options.codec)
+        if codec == .prores && (options.crf != nil || options.preset != nil) {
+            let chosen = options.codec == nil ? " (chosen because the video has an alpha channel and the output is .\(self.output.pathExtension))" : ""
+            throw ExportError.unsupported("--crf and --preset do not apply to --codec prores\(chosen), whose quality is ProRes 4444's own")
+        }
         self.documentURL = documentURL
         self.options = options
         self.settings = settings
@@ -105,13 +114,7 @@ public struct ConstantRateExporter {
         let source: any PictureSource = fieldOrder == nil ? decoder : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
         let stream = decoder.decoderStream
         let parameters = stream.parameters
-        let depth = av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.pointee.format))?.pointee.comp.0.depth ?? 8
-        var encoderSettings = EncoderSettings.recommended(codec: options.codec, width: Int(parameters.pointee.width),
-                                                          height: Int(parameters.pointee.height), fps: options.fps,
-                                                          tenBitSource: depth > 8)
-        if let crf = options.crf { encoderSettings.crf = crf }
-        if let preset = options.preset { encoderSettings.preset = preset }
-        encoderSettings = try encoderSettings.validated()
+        var encoderSettings = try encoding(stream, movieName: name, warning: warning)
 
         let encoder = try session.start(audio: audio, segments: segments, origin: scan.origin, videoTimescale: nil,
                                         metadata: stream.owner, warning: warning) { writer in
@@ -188,6 +191,22 @@ public struct ConstantRateExporter {
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
                       sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" })
+    }
+
+    /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the
+    /// user's overrides; what they lose of the source (alpha, bit depth) goes to `warning`.
+    private func encoding(_ stream: StreamView, movieName: String, warning: (String) -> Void) throws -> EncoderSettings {
+        let parameters = stream.parameters.pointee
+        let depth = SourceAlpha.depth(of: stream), alpha = SourceAlpha.has(stream)
+        var settings = EncoderSettings.recommended(codec: codec, width: Int(parameters.width), height: Int(parameters.height),
+                                                   fps: options.fps, tenBitSource: depth > 8, alphaSource: alpha)
+        if let crf = options.crf { settings.crf = crf }
+        if let preset = options.preset { settings.preset = preset }
+        settings = try settings.validated()
+        let outputDepth = PlaneLayout(av_get_pix_fmt(settings.pixelFormatName)).depth
+        for line in FormatLoss.warnings(movieName: movieName, alpha: alpha, depth: depth, settings: settings, outputDepth: outputDepth,
+                                        output: output.lastPathComponent, container: output.pathExtension.lowercased()) { warning(line) }
+        return settings
     }
 
     /// How an interlaced stream's fields are ordered, for the summary; nil when it is progressive

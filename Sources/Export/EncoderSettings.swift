@@ -1,13 +1,5 @@
 public import Composition
 
-/// The video codecs constant-rate export encodes with.
-public enum VideoCodec: String, CaseIterable, Sendable {
-    case h264, hevc
-
-    /// libavcodec's encoder for it.
-    var encoderName: String { self == .h264 ? "libx264" : "libx265" }
-}
-
 /// How constant-rate export fills an output frame that falls between two source frames.
 public enum FrameSelection: String, CaseIterable, Sendable {
     /// Sample and hold: the source frame on screen at that moment.
@@ -58,17 +50,39 @@ public struct EncoderSettings: Sendable, Equatable {
     /// The level's peak bit rate, used as the VBV cap, and its buffer, in kbit/s and kbit.
     public var maxBitRate: Int
     public var bufferSize: Int
-    /// Whether the output keeps 10 bits per sample (HEVC from a 10-bit source); otherwise 8-bit 4:2:0.
+    /// Whether the output keeps 10 bits per sample (HEVC from a 10-bit source, ProRes always);
+    /// otherwise 8 bits.
     public var tenBit: Bool
+    /// Whether the output keeps the source's alpha channel (ProRes 4444 and VP9 from a source
+    /// that has one).
+    public var alpha: Bool = false
+
+    /// libavutil's name of the pixel format the encoder is given: 4:2:0 (8- or 10-bit) for
+    /// H.264 and HEVC, `yuva420p` for VP9 with alpha, 10-bit 4:4:4 for ProRes 4444.
+    public var pixelFormatName: String {
+        switch codec {
+        case .h264, .hevc: tenBit ? "yuv420p10le" : "yuv420p"
+        case .prores: alpha ? "yuva444p10le" : "yuv444p10le"
+        case .vp9: alpha ? "yuva420p" : "yuv420p"
+        }
+    }
 
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     /// The recommended settings for `codec` at `width`×`height` and `fps`.
+    /// ProRes is intra-only, with no level or rate factor (its quality is the profile's); VP9
+    /// takes libvpx's constant-quality mode (CRF 31, as FFmpeg's VP9 guide suggests for HD).
     public static func recommended(codec: VideoCodec, width: Int, height: Int, fps: Rational,
-                                   tenBitSource: Bool = false) -> EncoderSettings {
+                                   tenBitSource: Bool = false, alphaSource: Bool = false) -> EncoderSettings {
         let rate = fps.doubleValue
         let gop = max(1, Int((2 * rate).rounded()))
         switch codec {
+        case .prores:
+            return EncoderSettings(codec: .prores, profile: "4444", level: "-", gopLength: 1, crf: 0, preset: "medium",
+                                   maxBitRate: 0, bufferSize: 0, tenBit: true, alpha: alphaSource)
+        case .vp9:
+            return EncoderSettings(codec: .vp9, profile: "0", level: "-", gopLength: gop, crf: 31, preset: "medium",
+                                   maxBitRate: 0, bufferSize: 0, tenBit: false, alpha: alphaSource)
         case .h264:
             // Table A-1 of H.264: max macroblocks per second, per frame, and max bit rate
             // (kbit/s, Baseline/Main; High allows 1.25×).
@@ -106,7 +120,8 @@ public struct EncoderSettings: Sendable, Equatable {
         guard Self.presets.contains(preset) else {
             throw .unsupported("--preset \(preset) is not one of \(Self.presets.joined(separator: ", "))")
         }
-        guard crf >= 0, crf <= 51 else { throw .unsupported("--crf \(crf) is outside 0…51") }
+        let highest: Double = codec == .vp9 ? 63 : 51
+        guard crf >= 0, crf <= highest else { throw .unsupported("--crf \(crf) is outside 0…\(Int(highest))") }
         // x264 is lossless at CRF 0 only in the High 4:4:4 Predictive profile; asked for High it
         // refuses to open (and prints to the terminal itself).
         var settings = self

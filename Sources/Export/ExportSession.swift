@@ -52,23 +52,40 @@ final class ExportSession {
 
     /// The document at `documentURL` (its movie checked against the fingerprint) and the output:
     /// `output`, or by default ``defaultOutput(for:at:)``, in a container slowpoke exports.
-    static func target(of documentURL: URL, output: URL?, encodingVideo: Bool = false, fps: Rational? = nil) throws -> (document: ProjectDocument, output: URL) {
+    static func target(of documentURL: URL, output: URL?) throws -> (document: ProjectDocument, output: URL) {
         let document = try DocumentStore.read(documentURL)
-        let output = output ?? defaultOutput(for: document, at: documentURL, encodingVideo: encodingVideo, fps: fps)
-        if encodingVideo && output.pathExtension.lowercased() == "webm" {
-            throw ExportError.unsupported("\(output.lastPathComponent): .webm holds only VP8, VP9 and AV1 video, and --fps encodes H.264 or HEVC; export to .mkv (which keeps Opus and Vorbis audio as they are) or .mp4")
-        }
+        let output = output ?? defaultOutput(for: document, at: documentURL)
         try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
         return (document, output)
+    }
+
+    /// For `--fps`: the document, the output and the codec that encodes it, `requested` or by
+    /// default the one that keeps the source's alpha channel in the output's container
+    /// (``VideoCodec/defaultCodec(alphaSource:container:)``; a WebM movie with alpha stays WebM,
+    /// as VP9); a codec the container cannot hold is refused here, before any work.
+    static func encodingTarget(of documentURL: URL, output: URL?, fps: Rational,
+                               codec requested: VideoCodec?) throws -> (document: ProjectDocument, output: URL, codec: VideoCodec) {
+        let document = try DocumentStore.read(documentURL)
+        let movie = DocumentStore.movieURL(of: document, at: documentURL)
+        var alpha = false
+        if let video = document.media.primaryVideo {
+            alpha = SourceAlpha.has(try InputFormatContext(path: movie.path).stream(video.index))
+        }
+        let webm = requested == .vp9 || (requested == nil && alpha)
+        let output = output ?? documentURL.deletingLastPathComponent().appendingPathComponent(
+            OutputNaming.defaultMovieName(for: movie, encodingVideo: true, fps: fps, encodingWebM: webm))
+        try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
+        let codec = requested ?? VideoCodec.defaultCodec(alphaSource: alpha, container: output.pathExtension)
+        try codec.check(output: output)
+        return (document, output, codec)
     }
 
     /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
     /// is one slowpoke exports (a WebM movie whose video `--fps` re-encodes as H.264 goes to
     /// mkv), otherwise mp4.
-    static func defaultOutput(for document: ProjectDocument, at documentURL: URL, encodingVideo: Bool = false,
-                              fps: Rational? = nil) -> URL {
+    static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
         let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        let name = OutputNaming.defaultMovieName(for: movie, encodingVideo: encodingVideo, fps: fps)
+        let name = OutputNaming.defaultMovieName(for: movie)
         return documentURL.deletingLastPathComponent().appendingPathComponent(name)
     }
 

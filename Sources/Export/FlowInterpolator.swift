@@ -46,7 +46,7 @@ final class FlowInterpolator {
     init(source: any PictureSource, encoder: FrameEncoder, display: String, pairs: [Pair]) throws {
         let tenBit = encoder.pixelFormat == AV_PIX_FMT_YUV420P10LE
         guard tenBit || encoder.pixelFormat == AV_PIX_FMT_YUV420P else {
-            throw ExportError.unsupported("--frames interpolate works on 4:2:0 video; use --frames blend")
+            throw ExportError.unsupported("--frames interpolate works on 4:2:0 video without alpha, and this export encodes \(String(cString: av_get_pix_fmt_name(encoder.pixelFormat))); use --frames blend")
         }
         library = try FlowLibrary.shared.get()
         var made: [OpaquePointer] = []

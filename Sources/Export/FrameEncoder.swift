@@ -2,11 +2,13 @@ import Foundation
 import Composition
 internal import CFFmpeg
 
-/// An opened libx264 or libx265 encoder for the constant-rate export, with the picture
-/// conversion into its pixel format. Frame k has timestamp k in a time base of 1/N.
+/// An opened libx264, libx265, prores_ks or libvpx-vp9 encoder for the constant-rate export,
+/// with the picture conversion into its pixel format. Frame k has timestamp k in a time base of 1/N.
 final class FrameEncoder {
     let context: CodecContext
     let pixelFormat: AVPixelFormat
+    /// The planes of `pixelFormat`.
+    let layout: PlaneLayout
     let width: Int32
     let height: Int32
     private var scaler: OpaquePointer?
@@ -25,7 +27,8 @@ final class FrameEncoder {
         let c = context.pointer
         width = source.pointee.width
         height = source.pointee.height
-        pixelFormat = settings.tenBit ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+        pixelFormat = av_get_pix_fmt(settings.pixelFormatName)
+        layout = PlaneLayout(pixelFormat)
         c.pointee.width = width
         c.pointee.height = height
         c.pointee.pix_fmt = pixelFormat
@@ -38,28 +41,52 @@ final class FrameEncoder {
         c.pointee.colorspace = source.pointee.color_space
         c.pointee.color_range = source.pointee.color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_MPEG : source.pointee.color_range
         c.pointee.chroma_sample_location = source.pointee.chroma_location
-        c.pointee.rc_max_rate = Int64(settings.maxBitRate) * 1000
-        c.pointee.rc_buffer_size = Int32(settings.bufferSize * 1000)
+        if settings.maxBitRate > 0 {
+            c.pointee.rc_max_rate = Int64(settings.maxBitRate) * 1000
+            c.pointee.rc_buffer_size = Int32(settings.bufferSize * 1000)
+        }
         c.pointee.thread_count = Int32(Self.threadCount())
         if globalHeader { c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         // Deinterlaced pictures are flagged progressive; other sources keep libavcodec's default.
         if progressive { c.pointee.field_order = AV_FIELD_PROGRESSIVE }
-        var options: OpaquePointer?
+        // libvpx's constant-quality mode: a CRF and no target bit rate.
+        if settings.codec == .vp9 { c.pointee.bit_rate = 0 }
+        var options = Self.options(for: settings)
         defer { av_dict_free(&options) }
-        av_dict_set(&options, "preset", settings.preset, 0)
-        av_dict_set(&options, "crf", String(settings.crf), 0)
-        av_dict_set(&options, "profile", settings.profile, 0)
-        if settings.codec == .h264 {
-            av_dict_set(&options, "level", settings.level, 0)
-        } else {
-            av_dict_set(&options, "x265-params", "level-idc=\(settings.level):log-level=error", 0)
-        }
         let opened = avcodec_open2(c, codec, &options)
         guard opened >= 0 else {
             throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening the \(settings.codec.encoderName) encoder"))
         }
         packet = try Packet()
         writtenProfile = Self.profile(of: c.pointee, codec: settings.codec)
+    }
+
+    /// The encoder's private options for `settings` (the caller frees them).
+    private static func options(for settings: EncoderSettings) -> OpaquePointer? {
+        var options: OpaquePointer?
+        switch settings.codec {
+        case .h264, .hevc:
+            av_dict_set(&options, "preset", settings.preset, 0)
+            av_dict_set(&options, "crf", String(settings.crf), 0)
+            av_dict_set(&options, "profile", settings.profile, 0)
+            if settings.codec == .h264 {
+                av_dict_set(&options, "level", settings.level, 0)
+            } else {
+                av_dict_set(&options, "x265-params", "level-idc=\(settings.level):log-level=error", 0)
+            }
+        case .prores:
+            av_dict_set(&options, "profile", settings.profile, 0)
+            // Apple's vendor code, as Apple's encoders write it.
+            av_dict_set(&options, "vendor", "apl0", 0)
+        case .vp9:
+            av_dict_set(&options, "crf", String(Int(settings.crf.rounded())), 0)
+            av_dict_set(&options, "deadline", "good", 0)
+            // The presets' speed as libvpx's: ultrafast is cpu-used 8, veryslow 0.
+            let speed = 8 - (EncoderSettings.presets.firstIndex(of: settings.preset) ?? 5)
+            av_dict_set(&options, "cpu-used", String(speed), 0)
+            av_dict_set(&options, "row-mt", "1", 0)
+        }
+        return options
     }
 
     /// The H.264 profile the encoder actually writes, from its sequence parameter set: a
@@ -116,13 +143,12 @@ final class FrameEncoder {
             guard scaler != nil else { throw ExportError.unsupported("cannot convert \(String(cString: av_get_pix_fmt_name(format))) video to \(String(cString: av_get_pix_fmt_name(pixelFormat)))") }
         }
         let out = fit.width == width && fit.height == height ? try blank() : try black()
-        // Where the picture starts in each plane (4:2:0: chroma at half the offsets).
-        let bytes = pixelFormat == AV_PIX_FMT_YUV420P10LE ? 2 : 1, o = out.pointer.pointee
-        let y = Int(fit.y), x = Int(fit.x)
-        let luma: Int = y * Int(o.linesize.0) + x * bytes
-        let cb: Int = y / 2 * Int(o.linesize.1) + x / 2 * bytes
-        let cr: Int = y / 2 * Int(o.linesize.2) + x / 2 * bytes
-        let offsets: [Int] = [luma, cb, cr, 0, 0, 0, 0, 0]
+        // Where the picture starts in each plane (subsampled chroma at its share of the offsets).
+        let o = out.pointer.pointee
+        let strides = [o.linesize.0, o.linesize.1, o.linesize.2, o.linesize.3]
+        let offsets: [Int] = (0..<8).map { i in
+            i < layout.count ? layout.offset(of: i, x: Int(fit.x), y: Int(fit.y), stride: Int(strides[i])) : 0
+        }
         _ = withUnsafePointer(to: frame.pointer.pointee.data) { src in
             withUnsafePointer(to: frame.pointer.pointee.linesize) { srcStride in
                 withUnsafeMutablePointer(to: &out.pointer.pointee.data) { dst in
@@ -164,38 +190,38 @@ final class FrameEncoder {
         return out
     }
 
-    /// A black picture, for gaps.
+    /// A black picture, for gaps (opaque where the format has alpha).
     func black() throws -> Frame {
         let out = try blank()
         let f = out.pointer.pointee
-        let tenBit = pixelFormat == AV_PIX_FMT_YUV420P10LE
-        let planes = [(f.data.0!, f.linesize.0, height, 16), (f.data.1!, f.linesize.1, (height + 1) / 2, 128),
-                      (f.data.2!, f.linesize.2, (height + 1) / 2, 128)]
-        for (data, stride, rows, value) in planes {
-            let count = Int(stride) * Int(rows)
-            if tenBit {
-                data.withMemoryRebound(to: UInt16.self, capacity: count / 2) { $0.update(repeating: UInt16(value << 2), count: count / 2) }
+        let data = [f.data.0, f.data.1, f.data.2, f.data.3], strides = [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3]
+        for i in 0..<layout.count {
+            guard let plane = data[i] else { continue }
+            let rows = layout.size(of: i, width: Int(width), height: Int(height)).rows
+            let count = Int(strides[i]) * rows, value = layout.black(i)
+            if layout.bytes == 2 {
+                plane.withMemoryRebound(to: UInt16.self, capacity: count / 2) { $0.update(repeating: UInt16(value), count: count / 2) }
             } else {
-                data.update(repeating: UInt8(value), count: count)
+                plane.update(repeating: UInt8(value), count: count)
             }
         }
         return out
     }
 
-    /// `a` and `b` (in the encoder's format) mixed, `weight` of `b`.
+    /// `a` and `b` (in the encoder's format) mixed, `weight` of `b`, every plane (alpha too).
     func blend(_ a: Frame, _ b: Frame, weight: Double) throws -> Frame {
         let out = try blank()
         let w = Int32((weight * 256).rounded())
-        let tenBit = pixelFormat == AV_PIX_FMT_YUV420P10LE
         let fa = a.pointer.pointee, fb = b.pointer.pointee, fo = out.pointer.pointee
-        let chromaWidth = Int((width + 1) / 2), chromaHeight = Int((height + 1) / 2)
-        let planes = [(fa.data.0!, fa.linesize.0, fb.data.0!, fb.linesize.0, fo.data.0!, fo.linesize.0, Int(width), Int(height)),
-                      (fa.data.1!, fa.linesize.1, fb.data.1!, fb.linesize.1, fo.data.1!, fo.linesize.1, chromaWidth, chromaHeight),
-                      (fa.data.2!, fa.linesize.2, fb.data.2!, fb.linesize.2, fo.data.2!, fo.linesize.2, chromaWidth, chromaHeight)]
-        for (pa, sa, pb, sb, po, so, columns, rows) in planes {
+        let pa = [fa.data.0, fa.data.1, fa.data.2, fa.data.3], sa = [fa.linesize.0, fa.linesize.1, fa.linesize.2, fa.linesize.3]
+        let pb = [fb.data.0, fb.data.1, fb.data.2, fb.data.3], sb = [fb.linesize.0, fb.linesize.1, fb.linesize.2, fb.linesize.3]
+        let po = [fo.data.0, fo.data.1, fo.data.2, fo.data.3], so = [fo.linesize.0, fo.linesize.1, fo.linesize.2, fo.linesize.3]
+        for i in 0..<layout.count {
+            guard let pa = pa[i], let pb = pb[i], let po = po[i] else { continue }
+            let (columns, rows) = layout.size(of: i, width: Int(width), height: Int(height))
             for y in 0..<rows {
-                let ra = pa + y * Int(sa), rb = pb + y * Int(sb), ro = po + y * Int(so)
-                if tenBit {
+                let ra = pa + y * Int(sa[i]), rb = pb + y * Int(sb[i]), ro = po + y * Int(so[i])
+                if layout.bytes == 2 {
                     let a16 = UnsafeRawPointer(ra).assumingMemoryBound(to: UInt16.self)
                     let b16 = UnsafeRawPointer(rb).assumingMemoryBound(to: UInt16.self)
                     let o16 = UnsafeMutableRawPointer(ro).assumingMemoryBound(to: UInt16.self)

@@ -70,6 +70,7 @@ struct AVLibraries: @unchecked Sendable {
     typealias FindDecoder = @convention(c) (AVCodecID) -> UnsafePointer<AVCodec>?
     typealias FindEncoder = @convention(c) (AVCodecID) -> UnsafePointer<AVCodec>?
     typealias FindEncoderByName = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>?
+    typealias FindDecoderByName = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>?
     typealias FlushBuffers = @convention(c) (UnsafeMutablePointer<AVCodecContext>?) -> Void
     typealias CodecName = @convention(c) (AVCodecID) -> UnsafePointer<CChar>?
     typealias ProfileName = @convention(c) (AVCodecID, Int32) -> UnsafePointer<CChar>?
@@ -126,6 +127,7 @@ struct AVLibraries: @unchecked Sendable {
     let findDecoder: FindDecoder
     let findEncoder: FindEncoder
     let findEncoderByName: FindEncoderByName
+    let findDecoderByName: FindDecoderByName
     let flushBuffers: FlushBuffers
     let codecName: CodecName
     let profileName: ProfileName
@@ -201,6 +203,7 @@ struct AVLibraries: @unchecked Sendable {
         findDecoder = try symbol(avcodec, "avcodec_find_decoder")
         findEncoder = try symbol(avcodec, "avcodec_find_encoder")
         findEncoderByName = try symbol(avcodec, "avcodec_find_encoder_by_name")
+        findDecoderByName = try symbol(avcodec, "avcodec_find_decoder_by_name")
         flushBuffers = try symbol(avcodec, "avcodec_flush_buffers")
         codecName = try symbol(avcodec, "avcodec_get_name")
         profileName = try symbol(avcodec, "avcodec_profile_name")
@@ -263,6 +266,7 @@ func avcodec_free_context(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVC
 @discardableResult func avcodec_find_decoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
 @discardableResult func avcodec_find_encoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
 @discardableResult func avcodec_find_encoder_by_name(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
+@discardableResult func avcodec_find_decoder_by_name(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
 func avcodec_flush_buffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
 @discardableResult func avcodec_get_name(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
 @discardableResult func avcodec_profile_name(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }

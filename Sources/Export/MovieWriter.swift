@@ -82,6 +82,9 @@ final class MovieWriter {
         stream.pointee.disposition = source.pointer.pointee.disposition
         av_dict_copy(&stream.pointee.metadata, source.pointer.pointee.metadata, 0)
         av_dict_set(&stream.pointee.metadata, "encoder", nil, 0)
+        // Matroska writes AlphaMode from this tag; the encoder's pixel format says it anew when
+        // the output keeps alpha (yuva420p), so a copied tag could only claim alpha wrongly.
+        av_dict_set(&stream.pointee.metadata, "alpha_mode", nil, 0)
         let src = source.pointer.pointee
         for i in 0..<Int(src.nb_side_data) {
             let entry = src.side_data[i]

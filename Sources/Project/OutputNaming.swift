@@ -12,12 +12,13 @@ public enum OutputNaming {
     /// writes it, else mp4. WebM holds only VP8, VP9 and AV1 video: a WebM movie whose video
     /// is re-encoded (`encodingVideo`, as H.264 or HEVC) goes to mkv, which keeps its audio.
     /// With `fps` (`export --fps 30`), `<movie-stem>-30fps.<ext>`, so that a passthrough export
-    /// and a constant-rate one of the same document do not want the same name.
+    /// and a constant-rate one of the same document do not want the same name. `encodingWebM`
+    /// says the re-encoded video is one WebM holds (VP9), so a WebM movie stays WebM.
     public static func defaultMovieName(for movie: URL, container: String? = nil, encodingVideo: Bool = false,
-                                        fps: Rational? = nil) -> String {
+                                        fps: Rational? = nil, encodingWebM: Bool = false) -> String {
         let own = movie.pathExtension.lowercased()
         var ext = container?.lowercased() ?? (movieExtensions.contains(own) ? own : "mp4")
-        if container == nil && (encodingVideo || fps != nil) && ext == "webm" { ext = "mkv" }
+        if container == nil && (encodingVideo || fps != nil) && !encodingWebM && ext == "webm" { ext = "mkv" }
         let suffix = fps.map { "-\(rateName($0))fps" } ?? "-slowpoke"
         return movie.deletingPathExtension().lastPathComponent + suffix + "." + ext
     }

@@ -11,7 +11,12 @@ struct ExportMovie: ParsableCommand {
         abstract: "Write the retimed movie.",
         discussion: """
             With --fps N the composition is flattened to N frames per second and re-encoded as \
-            H.264 (or HEVC with --codec hevc), which plays everywhere. Output frame k sits at \
+            H.264 (or HEVC with --codec hevc), which plays everywhere. A source with an alpha \
+            channel (ProRes 4444, VP9 with alpha) is encoded by default with the codec that \
+            keeps it in the output's container: ProRes 4444 (--codec prores, 10-bit, into .mov \
+            or .mkv) or VP9 (--codec vp9, 8-bit 4:2:0, into .webm or .mkv); an .mp4 gets H.264 \
+            and the export says the alpha is dropped. It also says when bit depth is reduced (a \
+            10-bit source into H.264 or VP9, 12-bit ProRes into 10-bit). Output frame k sits at \
             k/N s and shows the source frame on screen at that moment (--frames nearest), a mix \
             of its two neighbours (blend), or a motion-interpolated in-between frame where a \
             section is slowed (interpolate). N may be 24, 25, 30, 60, 29.97, 23.976 (the exact \
@@ -57,8 +62,8 @@ struct ExportMovie: ParsableCommand {
     @Option(help: ArgumentHelp("Re-encode at this constant frame rate (30, 29.97, 30000/1001 …). Without it: passthrough.", valueName: "N"))
     var fps: String?
 
-    @Option(help: ArgumentHelp("With --fps: the video codec, h264 or hevc.", valueName: "codec"))
-    var codec: VideoCodec = .h264
+    @Option(help: ArgumentHelp("With --fps: the video codec, h264 (.mp4 .mov .mkv), hevc (.mp4 .mov .mkv), prores (ProRes 4444 with alpha, .mov .mkv) or vp9 (with alpha, .webm .mkv). Default: h264, or for a source with alpha the one that keeps it (prores in .mov, vp9 in .mkv and .webm).", valueName: "codec"))
+    var codec: VideoCodec?
 
     @Option(help: ArgumentHelp("With --fps: constant rate factor, 0-51, lower is better (default: 20 for h264, 23 for hevc).", valueName: "Q"))
     var crf: Double?
@@ -73,7 +78,7 @@ struct ExportMovie: ParsableCommand {
 
     func validate() throws {
         if fps == nil {
-            if crf != nil || preset != nil || codec != .h264 || frames != .nearest {
+            if crf != nil || preset != nil || codec != nil || frames != .nearest {
                 throw ValidationError("--codec, --crf, --preset and --frames apply to re-encoding; add --fps N")
             }
         }
@@ -124,7 +129,12 @@ struct ExportMovie: ParsableCommand {
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder
-        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        let encoding = switch e.codec {
+        case .h264, .hevc: "\(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)"
+        case .prores: "prores \(e.profile) \(e.pixelFormatName)"
+        case .vp9: "vp9 \(e.pixelFormatName) crf \(e.crf.formatted()) preset \(e.preset)"
+        }
+        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 

@@ -53,6 +53,7 @@ import Testing
         let findDecoder: AVLibraries.FindDecoder = avcodec_find_decoder
         let findEncoder: AVLibraries.FindEncoder = avcodec_find_encoder
         let findEncoderByName: AVLibraries.FindEncoderByName = avcodec_find_encoder_by_name
+        let findDecoderByName: AVLibraries.FindDecoderByName = avcodec_find_decoder_by_name
         let flushBuffers: AVLibraries.FlushBuffers = avcodec_flush_buffers
         let codecName: AVLibraries.CodecName = avcodec_get_name
         let profileName: AVLibraries.ProfileName = avcodec_profile_name
@@ -108,6 +109,7 @@ import Testing
         #expect(address(library.findDecoder) == address(findDecoder), "avcodec_find_decoder")
         #expect(address(library.findEncoder) == address(findEncoder), "avcodec_find_encoder")
         #expect(address(library.findEncoderByName) == address(findEncoderByName), "avcodec_find_encoder_by_name")
+        #expect(address(library.findDecoderByName) == address(findDecoderByName), "avcodec_find_decoder_by_name")
         #expect(address(library.flushBuffers) == address(flushBuffers), "avcodec_flush_buffers")
         #expect(address(library.codecName) == address(codecName), "avcodec_get_name")
         #expect(address(library.profileName) == address(profileName), "avcodec_profile_name")
