@@ -54,7 +54,7 @@ enum Report {
                 out += table(track, ramps: ramps)
             }
         }
-        out += "Total duration: \(document.timeline.duration)\n"
+        out += "Total duration: \(document.timeline.duration.shown) s\n"
         if let first = tracks.first { out += speedGraph(first) }
         return out
     }
