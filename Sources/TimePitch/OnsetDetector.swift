@@ -68,7 +68,8 @@ struct OnsetDetector {
 
     /// The first sample of the attack whose 5 ms window ends at `end`: where the residual of a
     /// prediction fitted to the 20 ms before that window first stands above the residual
-    /// there (eight times its mean square, and above -50 dBFS), for 16 samples.
+    /// there (eight times its mean square, above -50 dBFS and within 20 dB of the attack), for
+    /// 16 samples.
     func firstSample(before end: Int64, source: AudioSource) throws -> Int64 {
         let ms = millisecond
         let searchStart = end - Int64((window + 1) * ms)
@@ -89,8 +90,12 @@ struct OnsetDetector {
             }
         }
         let backgroundLevel = residual[order..<(order + fit)].reduce(0, +) / Double(fit)
-        let threshold = max(8 * backgroundLevel, 1e-5 * Double(channels))
         let searchFrom = order + fit
+        // And within 20 dB of the attack's loudest 16 samples: a codec's pre-echo (AAC's,
+        // a few ms of hash 30 dB under the attack) is not the attack; split there, the
+        // stretcher smeared the beep back over it, 1.6 ms early at half speed.
+        let loudest = stride(from: searchFrom, to: count - 16, by: 4).map { residual[$0..<($0 + 16)].reduce(0, +) / 16 }.max() ?? 0
+        let threshold = max(8 * backgroundLevel, 1e-5 * Double(channels), loudest / 100)
         for n in searchFrom..<(count - 16) where residual[n] > threshold {
             if residual[n..<(n + 16)].reduce(0, +) / 16 > threshold { return readStart + Int64(n) }
         }
