@@ -3,7 +3,8 @@ import Foundation
 
 /// Where ``TimelineRenderer`` splits slowed stretched segments so that attacks land on time.
 extension TimelineRenderer {
-    /// Splits slowed-down stretched segments at sharp onsets. A phase vocoder smears an attack
+    /// Splits slowed-down stretched segments at attacks, over silence or over what was already
+    /// playing (``OnsetDetector``). A phase vocoder smears an attack
     /// backwards by up to half its analysis window times the time ratio: Rubber Band R3 starts
     /// a beep slowed 4x about 28 ms early, so a drum hit or a beep would sound before the frame
     /// that shows it. Each onset instead starts a new piece, rendered with the audio before it as
@@ -56,48 +57,10 @@ extension TimelineRenderer {
         return result
     }
 
-    /// Source frames in `[from, to)` where the level jumps by 20 dB or more within 5 ms (over
-    /// the 20 ms before) to above -40 dBFS, at least 50 ms apart.
+    /// Source frames in `[from, to)` where an attack starts over what plays before it (see
+    /// ``OnsetDetector``), at least 50 ms apart.
     func findOnsets(from: Int64, to last: Int64, source: AudioSource) throws -> [Int64] {
-        let hop = max(1, format.sampleRate / 200)
-        let margin = Int64(format.sampleRate / 20)
-        // Rising energy needs 20 ms of history: read from 20 ms before.
-        let history = 4
-        let first = from - Int64(history * hop)
-        var onsets: [Int64] = []
-        var energies: [Float] = []
-        var block = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
-        var position = first
-        var lastOnset: Int64?
-        let floor: Float = 1e-4 // -40 dBFS, as mean square
-        while position + Int64(hop) <= last {
-            let hops = min(blockSize / hop, Int((last - position) / Int64(hop)))
-            guard hops > 0 else { break }
-            try source.read(at: position, count: hops * hop, into: &block)
-            for h in 0..<hops {
-                var energy: Float = 0
-                for c in 0..<format.channels {
-                    for i in (h * hop)..<((h + 1) * hop) { energy += block[c][i] * block[c][i] }
-                }
-                energy /= Float(hop * format.channels)
-                let start = position + Int64(h * hop)
-                if energies.count >= history, energy > floor, lastOnset.map({ start - $0 >= margin }) ?? true,
-                   energy > 100 * max(energies.suffix(history).max()!, 1e-9) {
-                    // The onset is the first sample clearly above the level before it.
-                    let before = energies.suffix(history).max()!
-                    let threshold = max(4 * before.squareRoot(), 0.003)
-                    var at = start
-                    outer: for i in (h * hop)..<((h + 1) * hop) {
-                        for c in 0..<format.channels where abs(block[c][i]) > threshold { at = start + Int64(i - h * hop); break outer }
-                    }
-                    onsets.append(at)
-                    lastOnset = at
-                }
-                energies.append(energy)
-                if energies.count > 64 { energies.removeFirst(energies.count - history) }
-            }
-            position += Int64(hops * hop)
-        }
-        return onsets
+        let detector = OnsetDetector(sampleRate: format.sampleRate, channels: format.channels)
+        return try detector.onsets(from: from, to: last, spacing: Int64(format.sampleRate / 20), blockSize: blockSize, source: source)
     }
 }
