@@ -70,12 +70,15 @@ let package = Package(
                               .unsafeFlags(["-O2"], .when(configuration: .debug))],
                 linkerSettings: [.linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
                                  .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]),
-        .target(name: "Export", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "CFFmpeg"]),
+        .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg"]),
+        // Where documents meet exports: batch recipes run (BatchRunner), and a document turned
+        // into the ExportSource every exporter takes. Export itself never reads a document.
+        .target(name: "Batch", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "Export"]),
         .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
-                "Composition", "Project", "TimePitch", "Export", "Preview", "SafeFiles",
+                "Composition", "Project", "TimePitch", "Export", "Batch", "Preview", "SafeFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

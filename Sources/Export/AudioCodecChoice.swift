@@ -27,9 +27,9 @@ struct AudioCodecChoice {
 
     /// The choice for a source stream with `source` parameters, written by `muxer`; `aacBitRate`
     /// is the AAC bit rate asked for.
-    init(source: AVCodecParameters, muxer: String, aacBitRate: Int) {
+    init(source: AVCodecParameters, container: Container, aacBitRate: Int) {
         let id = source.codec_id
-        if Self.kept[muxer]?.contains(id) == true, id != AV_CODEC_ID_AAC || muxer == "webm", let encoder = avcodec_find_encoder(id),
+        if Self.kept[container.muxer]?.contains(id) == true, id != AV_CODEC_ID_AAC || container.isWebM, let encoder = avcodec_find_encoder(id),
            let format = Self.sampleFormat(of: encoder) {
             codec = id
             let lossless = id == AV_CODEC_ID_FLAC || Self.pcm.contains(id)
@@ -45,7 +45,7 @@ struct AudioCodecChoice {
             return
         }
         // WebM holds no AAC: Opus where the rate is Opus's, else Vorbis (any rate).
-        let webm = muxer == "webm" ? (source.sample_rate == 48000 ? AV_CODEC_ID_OPUS : AV_CODEC_ID_VORBIS) : nil
+        let webm = container.isWebM ? (source.sample_rate == 48000 ? AV_CODEC_ID_OPUS : AV_CODEC_ID_VORBIS) : nil
         codec = webm ?? AV_CODEC_ID_AAC
         sampleFormat = webm.flatMap { avcodec_find_encoder($0) }.flatMap { Self.sampleFormat(of: $0) } ?? AV_SAMPLE_FMT_FLTP
         bitRate = webm != nil && source.bit_rate > 0 ? max(Int(source.bit_rate), 64_000) : aacBitRate
@@ -70,10 +70,10 @@ struct AudioCodecChoice {
     /// written by `muxer` Matroska (20 ms packets on a grid that only DiscardPadding can
     /// bridge). Others are re-encoded whole: Vorbis's packets vary in length with its block
     /// switching, MP3 borrows bits across frames, FLAC frames state their position.
-    func splices(_ source: AVCodecParameters, muxer: String) -> Bool {
+    func splices(_ source: AVCodecParameters, container: Container) -> Bool {
         guard codec == source.codec_id, why == nil else { return false }
         // Opus in Matroska: its 20 ms packets sit on a grid that DiscardPadding can bridge.
-        if codec == AV_CODEC_ID_OPUS { return ExportSession.isMatroska(muxer) && source.sample_rate == 48000 }
+        if codec == AV_CODEC_ID_OPUS { return container.isMatroska && source.sample_rate == 48000 }
         return (codec == AV_CODEC_ID_AAC && source.profile == 1 /* FF_PROFILE_AAC_LOW */) || Self.pcm.contains(codec)
     }
 
@@ -105,8 +105,8 @@ extension AudioCodecChoice {
     /// when the source is already that codec (a re-encode should not change it), else at
     /// `defaultBitRate`. FLAC and WAV keep 16-bit sources 16-bit and write deeper ones as 24-bit (WAV:
     /// floating-point sources as 32-bit float), as `slowpoke stretch` does.
-    init(audioFile muxer: String, source: AVCodecParameters, defaultBitRate: Int) {
-        let id = Self.audioFileCodecs[muxer] ?? AV_CODEC_ID_AAC
+    init(audioFile file: Container, source: AVCodecParameters, defaultBitRate: Int) {
+        let id = Self.audioFileCodecs[file.muxer] ?? AV_CODEC_ID_AAC
         why = nil
         let sourceFormat = AVSampleFormat(source.format)
         let depth16 = [AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P].contains(sourceFormat)
@@ -142,8 +142,8 @@ extension AudioCodecChoice {
 
     /// Whether this FFmpeg has an encoder for `muxer`'s codec that takes `channels` channels
     /// at `sampleRate`.
-    static func fit(audioFile muxer: String, sampleRate: Int, channels: Int) -> AudioFileFit {
-        guard let id = audioFileCodecs[muxer], let encoder = avcodec_find_encoder(id) else { return .noEncoder }
+    static func fit(audioFile file: Container, sampleRate: Int, channels: Int) -> AudioFileFit {
+        guard let id = audioFileCodecs[file.muxer], let encoder = avcodec_find_encoder(id) else { return .noEncoder }
         if let rates = encoder.pointee.supported_samplerates {
             var i = 0, found = false
             while rates[i] != 0 && !found { found = Int(rates[i]) == sampleRate; i += 1 }

@@ -1,7 +1,6 @@
 import Foundation
 import SafeFiles
 public import Composition
-public import Project
 public import TimePitch
 internal import CFFmpeg
 
@@ -24,8 +23,7 @@ internal import CFFmpeg
 /// timeline plays the source untouched and the container holds its codec, the packets are
 /// copied instead. The file appears only when complete (``OutputFile``).
 public struct AudioExporter {
-    public let document: ProjectDocument
-    public let documentURL: URL
+    public let source: ExportSource
     public let output: URL
     public let settings: TimePitchSettings
     public let force: Bool
@@ -44,43 +42,20 @@ public struct AudioExporter {
         public let audio: AudioHandling
     }
 
-    /// The audio files slowpoke writes, by extension, with libavformat's muxer names.
-    static let muxers = ["m4a": "ipod", "wav": "wav", "flac": "flac", "mp3": "mp3", "opus": "opus"]
-
-    /// Prepares to export `document` (read from `documentURL`, whose movie has no video) to
-    /// `output`, by default ``defaultOutput(for:at:)``. Refuses an extension it does not write
-    /// before any work.
-    public init(document: ProjectDocument, documentURL: URL, output: URL? = nil, settings: TimePitchSettings,
-                force: Bool) throws(ExportError) {
-        let name = document.movie.path
-        guard document.media.primaryVideo == nil else {
-            throw .unsupported("\(name) has video; export it as a movie (.mp4, .mov, .mkv or .webm)")
+    /// Prepares to export `source` (a movie with no video) to `output`. Refuses an extension
+    /// it does not write before any work.
+    public init(source: ExportSource, output: URL, settings: TimePitchSettings, force: Bool) throws(ExportError) {
+        guard source.media.primaryVideo == nil else {
+            throw .unsupported("\(source.name) has video; export it as a movie (.mp4, .mov, .mkv or .webm)")
         }
-        let output = output ?? Self.defaultOutput(for: document, at: documentURL)
-        let ext = output.pathExtension.lowercased()
-        guard Self.muxers[ext] != nil else {
-            throw .unsupported("cannot write \(output.lastPathComponent): \(name) has no video, so slowpoke exports its audio, as "
-                               + Self.extensionList(OutputNaming.audioExtensions) + "; give -o a name ending in one of those")
+        guard Container(audioFile: output.pathExtension) != nil else {
+            throw .unsupported("cannot write \(output.lastPathComponent): \(source.name) has no video, so slowpoke exports its audio, as "
+                               + Self.extensionList(Container.audioExtensions) + "; give -o a name ending in one of those")
         }
-        self.document = document
-        self.documentURL = documentURL
+        self.source = source
         self.output = output
         self.settings = settings
         self.force = force
-    }
-
-    /// Reads the document at `documentURL` (checking that its movie is unchanged) and prepares
-    /// as ``init(document:documentURL:output:settings:force:)`` does.
-    public init(documentURL: URL, output: URL? = nil, settings: TimePitchSettings, force: Bool) throws {
-        try self.init(document: try DocumentStore.read(documentURL), documentURL: documentURL, output: output,
-                      settings: settings, force: force)
-    }
-
-    /// `<stem>-slowpoke.<ext>` beside the document, keeping the source's extension when slowpoke
-    /// writes it, else m4a.
-    public static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
-        let source = DocumentStore.movieURL(of: document, at: documentURL)
-        return documentURL.deletingLastPathComponent().appendingPathComponent(OutputNaming.defaultAudioName(for: source))
     }
 
     /// Writes the file. `progress` gets the fraction done and may throw to stop (an interrupt);
@@ -89,22 +64,21 @@ public struct AudioExporter {
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         try LibAV.load()
-        let name = document.movie.path
-        let source = DocumentStore.movieURL(of: document, at: documentURL)
-        guard let stream = document.media.primaryAudio, let track = document.timeline.track(withID: Int32(stream.index)) else {
+        let name = source.name
+        guard let stream = source.media.primaryAudio, let track = source.timeline.track(withID: Int32(stream.index)) else {
             throw ExportError.unsupported("the timeline of \(name) has no audio track")
         }
-        let destination = try OutputFile.claim(output, force: force, inputs: [source, documentURL])
+        let destination = try OutputFile.claim(output, force: force, inputs: source.inputs)
         let display = destination.destination.path
         let ext = output.pathExtension.lowercased()
-        let muxer = Self.muxers[ext]!
-        let input = try InputFormatContext(path: source.path)
+        let container = Container(audioFile: ext)!
+        let input = try InputFormatContext(path: source.movie.path)
         let parameters = input.stream(stream.index).parameters.pointee
-        try checkEncoder(muxer: muxer, ext: ext, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
-        let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: audioBitRate)
-        let changing = try AudioFormatScan.changes(path: source.path, stream: stream.index) != nil
+        try checkEncoder(container: container, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
+        let choice = AudioCodecChoice(audioFile: container, source: parameters, defaultBitRate: audioBitRate)
+        let changing = try AudioFormatScan.changes(path: source.movie.path, stream: stream.index) != nil
         let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec && !changing
-        for line in StreamPlan(audioFileOf: input, document: document, container: ext).warnings(movieName: name, input: input) {
+        for line in StreamPlan(audioFileOf: input, source: source, container: ext).warnings(movieName: name, input: input) {
             warning(line)
         }
 
@@ -113,11 +87,11 @@ public struct AudioExporter {
         var done = 0.0
         // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
         // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
-        let splice = !copy && !changing && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
-        let audio = try AudioTrackOutput(movie: source, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
+        let splice = !copy && !changing && settings.semitones == 0 && choice.splices(parameters, container: container)
+        let audio = try AudioTrackOutput(movie: source.movie, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
                                          settings: settings, choice: choice, origin: origin, end: track.duration,
-                                         muxer: muxer, display: display, waiting: { try progress(done) }, warning: warning)
-        let writer = try MovieWriter(path: destination.openablePath, display: display, muxer: muxer)
+                                         container: container, display: display, waiting: { try progress(done) }, warning: warning)
+        let writer = try MovieWriter(path: destination.openablePath, display: display, container: container)
         try audio.attach(to: writer)
         let chapters = try ChapterList(input, segments: track.segments, origin: origin, display: display)
         if let line = chapters.removedWarning(movieName: name) { warning(line) }
@@ -144,14 +118,14 @@ public struct AudioExporter {
 
     /// Refuses a container whose encoder this FFmpeg lacks, or which cannot take the source's
     /// sample rate or channels, naming the extensions that can.
-    private func checkEncoder(muxer: String, ext: String, sampleRate: Int, channels: Int) throws {
-        let fit = AudioCodecChoice.fit(audioFile: muxer, sampleRate: sampleRate, channels: channels)
+    private func checkEncoder(container: Container, sampleRate: Int, channels: Int) throws {
+        let fit = AudioCodecChoice.fit(audioFile: container, sampleRate: sampleRate, channels: channels)
         guard fit != .fits else { return }
-        let others = OutputNaming.audioExtensions.filter { other in
-            other != ext && AudioCodecChoice.fit(audioFile: Self.muxers[other]!, sampleRate: sampleRate, channels: channels) == .fits
+        let others = Container.audioExtensions.filter { other in
+            other != container.fileExtension && AudioCodecChoice.fit(audioFile: Container(audioFile: other)!, sampleRate: sampleRate, channels: channels) == .fits
         }
-        let codec = ["ipod": "AAC", "mp3": "MP3", "opus": "Opus", "flac": "FLAC", "wav": "WAV"][muxer] ?? muxer
-        let source = document.movie.path
+        let codec = ["ipod": "AAC", "mp3": "MP3", "opus": "Opus", "flac": "FLAC", "wav": "WAV"][container.muxer] ?? container.muxer
+        let source = self.source.name
         let why = switch fit {
         case .noEncoder: "this FFmpeg has no \(codec) encoder"
         case .sampleRate: "\(codec) cannot hold \(source)'s \(sampleRate) Hz audio"

@@ -39,7 +39,7 @@ public final class AudioFileWriter {
         default:
             throw .unsupported("slowpoke writes audio as .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
         }
-        writer = try MovieWriter(path: output.openablePath, display: output.destination.path, muxer: muxer,
+        writer = try MovieWriter(path: output.openablePath, display: output.destination.path, container: Container(audioFile: muxer)!,
                                  what: "the \(muxer) file")
         encoder = try AudioEncoder(format: format, codecID: codecID, sampleFormat: sampleFormat,
                                    bitsPerRawSample: depth == .int24 ? 24 : nil,

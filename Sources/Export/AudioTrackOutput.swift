@@ -16,7 +16,7 @@ final class AudioTrackOutput {
     private let rendered: RenderedAudio?
     /// Copied where untouched, rendered where edited.
     private let spliced: SplicedAudio?
-    private let muxer: String
+    private let container: Container
     private let warning: (String) -> Void
     private let waiting: () throws -> Void
     private var output: UnsafeMutablePointer<AVStream>?
@@ -34,14 +34,14 @@ final class AudioTrackOutput {
     /// 50 ms while the muxer waits for rendered audio, and may throw to stop the export (an
     /// interrupt).
     init(movie url: URL, stream: Int, segments: [CompositionTrackSegment], copy: Bool, splice: Bool = false,
-         settings: TimePitchSettings, choice: AudioCodecChoice, origin: Time, end: Time, muxer: String, display: String,
+         settings: TimePitchSettings, choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String,
          waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
-        self.muxer = muxer
+        self.container = container
         self.warning = warning
         self.waiting = waiting
         packet = try Packet()
         let smart = copy || !splice ? nil : try SplicedAudio(movie: url, stream: stream, segments: segments, settings: settings,
-                                                            choice: choice, origin: origin, end: end, muxer: muxer, display: display)
+                                                            choice: choice, origin: origin, end: end, container: container, display: display)
         if let smart {
             if smart.plan.offGrid > 0 {
                 let seconds = Double(smart.plan.offGrid) / Double(smart.timeBase.den)
@@ -66,7 +66,7 @@ final class AudioTrackOutput {
         } else {
             handling = .rendered
             let audio = try RenderedAudio(url: url, stream: stream, segments: segments, settings: settings,
-                                          choice: choice, origin: origin, muxer: muxer, display: display)
+                                          choice: choice, origin: origin, container: container, display: display)
             rendered = audio
             spliced = nil
             input = nil
@@ -100,7 +100,7 @@ final class AudioTrackOutput {
         }
         // Matroska states Opus's encoder delay (CodecDelay) and players skip it; the first
         // packet's negative time would instead delay every stream to make room.
-        if ExportSession.isMatroska(muxer), let parameters = output?.pointee.codecpar.pointee, parameters.codec_id == AV_CODEC_ID_OPUS,
+        if container.isMatroska, let parameters = output?.pointee.codecpar.pointee, parameters.codec_id == AV_CODEC_ID_OPUS,
            parameters.initial_padding > 0, parameters.sample_rate > 0 {
             leadIn = av_rescale_q(Int64(parameters.initial_padding), AVRational(num: 1, den: parameters.sample_rate), timeBase)
         }
@@ -162,7 +162,7 @@ final class AudioTrackOutput {
             // Matroska cannot hold the AAC priming packet's negative time and would delay every
             // stream to make room, moving the video half a frame; the packet decodes only to
             // priming, which the decoder discards anyway, so it is left out.
-            if ExportSession.isMatroska(muxer), p.pointee.pts != sp_av_nopts_value(), p.pointee.pts - shift + p.pointee.duration <= 0 {
+            if container.isMatroska, p.pointee.pts != sp_av_nopts_value(), p.pointee.pts - shift + p.pointee.duration <= 0 {
                 pending = false
                 continue
             }

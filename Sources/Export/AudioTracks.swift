@@ -18,22 +18,21 @@ final class AudioTracks {
     /// can hold its codec; otherwise it is rendered (see ``AudioCodecChoice``; the export's
     /// preflight has said which codecs change).
     init(movie: URL, input: InputFormatContext, streams: [Int], name: String, segments: [CompositionTrackSegment],
-         untouched: Bool, settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, muxer: String,
+         untouched: Bool, settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, container: Container,
          display: String, waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
-        let format = av_guess_format(muxer, nil, nil)
         var made: [AudioTrackOutput] = []
         for index in streams {
             let parameters = input.stream(index).parameters.pointee
-            let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
+            let holds = container.holds(parameters.codec_id)
             // Audio that changes format mid-file is rendered whole in one format: copied packets
             // would splice formats one output stream cannot state.
             let changing = (try? AudioFormatScan.changes(path: movie.path, stream: index)) != nil
             let copy = untouched && settings.semitones == 0 && holds && !changing
-            let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: bitRate)
-            let splice = !copy && !changing && holds && settings.semitones == 0 && choice.splices(parameters, muxer: muxer)
+            let choice = AudioCodecChoice(source: parameters, container: container, aacBitRate: bitRate)
+            let splice = !copy && !changing && holds && settings.semitones == 0 && choice.splices(parameters, container: container)
             do {
                 made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy, splice: splice,
-                                                 settings: settings, choice: choice, origin: origin, end: end, muxer: muxer,
+                                                 settings: settings, choice: choice, origin: origin, end: end, container: container,
                                                  display: display, waiting: waiting, warning: warning))
             } catch where index != streams.first {
                 // The document's own audio must export; a further track that cannot is named.

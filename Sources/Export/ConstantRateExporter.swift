@@ -1,6 +1,5 @@
 import Foundation
 public import Composition
-public import Project
 public import TimePitch
 internal import CFFmpeg
 
@@ -45,8 +44,7 @@ public struct ConstantRateExporter {
         public let deinterlaced: String?
     }
 
-    public let document: ProjectDocument
-    public let documentURL: URL
+    public let source: ExportSource
     public let output: URL
     public let options: Options
     /// The codec the video is encoded with: the one asked for, or the default for the source.
@@ -54,21 +52,38 @@ public struct ConstantRateExporter {
     public let settings: TimePitchSettings
     public let force: Bool
     public var audioBitRate = 192_000
-    /// Files the output must never be, beyond the movie and the document (a batch's other
-    /// movies and its recipe), compared by device and inode.
-    public var protectedInputs: [URL] = []
 
-    public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
-        (document, self.output, codec) = try ExportSession.encodingTarget(of: documentURL, output: output, fps: options.fps,
-                                                                          codec: options.codec)
+    /// Prepares to export `source` to `output` with the codec `options` ask for, or by default
+    /// the one that keeps the source's alpha channel in the output's container
+    /// (``VideoCodec/defaultCodec(alphaSource:container:)``). An output container slowpoke does
+    /// not write, or a codec it cannot hold, is refused here, before any work.
+    public init(source: ExportSource, output: URL, options: Options, settings: TimePitchSettings, force: Bool) throws {
+        _ = try ExportSession.container(of: output)
+        let codec = try options.codec ?? VideoCodec.defaultCodec(alphaSource: Self.hasAlpha(source), container: output.pathExtension)
+        try codec.check(output: output)
         if codec == .prores && (options.crf != nil || options.preset != nil) {
-            let chosen = options.codec == nil ? " (chosen because the video has an alpha channel and the output is .\(self.output.pathExtension))" : ""
+            let chosen = options.codec == nil ? " (chosen because the video has an alpha channel and the output is .\(output.pathExtension))" : ""
             throw ExportError.unsupported("--crf and --preset do not apply to --codec prores\(chosen), whose quality is ProRes 4444's own")
         }
-        self.documentURL = documentURL
+        self.source = source
+        self.output = output
         self.options = options
+        self.codec = codec
         self.settings = settings
         self.force = force
+    }
+
+    /// Whether the source's video has an alpha channel.
+    static func hasAlpha(_ source: ExportSource) throws -> Bool {
+        guard let video = source.media.primaryVideo else { return false }
+        return SourceAlpha.has(try InputFormatContext(path: source.movie.path).stream(video.index))
+    }
+
+    /// Whether an export of `source` with `codec` (nil: the default) writes video WebM holds:
+    /// VP9, asked for or chosen for a source with alpha. A WebM movie's default output then
+    /// stays WebM (see `OutputNaming.defaultMovieName`).
+    public static func encodesWebM(_ source: ExportSource, codec: VideoCodec?) throws -> Bool {
+        try codec == .vp9 || (codec == nil && hasAlpha(source))
     }
 
     /// Pictures queued for the encoding thread. A few are enough to keep the decoder busy
@@ -77,20 +92,16 @@ public struct ConstantRateExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force,
-                                        protecting: protectedInputs)
+        let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
-        for line in try session.preflight(copyingVideo: false, settings: settings) { warning(line) }
+        for line in try session.preflight(copyingVideo: false) { warning(line) }
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
         // every sample, which grows with the movie's length. Only passthrough maps packets; the
         // frame plan works from presentation times.
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
-        // A truncated movie's timeline stops with its last readable frame (audio included).
-        let track = scan.truncated ? try CompositionTrack(trackID: session.videoTrack.trackID, mediaType: .video,
-                                                          segments: CompositionTrackSegment.cut(session.videoTrack.segments, atSourceEnd: scan.end))
-            : session.videoTrack
+        let track = try session.readableTrack(scan)
         // Interlaced video offers each field as a picture of its own (see PictureTimes).
         let fieldOrder = Self.fieldOrder(input.stream(videoStream.index).parameters.pointee.field_order)
         let pictures = try PictureTimes(scan: scan, fields: fieldOrder != nil)
@@ -104,8 +115,7 @@ public struct ConstantRateExporter {
         // The muxer waits for audio on the encoding thread; `stop` ends that wait when this
         // thread gives up (an interrupt, an error), since progress is reported only from here.
         let stop = StopSignal()
-        let audio = try session.audio(segments: segments, untouched: ExportSession.playsSourceUntouched(segments, settings: settings),
-                                      origin: scan.origin, end: track.duration, settings: settings, bitRate: audioBitRate,
+        let audio = try session.audio(segments: segments, origin: scan.origin, end: track.duration,
                                       waiting: { try stop.check() }, warning: warning)
 
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan,
@@ -120,7 +130,7 @@ public struct ConstantRateExporter {
                                         metadata: stream.owner, warning: warning) { writer in
             let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
                                        sampleAspectRatio: stream.pointer.pointee.sample_aspect_ratio, fps: options.fps,
-                                       globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,
+                                       globalHeader: session.container.globalHeader,
                                        progressive: fieldOrder != nil, display: session.destination.destination.path)
             return (try writer.addStream(encoder: encoder.context, source: stream, keepHDR: encoderSettings.tenBit), encoder)
         }
@@ -185,8 +195,7 @@ public struct ConstantRateExporter {
             encoding.cancel()
             throw error
         }
-        try session.commit()
-        try progress(1)
+        try session.commit(progress: progress)
         if let written = encoder.writtenProfile { encoderSettings.profile = written }
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,

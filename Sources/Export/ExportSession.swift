@@ -1,7 +1,6 @@
 import Foundation
 import SafeFiles
 public import Composition
-public import Project
 internal import TimePitch
 internal import CFFmpeg
 
@@ -11,9 +10,10 @@ internal import CFFmpeg
 /// (copied with mapped timestamps, or decoded and encoded) and hands them to ``write(video:in:)``.
 ///
 /// The life of a session:
-/// 1. ``target(of:output:)`` reads the document and picks the output (exporters do this when
-///    they are made, so a bad document or output name fails before any work);
-/// 2. `init` claims the output and finds the video stream and its track;
+/// 1. `init` claims the output (its container checked, which exporters also do when they are
+///    made, so that a bad output name fails before any work) and finds the video and its track;
+/// 2. ``preflight(copyingVideo:)`` checks what the container holds and says what the
+///    export leaves out;
 /// 3. ``audio(segments:untouched:origin:end:settings:bitRate:waiting:warning:)`` prepares the
 ///    audio, which may start rendering at once;
 /// 4. ``start(audio:videoTimescale:addVideo:)`` opens the muxer, adds the video stream, the
@@ -24,103 +24,63 @@ internal import CFFmpeg
 /// Steps 4 and 5 may run on another thread than the rest (the CFR exporter encodes and muxes
 /// on a thread of its own), one thread at a time.
 final class ExportSession {
-    let document: ProjectDocument
-    /// The movie the document edits (checked against its fingerprint when the document was read).
-    let movie: URL
-    /// How the movie is named in messages: as the document records it.
-    let movieName: String
+    /// The movie, its facts and the timeline.
+    let source: ExportSource
     let destination: OutputFile
-    /// libavformat's name of the output's muxer.
-    let muxer: String
+    /// The output's container.
+    let container: Container
     /// The movie's video stream, and the timeline's track for it.
     let videoStream: StreamInfo
     let videoTrack: CompositionTrack
+    /// How the audio is retimed, and the bit rate of what is encoded as AAC.
+    let settings: TimePitchSettings
+    let audioBitRate: Int
 
     private var writer: MovieWriter?
     private var audio: AudioTracks?
     private var subtitles: SubtitleTracks?
     private var videoOut: UnsafeMutablePointer<AVStream>?
 
-    /// The containers slowpoke exports movies to, by extension, with libavformat's muxer names.
-    static let muxers = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
-    /// The extensions users are told about, in order.
-    static let extensions = ["mp4", "mov", "mkv", "webm"]
-
-    /// Whether `muxer` writes Matroska: mkv, or WebM (Matroska limited to VP8, VP9 and AV1
-    /// video, Opus and Vorbis audio and WebVTT subtitles).
-    static func isMatroska(_ muxer: String) -> Bool { muxer == "matroska" || muxer == "webm" }
-
-    /// The document at `documentURL` (its movie checked against the fingerprint) and the output:
-    /// `output`, or by default ``defaultOutput(for:at:)``, in a container slowpoke exports.
-    static func target(of documentURL: URL, output: URL?) throws -> (document: ProjectDocument, output: URL) {
-        let document = try DocumentStore.read(documentURL)
-        let output = output ?? defaultOutput(for: document, at: documentURL)
-        try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
-        return (document, output)
-    }
-
-    /// For `--fps`: the document, the output and the codec that encodes it, `requested` or by
-    /// default the one that keeps the source's alpha channel in the output's container
-    /// (``VideoCodec/defaultCodec(alphaSource:container:)``; a WebM movie with alpha stays WebM,
-    /// as VP9); a codec the container cannot hold is refused here, before any work.
-    static func encodingTarget(of documentURL: URL, output: URL?, fps: Rational,
-                               codec requested: VideoCodec?) throws -> (document: ProjectDocument, output: URL, codec: VideoCodec) {
-        let document = try DocumentStore.read(documentURL)
-        let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        var alpha = false
-        if let video = document.media.primaryVideo {
-            alpha = SourceAlpha.has(try InputFormatContext(path: movie.path).stream(video.index))
+    /// The movie container of `output`, refused before any work when slowpoke writes no movie so.
+    static func container(of output: URL) throws(ExportError) -> Container {
+        guard let container = Container(movie: output.pathExtension) else {
+            try ExportError.requireExtension(of: output, in: Container.movieExtensions, "slowpoke exports")
+            preconditionFailure("requireExtension accepted an extension Container does not know")
         }
-        let webm = requested == .vp9 || (requested == nil && alpha)
-        let output = output ?? documentURL.deletingLastPathComponent().appendingPathComponent(
-            OutputNaming.defaultMovieName(for: movie, encodingVideo: true, fps: fps, encodingWebM: webm))
-        try ExportError.requireExtension(of: output, in: extensions, "slowpoke exports")
-        let codec = requested ?? VideoCodec.defaultCodec(alphaSource: alpha, container: output.pathExtension)
-        try codec.check(output: output)
-        return (document, output, codec)
+        return container
     }
 
-    /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
-    /// is one slowpoke exports (a WebM movie whose video `--fps` re-encodes as H.264 goes to
-    /// mkv), otherwise mp4.
-    static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
-        let movie = DocumentStore.movieURL(of: document, at: documentURL)
-        let name = OutputNaming.defaultMovieName(for: movie)
-        return documentURL.deletingLastPathComponent().appendingPathComponent(name)
-    }
-
-    /// Claims `output` (refusing the movie itself, and an existing file unless `force`) and
-    /// finds the video to export.
-    init(document: ProjectDocument, documentURL: URL, output: URL, force: Bool, protecting others: [URL] = []) throws {
-        self.document = document
-        movie = DocumentStore.movieURL(of: document, at: documentURL)
-        movieName = document.movie.path
-        destination = try OutputFile.claim(output, force: force, inputs: [movie, documentURL] + others)
-        guard let videoStream = document.media.primaryVideo else {
-            throw ExportError.unsupported("\(movieName) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
+    /// Claims `output` (refusing the movie itself, the source's protected inputs, and an
+    /// existing file unless `force`) and finds the video to export.
+    init(source: ExportSource, output: URL, force: Bool, settings: TimePitchSettings, audioBitRate: Int) throws {
+        self.source = source
+        self.settings = settings
+        self.audioBitRate = audioBitRate
+        container = try Self.container(of: output)
+        destination = try OutputFile.claim(output, force: force, inputs: source.inputs)
+        guard let videoStream = source.media.primaryVideo else {
+            throw ExportError.unsupported("\(source.name) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
         }
-        guard let videoTrack = document.timeline.track(withID: Int32(videoStream.index)) else {
+        guard let videoTrack = source.timeline.track(withID: Int32(videoStream.index)) else {
             throw ExportError.unsupported("the timeline has no video track")
         }
         self.videoStream = videoStream
         self.videoTrack = videoTrack
-        muxer = Self.muxers[output.pathExtension.lowercased()]!
     }
 
-    /// Whether the container can keep frames as undisplayed references behind an edit list of
-    /// its own (mp4 and mov can; Matroska cannot).
-    var canHideFrames: Bool { muxer == "mp4" || muxer == "mov" }
+    /// The movie the timeline plays, and how messages name it.
+    var movie: URL { source.movie }
+    var movieName: String { source.name }
 
     /// Checks before any work, from one look at the movie: with `copyingVideo` (passthrough),
     /// refuses a video codec the container cannot hold; then returns what of the movie this
     /// export does not carry, one sentence each, for the exporter to warn with (every stream of
     /// a movie is the user's; none goes without a word).
-    func preflight(copyingVideo: Bool, settings: TimePitchSettings) throws -> [String] {
+    func preflight(copyingVideo: Bool) throws -> [String] {
         let input = try InputFormatContext(path: movie.path)
         if copyingVideo { try checkContainerHolds(videoOf: input) }
         let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
-        let plan = StreamPlan(input: input, document: document, container: destination.destination.pathExtension.lowercased(),
-                              muxer: muxer, copyingVideo: copyingVideo, settings: settings)
+        let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
         subtitlePlan = plan.subtitles
         return sizes + plan.warnings(movieName: movieName, input: input)
     }
@@ -130,31 +90,29 @@ final class ExportSession {
     /// `--fps` scales every picture to the encoder's size with its aspect kept. Either is said.
     private func sizeChangeWarning(copyingVideo: Bool, encodedSize: AVCodecParameters) throws -> [String] {
         guard let sizes = videoStream.sizeChanges else { return [] }
-        let ext = destination.destination.pathExtension
+        let ext = container.fileExtension
         let what = "\(movieName)'s video changes size mid-file (\(VideoSizeChange.summary(sizes)))"
-        if copyingVideo && canHideFrames {
+        if copyingVideo && container.canHideFrames {
             throw ExportError.unsupported("\(what), and .\(ext) states one picture size per track, so players would show every picture at the first; export to .mkv to copy it as it is, or with --fps to scale every picture to \(sizes[0].width)x\(sizes[0].height)")
         }
         if copyingVideo { return ["\(what); it is copied as it is (.\(ext) states the first size; players show each picture at its own)"] }
         return ["\(what); --fps scales every picture to \(encodedSize.width)x\(encodedSize.height), its aspect kept (on black where it differs)"]
     }
 
-    /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:settings:)``).
+    /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:)``).
     private var subtitlePlan: [(stream: Int, fate: SubtitleTracks.Fate)] = []
 
     /// Refuses a passthrough video codec the output container cannot hold.
     private func checkContainerHolds(videoOf input: InputFormatContext) throws {
         let codec = input.stream(videoStream.index).parameters.pointee.codec_id
-        guard let format = av_guess_format(muxer, nil, nil), avformat_query_codec(format, codec, 0) == 0 else { return }
+        guard container.format.map({ avformat_query_codec($0, codec, 0) == 0 }) ?? false else { return }
         let name = String(cString: avcodec_get_name(codec))
-        let holders = Self.extensions.filter { ext in
-            av_guess_format(Self.muxers[ext]!, nil, nil).map { avformat_query_codec($0, codec, 0) == 1 } ?? false
-        }
+        let holders = Container.movieContainers(holding: codec)
         // --fps writes H.264 or HEVC, which WebM cannot hold either.
-        let reencode = muxer == "webm" ? "" : ", or with --fps to re-encode it"
-        let advice = holders.isEmpty ? (muxer == "webm" ? "export to .mkv with --fps to re-encode it" : "export with --fps to re-encode it")
+        let reencode = container.isWebM ? "" : ", or with --fps to re-encode it"
+        let advice = holders.isEmpty ? (container.isWebM ? "export to .mkv with --fps to re-encode it" : "export with --fps to re-encode it")
             : "export to ." + holders.joined(separator: " or .") + reencode
-        throw ExportError.unsupported(".\(destination.destination.pathExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
+        throw ExportError.unsupported(".\(container.fileExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
     }
 
     /// Whether a timeline of `segments` plays the source from its start, once, at rate 1 (and
@@ -165,21 +123,27 @@ final class ExportSession {
             && segments[0].source?.start == .zero && (settings?.semitones ?? 0) == 0
     }
 
-    /// The movie's audio streams, in order, the document's first.
-    var audioStreams: [Int] { document.media.streams.filter { $0.kind == .audio }.map(\.index) }
+    /// The video track as far as the movie can be read: a truncated movie's timeline stops
+    /// with its last readable frame, audio included (`scan.truncated`).
+    func readableTrack(_ scan: VideoScan) throws -> CompositionTrack {
+        guard scan.truncated else { return videoTrack }
+        return try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video,
+                                    segments: CompositionTrackSegment.cut(videoTrack.segments, atSourceEnd: scan.end))
+    }
 
     /// Every audio track of the movie for a timeline of `segments` whose first video frame is at
-    /// source time `origin` and which ends at `end`: copied when `untouched` (and the container
-    /// holds the codec), otherwise rendered (starting at once, on threads of their own).
-    /// `waiting` runs about every 50 ms while the muxer waits for rendered audio and may throw
-    /// to stop the export.
-    func audio(segments: [CompositionTrackSegment], untouched: Bool, origin: Time, end: Time,
-               settings: TimePitchSettings, bitRate: Int,
+    /// source time `origin` and which ends at `end`: copied when the timeline plays the source
+    /// untouched, no pitch shifted, and `keepsEveryFrame` (the video keeps every frame too) and
+    /// the container holds the codec; otherwise rendered (starting at once, on threads of their
+    /// own). `waiting` runs about every 50 ms while the muxer waits for rendered audio and may
+    /// throw to stop the export.
+    func audio(segments: [CompositionTrackSegment], origin: Time, end: Time, keepsEveryFrame: Bool = true,
                waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws -> AudioTracks {
+        let untouched = keepsEveryFrame && Self.playsSourceUntouched(segments, settings: settings)
         let input = try InputFormatContext(path: movie.path)
-        return try AudioTracks(movie: movie, input: input, streams: audioStreams, name: movieName, segments: segments,
-                               untouched: untouched, settings: settings, bitRate: bitRate, origin: origin, end: end,
-                               muxer: muxer, display: destination.destination.path, waiting: waiting, warning: warning)
+        return try AudioTracks(movie: movie, input: input, streams: source.audioStreams, name: movieName, segments: segments,
+                               untouched: untouched, settings: settings, bitRate: audioBitRate, origin: origin, end: end,
+                               container: container, display: destination.destination.path, waiting: waiting, warning: warning)
     }
 
     /// Opens the muxer on the temporary file; `addVideo` adds the video stream to it (and may
@@ -192,18 +156,17 @@ final class ExportSession {
     func start<Video>(audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
                       videoTimescale: Int32?, metadata source: InputFormatContext, warning: (String) -> Void,
                       addVideo: (MovieWriter) throws -> (stream: UnsafeMutablePointer<AVStream>, made: Video)) throws -> Video {
-        let writer = try MovieWriter(path: destination.openablePath, display: destination.destination.path, muxer: muxer)
+        let writer = try MovieWriter(path: destination.openablePath, display: destination.destination.path, container: container)
         let video = try addVideo(writer)
         videoOut = video.stream
         // The timecode reads what the source's did at the timeline's first frame.
         let first = segments.first.flatMap { $0.source?.start ?? $0.heldTime }?.seconds ?? 0
         Timecode.carry(from: source.stream(videoStream.index).pointer, to: video.stream, offset: first)
         try audio.attach(to: writer)
-        let globalHeader = writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0
         let subtitles = try SubtitleTracks(movie: movie, plan: subtitlePlan, segments: segments, origin: origin,
-                                           globalHeader: globalHeader, display: destination.destination.path, warning: warning)
+                                           globalHeader: container.globalHeader, display: destination.destination.path, warning: warning)
         try subtitles.attach(to: writer)
-        if muxer == "matroska" {
+        if container.isFullMatroska {
             // (WebM holds no attachments.)
             for i in 0..<source.streamCount where source.stream(i).parameters.pointee.codec_type == AVMEDIA_TYPE_ATTACHMENT {
                 _ = try writer.addStream(copying: source.stream(i), timeBase: AVRational(num: 1, den: 1000))
@@ -213,7 +176,7 @@ final class ExportSession {
         if let line = chapters.removedWarning(movieName: movieName) { warning(line) }
         try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)
-        try writer.writeHeader(videoTimescale: Self.isMatroska(muxer) ? nil : videoTimescale)
+        try writer.writeHeader(videoTimescale: container.isMatroska ? nil : videoTimescale)
         self.writer = writer
         self.audio = audio
         self.subtitles = subtitles
@@ -240,6 +203,9 @@ final class ExportSession {
         try writer.finish()
     }
 
-    /// Renames the finished file into place.
-    func commit() throws { try destination.commitExport() }
+    /// Renames the finished file into place, and reports the export done.
+    func commit(progress: (Double) throws -> Void) throws {
+        try destination.commitExport()
+        try progress(1)
+    }
 }

@@ -8,12 +8,16 @@ final class MovieWriter {
     private let display: String
     private var opened = false
 
-    /// Opens `path` for `muxer`; `display` names the file in messages, and `what` says what is
+    /// The file format written.
+    let container: Container
+
+    /// Opens `path` as `container`; `display` names the file in messages, and `what` says what is
     /// being made if that fails.
-    init(path: String, display: String, muxer: String, what: String = "the output") throws(ExportError) {
+    init(path: String, display: String, container: Container, what: String = "the output") throws(ExportError) {
+        self.container = container
         try LibAV.load()
         var made: UnsafeMutablePointer<AVFormatContext>?
-        let result = avformat_alloc_output_context2(&made, nil, muxer, path)
+        let result = avformat_alloc_output_context2(&made, nil, container.muxer, path)
         guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating \(what)")) }
         context = made
         self.display = display
@@ -102,8 +106,7 @@ final class MovieWriter {
     /// Tags an HEVC stream of an mp4 or mov file `tag` (`hvc1`, when the source had no tag the
     /// container takes); other streams and containers keep libavformat's choice.
     private func tagHEVC(_ stream: UnsafeMutablePointer<AVStream>, keeping tag: UInt32) {
-        let name = String(cString: context.pointee.oformat.pointee.name)
-        guard name == "mp4" || name == "mov", stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC else { return }
+        guard container.isQuickTime, stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC else { return }
         stream.pointee.codecpar.pointee.codec_tag = tag
     }
 
@@ -112,8 +115,7 @@ final class MovieWriter {
     /// FFmpeg 5.1 writes every value as UTF-8 text). In that mode every key is written, so the
     /// container's own bookkeeping (brands, the encoder) is left out.
     private func keepsQuickTimeKeys() -> Bool {
-        let name = String(cString: context.pointee.oformat.pointee.name)
-        guard name == "mp4" || name == "mov",
+        guard container.isQuickTime,
               av_dict_get(context.pointee.metadata, "com.apple.quicktime.", nil, AV_DICT_IGNORE_SUFFIX) != nil else { return false }
         for key in ["major_brand", "minor_version", "compatible_brands", "encoder"] {
             av_dict_set(&context.pointee.metadata, key, nil, 0)
@@ -124,8 +126,7 @@ final class MovieWriter {
     func writeHeader(videoTimescale: Int32?) throws(ExportError) {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        let name = String(cString: context.pointee.oformat.pointee.name)
-        if name == "mp4" || name == "mov" || name == "ipod" {
+        if container.isISOMedia {
             av_dict_set(&options, "movflags", keepsQuickTimeKeys() ? "+faststart+use_metadata_tags" : "+faststart", 0)
             if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
             // mp4 and mov keep no stream title; players show the track's handler name instead.
@@ -137,7 +138,7 @@ final class MovieWriter {
             }
         }
         // A WAV file's sizes are 32-bit; past 4 GiB it becomes RF64, as WAVFileWriter's does.
-        if name == "wav" { av_dict_set(&options, "rf64", "auto", 0) }
+        if container.muxer == "wav" { av_dict_set(&options, "rf64", "auto", 0) }
         let result = avformat_write_header(context, &options)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "writing the header")) }
     }

@@ -1,6 +1,5 @@
 import Foundation
 public import Composition
-public import Project
 public import TimePitch
 internal import CFFmpeg
 
@@ -9,16 +8,12 @@ internal import CFFmpeg
 /// is rendered through TimePitch and encoded as AAC (or copied when the timeline is untouched).
 /// A hold (freeze frame) lengthens the held frame's duration; nothing is re-encoded.
 public struct PassthroughExporter {
-    public let document: ProjectDocument
-    public let documentURL: URL
+    public let source: ExportSource
     public let output: URL
     public let settings: TimePitchSettings
     public let force: Bool
     /// AAC bit rate for re-encoded audio.
     public var audioBitRate = 192_000
-    /// Files the output must never be, beyond the movie and the document (a batch's other
-    /// movies and its recipe), compared by device and inode.
-    public var protectedInputs: [URL] = []
 
     /// What an export did.
     public struct Result: Sendable {
@@ -33,65 +28,100 @@ public struct PassthroughExporter {
         public let cuts: [(requested: TimeRange, actual: TimeRange?)]
     }
 
-    /// Reads the document at `documentURL` (checking that its movie is unchanged) and
-    /// prepares to export it to `output`, by default ``defaultOutput(for:at:)``.
-    public init(documentURL: URL, output: URL? = nil, settings: TimePitchSettings, force: Bool) throws {
-        (document, self.output) = try ExportSession.target(of: documentURL, output: output)
-        self.documentURL = documentURL
+    /// Prepares to export `source` to `output`, whose container is checked here, before any work.
+    public init(source: ExportSource, output: URL, settings: TimePitchSettings, force: Bool) throws {
+        _ = try ExportSession.container(of: output)
+        self.source = source
+        self.output = output
         self.settings = settings
         self.force = force
     }
 
-    /// `<movie-stem>-slowpoke.<ext>` beside the document, keeping the movie's container when it
-    /// is one slowpoke exports, otherwise mp4.
-    public static func defaultOutput(for document: ProjectDocument, at documentURL: URL) -> URL {
-        ExportSession.defaultOutput(for: document, at: documentURL)
-    }
-
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force,
-                                        protecting: protectedInputs)
+        let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
-        for line in try session.preflight(copyingVideo: true, settings: settings) { warning(line) }
+        for line in try session.preflight(copyingVideo: true) { warning(line) }
 
         // Rendered audio needs only the timeline and the source time of the first frame. When
         // the timeline removes nothing, no cut can move, so the audio starts rendering on its
         // own threads before the scan, from the first frame of the first GOP; it starts again
         // in the rare case that the scan finds an earlier one.
         var done = 0.0
-        func audio(_ segments: [CompositionTrackSegment], origin: Time, end: Time, untouched: Bool) throws -> AudioTracks {
-            try session.audio(segments: segments, untouched: untouched, origin: origin, end: end,
-                              settings: settings, bitRate: audioBitRate, waiting: { try progress(done) }, warning: warning)
+        func audio(_ segments: [CompositionTrackSegment], origin: Time, end: Time, keepsEveryFrame: Bool) throws -> AudioTracks {
+            try session.audio(segments: segments, origin: origin, end: end, keepsEveryFrame: keepsEveryFrame,
+                              waiting: { try progress(done) }, warning: warning)
         }
         var early: (audio: AudioTracks, origin: Time)?
-        if document.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
+        if source.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
            KeyframeSnapping.removesNothing(videoTrack.segments),
            let origin = try VideoScan.leadingOrigin(movie: session.movie, stream: session.videoStream.index) {
-            early = (try audio(videoTrack.segments, origin: origin, end: videoTrack.duration, untouched: false), origin)
+            early = (try audio(videoTrack.segments, origin: origin, end: videoTrack.duration, keepsEveryFrame: false), origin)
         }
 
         // 1. Every video packet's timing, and the keyframes, from a demux-only pass.
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
         // 2. Cuts move to keyframes; the audio follows the same timeline.
-        // A truncated movie's timeline stops with its last readable frame (audio included).
-        let readable = scan.truncated ? try CompositionTrackSegment.cut(videoTrack.segments, atSourceEnd: scan.end) : videoTrack.segments
-        // A timeline whose exact times outgrow exact arithmetic (stacked ramps and cuts) is
-        // rounded to the source's ticks first, and the export says its times are rounded.
-        var roundedTimeline = false
-        let (segments, cuts): ([CompositionTrackSegment], [KeyframeSnapping.Cut])
-        do {
-            (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: session.canHideFrames)
-        } catch CompositionError.overflow {
-            roundedTimeline = true
-            (segments, cuts) = try KeyframeSnapping.snap(CompositionTrackSegment.rounded(readable, to: scan.timescale), points: scan.cutPoints,
-                                                         carriesHidden: session.canHideFrames)
+        let snapped = try Self.snap(session.readableTrack(scan).segments, scan: scan, session: session)
+        let segments = snapped.segments
+        Self.warn(about: snapped.cuts, in: segments, session: session, warning: warning)
+        let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
+        let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
+                                fixedTimescale: session.container.isMatroska ? 1000 : nil,
+                                carriesHidden: session.container.canHideFrames,
+                                limits: session.container.canHideFrames ? PacketMap.Limits() : nil)
+
+        // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise
+        // rendered and encoded on threads of its own while the video is copied (the copy waits
+        // for it).
+        let audioOutput: AudioTracks
+        if let early, early.origin == scan.origin, segments == videoTrack.segments {
+            audioOutput = early.audio
+        } else {
+            early = nil
+            audioOutput = try audio(segments, origin: scan.origin, end: timeline.duration,
+                                    keepsEveryFrame: scan.packets.count == map.entries.count)
         }
+
+        // 4. Interleave the mapped video packets with the audio into the output.
+        try copyVideo(map: map, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
+                      warning: warning, progress: { fraction in
+            done = fraction
+            try progress(fraction)
+        })
+        try session.commit(progress: progress)
+        return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
+                      timescale: map.timescale, exact: map.exact && !snapped.rounded, audio: audioOutput.handling,
+                      cuts: snapped.cuts.map { ($0.requested, $0.actual) })
+    }
+
+    // MARK: Cuts
+
+    /// The timeline with its cuts moved to where the copied frames can be decoded. A timeline
+    /// whose exact times outgrow exact arithmetic (stacked ramps and cuts) is rounded to the
+    /// source's ticks first, and the export says its times are rounded (`rounded`).
+    private static func snap(_ readable: [CompositionTrackSegment], scan: VideoScan, session: ExportSession) throws
+        -> (segments: [CompositionTrackSegment], cuts: [KeyframeSnapping.Cut], rounded: Bool) {
+        let hides = session.container.canHideFrames
+        do {
+            let (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: hides)
+            return (segments, cuts, false)
+        } catch CompositionError.overflow {
+            let (segments, cuts) = try KeyframeSnapping.snap(CompositionTrackSegment.rounded(readable, to: scan.timescale),
+                                                             points: scan.cutPoints, carriesHidden: hides)
+            return (segments, cuts, true)
+        }
+    }
+
+    /// Says where cuts moved, which removals passthrough cannot make, freezes whose frame a
+    /// removal took, and gaps.
+    private static func warn(about cuts: [KeyframeSnapping.Cut], in segments: [CompositionTrackSegment],
+                             session: ExportSession, warning: (String) -> Void) {
         var reported: [TimeRange] = []
         for cut in cuts {
             if cut.requested.start < .zero, let actual = cut.actual {
-                warning("\(session.movieName) hides its first \(String(format: "%.3f", -cut.requested.start.seconds)) s with an edit list, which \(session.muxer) cannot do; passthrough starts at the next keyframe \(actual.end) in, the first shown frame it can decode without them (export to .mp4 or .mov to keep them hidden, or with --fps)")
+                warning("\(session.movieName) hides its first \(String(format: "%.3f", -cut.requested.start.seconds)) s with an edit list, which \(session.container.muxer) cannot do; passthrough starts at the next keyframe \(actual.end) in, the first shown frame it can decode without them (export to .mp4 or .mov to keep them hidden, or with --fps)")
                 continue
             }
             if let actual = cut.actual {
@@ -115,34 +145,6 @@ public struct PassthroughExporter {
         if segments.contains(where: \.isEmpty) {
             warning("the timeline has gaps; passthrough cannot make new frames, so the frame before each gap stays on screen (export with --fps for black)")
         }
-        let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
-        let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
-                                fixedTimescale: ExportSession.isMatroska(session.muxer) ? 1000 : nil,
-                                carriesHidden: session.canHideFrames, limits: session.canHideFrames ? PacketMap.Limits() : nil)
-
-        // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise
-        // rendered and encoded on threads of its own while the video is copied (the copy waits
-        // for it).
-        let untouched = ExportSession.playsSourceUntouched(segments, settings: settings) && scan.packets.count == map.entries.count
-        let audioOutput: AudioTracks
-        if let early, early.origin == scan.origin, segments == videoTrack.segments {
-            audioOutput = early.audio
-        } else {
-            early = nil
-            audioOutput = try audio(segments, origin: scan.origin, end: timeline.duration, untouched: untouched)
-        }
-
-        // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
-                      warning: warning, progress: { fraction in
-            done = fraction
-            try progress(fraction)
-        })
-        try session.commit()
-        try progress(1)
-        return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
-                      timescale: map.timescale, exact: map.exact && !roundedTimeline, audio: audioOutput.handling,
-                      cuts: cuts.map { ($0.requested, $0.actual) })
     }
 
     // MARK: Muxing

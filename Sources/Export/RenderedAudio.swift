@@ -32,14 +32,14 @@ final class RenderedAudio: @unchecked Sendable {
     /// Opens the audio `stream` of `url` and an encoder as `choice` says, and starts rendering
     /// and encoding. `origin` is the source time the timeline's source time 0 stands for.
     init(url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings, choice: AudioCodecChoice,
-         origin: Time, muxer: String, display: String) throws {
+         origin: Time, container: Container, display: String) throws {
         reader = try AudioFileReader(url: url, stream: stream)
         // Copied rather than kept open: every open movie holds its sample tables, which grow
         // with the movie's length.
         let movie = try InputFormatContext(path: url.path)
         metadata = try MetadataDictionary(copying: movie.stream(stream).pointer.pointee.metadata, display: display)
         disposition = movie.stream(stream).pointer.pointee.disposition
-        let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
+        let globalHeader = container.globalHeader
         encoder = try AudioEncoder(format: reader.format, codecID: choice.codec, sampleFormat: choice.sampleFormat,
                                    bitRate: choice.bitRate, bitsPerRawSample: choice.bitsPerRawSample,
                                    layout: reader.layout,

@@ -70,7 +70,7 @@ final class SplicedAudio: @unchecked Sendable {
     /// encoder would not write the source's stream parameters (the caller renders the whole
     /// track then).
     init?(movie url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings,
-          choice: AudioCodecChoice, origin: Time, end: Time, muxer: String, display: String) throws {
+          choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String) throws {
         guard let scanned = try AudioPacketScan(path: url.path, stream: stream) else { return nil }
         input = try InputFormatContext(path: url.path)
         for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
@@ -82,7 +82,7 @@ final class SplicedAudio: @unchecked Sendable {
         // stretch may be its one loud moment).
         let averaged = scanned.bitRate.map { max($0, 48_000 * Int(source.ch_layout.nb_channels)) }
         let bitRate = source.bit_rate > 0 ? Int(source.bit_rate) : averaged ?? choice.bitRate
-        let globalHeader = av_guess_format(muxer, nil, nil).map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true
+        let globalHeader = container.globalHeader
         let layout = source.ch_layout
         make = {
             try AudioEncoder(format: format, codecID: choice.codec, sampleFormat: choice.sampleFormat, bitRate: bitRate,
@@ -102,7 +102,7 @@ final class SplicedAudio: @unchecked Sendable {
         // Whole frames of unchanged audio on each side of a seam: the one the decoder overlaps
         // with, and the encoder's own lead-in.
         plan = AudioSplicePlan(spans: spans, packets: scanned.packets, total: total, frame: scanned.frame,
-                               guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: ExportSession.isMatroska(muxer),
+                               guardFrames: scanned.frame == 1 ? 0 : 3, canDiscard: container.isMatroska,
                                encoderDelay: delay, sharedAbove: scanned.frame == 1 ? nil : Int64(Self.secondsAWorker * format.sampleRate))
         guard plan.copiesAnything else { return nil }
         stretches = plan.pieces.compactMap { piece in

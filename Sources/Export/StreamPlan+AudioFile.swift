@@ -1,32 +1,31 @@
 import Foundation
 import Composition
-import Project
 internal import CFFmpeg
 
 extension StreamPlan {
     /// The plan of an audio-only export (``AudioExporter``) to a `.container` file: the
-    /// document's audio stream copied when the timeline leaves it untouched and the file's codec
+    /// source's audio stream copied when the timeline leaves it untouched and the file's codec
     /// is its own, otherwise retimed and encoded as the file's codec; every other stream left out,
     /// since an audio file holds one stream.
-    init(audioFileOf input: InputFormatContext, document: ProjectDocument, container: String) {
+    init(audioFileOf input: InputFormatContext, source: ExportSource, container: String) {
         self.container = container
         videoIndex = nil
         subtitles = []
         overhangs = [:]
         chapters = Int(input.pointer.pointee.nb_chapters)
-        let audio = document.media.primaryAudio?.index
-        let muxer = AudioExporter.muxers[container]
-        let untouched = document.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments) }
-        let changes = document.media.primaryAudio?.formatChanges
+        let audio = source.media.primaryAudio?.index
+        let file = Container(audioFile: container)
+        let untouched = source.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments) }
+        let changes = source.media.primaryAudio?.formatChanges
         codecNotes = audio.flatMap { a in changes.map { [a: AudioFormatChange.summary($0) + "; it is encoded whole"] } } ?? [:]
         entries = (0..<input.streamCount).map { i in
             let parameters = input.stream(i).parameters.pointee
             let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "data"
             let codec = String(cString: avcodec_get_name(parameters.codec_id))
-            guard i == audio, let muxer else {
+            guard i == audio, let file else {
                 return Entry(index: i, kind: kind, codec: codec, fate: .leftOut, detail: "a .\(container) file holds one audio stream")
             }
-            let choice = AudioCodecChoice(audioFile: muxer, source: parameters, defaultBitRate: 0)
+            let choice = AudioCodecChoice(audioFile: file, source: parameters, defaultBitRate: 0)
             if untouched && parameters.codec_id == choice.codec && changes == nil {
                 return Entry(index: i, kind: kind, codec: codec, fate: .copied, detail: "copied: the timeline leaves it untouched")
             }

@@ -1,6 +1,5 @@
 import Foundation
 public import Composition
-public import Project
 internal import TimePitch
 internal import CFFmpeg
 
@@ -60,52 +59,50 @@ public struct StreamPlan: Sendable, Encodable {
     /// Subtitle streams, by what the export does with them.
     let subtitles: [(stream: Int, fate: SubtitleTracks.Fate)]
 
-    /// The plan for exporting `document` (its movie at `movie`) to `output`: passthrough when
-    /// `copyingVideo`, else re-encoded video.
-    /// A document without video exports its audio alone (``AudioExporter``).
-    public static func make(document: ProjectDocument, movie: URL, output: URL, copyingVideo: Bool) throws -> StreamPlan {
-        let input = try InputFormatContext(path: movie.path)
-        if document.media.primaryVideo == nil {
-            return StreamPlan(audioFileOf: input, document: document, container: output.pathExtension.lowercased())
+    /// The plan for exporting `source` to `output`: passthrough when `copyingVideo`, else
+    /// re-encoded video. A movie without video exports its audio alone (``AudioExporter``).
+    public static func make(source: ExportSource, output: URL, copyingVideo: Bool) throws -> StreamPlan {
+        let input = try InputFormatContext(path: source.movie.path)
+        if source.media.primaryVideo == nil {
+            return StreamPlan(audioFileOf: input, source: source, container: output.pathExtension.lowercased())
         }
-        let muxer = ExportSession.muxers[output.pathExtension.lowercased()] ?? "mp4"
-        return StreamPlan(input: input, document: document, container: output.pathExtension.lowercased(),
-                          muxer: muxer, copyingVideo: copyingVideo)
+        let container = Container(movie: output.pathExtension) ?? Container(movie: "mp4")!
+        return StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo)
     }
 
     /// `settings`: the export's time-pitch settings (a pitch shift renders untouched audio too).
-    init(input: InputFormatContext, document: ProjectDocument, container: String, muxer: String, copyingVideo: Bool,
+    init(input: InputFormatContext, source: ExportSource, container output: Container, copyingVideo: Bool,
          settings: TimePitchSettings? = nil) {
+        let container = output.fileExtension
         self.container = container
-        videoIndex = document.media.primaryVideo?.index
+        videoIndex = source.media.primaryVideo?.index
         chapters = Int(input.pointer.pointee.nb_chapters)
-        subtitles = SubtitleTracks.plan(input, muxer: muxer)
-        let format = av_guess_format(muxer, nil, nil)
-        let untouched = document.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments, settings: settings) }
-        let audio = Set(document.media.streams.filter { $0.kind == .audio }.map(\.index))
+        subtitles = SubtitleTracks.plan(input, container: output)
+        let untouched = source.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments, settings: settings) }
+        let audio = Set(source.audioStreams)
         var entries: [Entry] = []
         var notes: [Int: String] = [:]
         for i in 0..<input.streamCount {
             let parameters = input.stream(i).parameters.pointee
             let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "data"
             let codec = Self.codecName(parameters)
-            let holds = format.map { avformat_query_codec($0, parameters.codec_id, 0) == 1 } ?? false
+            let holds = output.holds(parameters.codec_id)
             func entry(_ fate: Fate, _ detail: String) { entries.append(Entry(index: i, kind: kind, codec: codec, fate: fate, detail: detail)) }
             if i == videoIndex {
                 if !copyingVideo { entry(.encoded, "re-encoded at the constant frame rate") }
                 else if holds { entry(.copied, "every kept frame copied, timestamps retimed") }
                 else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
             } else if audio.contains(i) {
-                let choice = AudioCodecChoice(source: parameters, muxer: muxer, aacBitRate: 0)
+                let choice = AudioCodecChoice(source: parameters, container: output, aacBitRate: 0)
                 // From the document (the prober's scan): `info` reads no more of a long recording.
-                if let changes = document.media.streams.first(where: { $0.index == i })?.formatChanges {
+                if let changes = source.media.streams.first(where: { $0.index == i })?.formatChanges {
                     // Copied packets would splice formats that one output stream cannot state.
                     let target = Self.displayName(choice.codec)
                     entry(.retimed, "retimed through the timeline, encoded whole as \(target) in one format (\(AudioFormatChange.declared(changes).formatName)): it changes format mid-file")
                     notes[i] = AudioFormatChange.summary(changes) + "; it is encoded whole as \(target)"
                 } else if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
-                } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, muxer: muxer) {
+                } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, container: output) {
                     entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")
                 } else if let why = choice.why {
                     let target = Self.displayName(choice.codec)
@@ -123,16 +120,16 @@ public struct StreamPlan: Sendable, Encodable {
                 case .leave(let why): entry(.leftOut, why)
                 }
             } else if codec == "tmcd", let video = videoIndex, av_dict_get(input.stream(video).pointer.pointee.metadata, "timecode", nil, 0) != nil {
-                let kept = ExportSession.isMatroska(muxer) ? "the video's TIMECODE tag" : "a timecode track of its own"
+                let kept = output.isMatroska ? "the video's TIMECODE tag" : "a timecode track of its own"
                 entry(.retimed, "the timecode, moved to the timeline's first frame, as \(kept)")
-            } else if parameters.codec_type == AVMEDIA_TYPE_ATTACHMENT && muxer == "matroska" {
+            } else if parameters.codec_type == AVMEDIA_TYPE_ATTACHMENT && output.isFullMatroska {
                 entry(.copied, "copied")
             } else {
                 entry(.leftOut, Self.whyNot(kind: parameters.codec_type, attachedPicture: input.stream(i).pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0))
             }
         }
         // Audio outside the video's span is cut off by the timeline: said with the stream.
-        let overhangs = AudioOverhang.notes(document.media)
+        let overhangs = AudioOverhang.notes(source.media)
         self.overhangs = overhangs
         self.entries = entries.map { entry in
             overhangs[entry.index].map { Entry(index: entry.index, kind: entry.kind, codec: entry.codec, fate: entry.fate, detail: entry.detail + "; " + $0) } ?? entry

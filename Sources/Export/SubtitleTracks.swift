@@ -9,7 +9,7 @@ internal import CFFmpeg
 ///
 /// Text is copied when the container holds the codec, and otherwise converted (mp4 and mov
 /// hold mov_text, Matroska SRT, ASS and WebVTT). Bitmap subtitles the container cannot hold
-/// are left out with a warning (see ``plan(_:muxer:)``).
+/// are left out with a warning (see ``plan(_:container:)``).
 ///
 /// Cues are read, retimed and kept in memory when the export starts: a film's subtitles are a
 /// few hundred kilobytes of text.
@@ -34,23 +34,23 @@ final class SubtitleTracks {
     private var cues: [(track: Int, packet: Packet)] = []
     private var next = 0
 
-    /// What `muxer` does with each subtitle stream of `input`, by stream number.
-    static func plan(_ input: InputFormatContext, muxer: String) -> [(stream: Int, fate: Fate)] {
-        guard let format = av_guess_format(muxer, nil, nil) else { return [] }
+    /// What `container` does with each subtitle stream of `input`, by stream number.
+    static func plan(_ input: InputFormatContext, container: Container) -> [(stream: Int, fate: Fate)] {
+        guard container.format != nil else { return [] }
         var plan: [(Int, Fate)] = []
         for i in 0..<input.streamCount where input.stream(i).parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
             let codec = input.stream(i).parameters.pointee.codec_id
             let name = String(cString: avcodec_get_name(codec))
             let text = (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
-            let target = muxer == "webm" ? AV_CODEC_ID_WEBVTT : muxer == "matroska" ? AV_CODEC_ID_SUBRIP : AV_CODEC_ID_MOV_TEXT
-            if avformat_query_codec(format, codec, 0) == 1 {
+            let target = container.isWebM ? AV_CODEC_ID_WEBVTT : container.isMatroska ? AV_CODEC_ID_SUBRIP : AV_CODEC_ID_MOV_TEXT
+            if container.holds(codec) {
                 plan.append((i, .copy))
             } else if codec == AV_CODEC_ID_NONE || avcodec_find_decoder(codec) == nil {
                 plan.append((i, .leave(why: "slowpoke cannot read \(name) subtitles")))
             } else if text {
                 plan.append((i, .convert(to: target)))
             } else {
-                plan.append((i, .leave(why: "\(["matroska": "Matroska", "webm": "WebM"][muxer] ?? muxer) cannot hold \(name) subtitles (export to .mkv to keep them)")))
+                plan.append((i, .leave(why: "\(container.displayName) cannot hold \(name) subtitles (export to .mkv to keep them)")))
             }
         }
         return plan

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Batch
 import Export
 import Foundation
 import Project
@@ -98,12 +99,13 @@ struct ExportMovie: ParsableCommand {
         if let fps {
             let rate: Rational
             do { rate = try FrameRateParser.parse(fps) } catch { throw CLIError("--fps \(error.description)") }
-            try exportConstantRate(fps: rate, document: url, settings: settings)
+            try exportConstantRate(fps: rate, document: document, at: url, settings: settings)
             return
         }
-        let exporter = try PassthroughExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
+        let exporter = try PassthroughExporter(source: ExportSource(document: document, at: url),
+                                               output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.movie(for: document, at: url),
                                                settings: settings, force: audio.force)
-        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "every frame at its exact time" : "timestamps rounded to 1/\(result.timescale) s"
@@ -112,7 +114,8 @@ struct ExportMovie: ParsableCommand {
     }
 
     private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
-        let exporter = try AudioExporter(document: document, documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
+        let exporter = try AudioExporter(source: ExportSource(document: document, at: url),
+                                         output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.audio(for: document, at: url),
                                          settings: settings, force: audio.force)
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
@@ -121,11 +124,13 @@ struct ExportMovie: ParsableCommand {
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
-    private func exportConstantRate(fps: Rational, document url: URL, settings: TimePitchSettings) throws {
+    private func exportConstantRate(fps: Rational, document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
         let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames)
-        let exporter = try ConstantRateExporter(documentURL: url, output: output.map { URL(fileURLWithPath: $0) },
-                                                options: options, settings: settings, force: audio.force)
-        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: exporter.document.timeline.duration.seconds)
+        let source = ExportSource(document: document, at: url)
+        let target = try output.map { URL(fileURLWithPath: $0) }
+            ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
+        let exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Composition
+import Batch
 import Export
 import Project
 import Foundation
@@ -41,10 +42,9 @@ struct Info: ParsableCommand {
     /// What the default `slowpoke export` does with each stream (for a document without video,
     /// the audio export's).
     static func exportPlan(_ document: ProjectDocument, at url: URL) throws -> StreamPlan? {
-        let output = document.media.primaryVideo == nil ? AudioExporter.defaultOutput(for: document, at: url)
-            : PassthroughExporter.defaultOutput(for: document, at: url)
-        return try StreamPlan.make(document: document, movie: DocumentStore.movieURL(of: document, at: url),
-                                   output: output, copyingVideo: true)
+        let output = document.media.primaryVideo == nil ? DefaultOutput.audio(for: document, at: url)
+            : DefaultOutput.movie(for: document, at: url)
+        return try StreamPlan.make(source: ExportSource(document: document, at: url), output: output, copyingVideo: true)
     }
 }
 

@@ -1,13 +1,15 @@
 import Composition
+import Export
 import Foundation
 import SafeFiles
 public import Project
 import Synchronization
 import TimePitch
 
-/// Runs a batch's jobs (see ``BatchPlan``), several at a time: for each, a document made in a
-/// scratch folder from the movie and the job's edits, exported passthrough or at a constant
-/// frame rate, and a record beside the output so that a rerun skips what is up to date.
+/// Runs a batch's jobs (see ``BatchPlan``), several at a time: for each, the movie's timeline
+/// with the job's edits, made in memory and handed to an exporter as an ``ExportSource``
+/// (passthrough or at a constant frame rate), and a record beside the output so that a rerun
+/// skips what is up to date.
 public struct BatchRunner: Sendable {
     /// Replace outputs that exist but were not written by a batch.
     public var force: Bool
@@ -100,27 +102,22 @@ public struct BatchRunner: Sendable {
             progress(index, 0)
             try InputFile.requireRegular(job.movie.path)
             let media = try Prober.probe(job.movie)
-            // Named with this process's id, so that a later run removes it if this one is killed.
-            let scratch = fm.temporaryDirectory.appendingPathComponent("\(Self.scratchPrefix)\(getpid())-\(UUID().uuidString)")
-            try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
-            defer { try? fm.removeItem(at: scratch) }
-            let documentURL = scratch.appendingPathComponent(job.movie.deletingPathExtension().lastPathComponent + ".slowpoke")
-            var document = try ProjectDocument(movieURL: job.movie, documentURL: documentURL, media: media)
+            var timeline = try Composition(asset: media.asset(name: job.name))
             for (number, spec) in job.edits.enumerated() {
                 do {
-                    try document.apply(spec.resolved(timelineEnd: document.timeline.duration))
+                    try spec.resolved(timelineEnd: timeline.duration).apply(to: &timeline)
                 } catch {
                     throw BatchError.job("edit \(number + 1): \(error.description)")
                 }
             }
-            try DocumentStore.create(document, at: documentURL)
+            let source = ExportSource(movie: job.movie, name: job.name, media: media, timeline: timeline,
+                                      protectedInputs: protectedInputs)
             // Exports warn from their muxing thread too.
             let warnings = Mutex<[String]>([])
             let journal = try digest.map(job.journal)
             let detail: String
             do {
-                detail = try Self.export(documentURL: documentURL, output: job.output, spec: job.export, replace: outputExists,
-                                         protecting: protectedInputs,
+                detail = try Self.export(source, output: job.output, spec: job.export, replace: outputExists,
                                          progress: { fraction in
                                              if interrupted() { throw ExportError.interrupted }
                                              progress(index, fraction)
@@ -138,13 +135,10 @@ public struct BatchRunner: Sendable {
         }
     }
 
-    /// How the scratch folders in the system's temporary folder begin; the process id follows.
-    static let scratchPrefix = "slowpoke-scratch-"
-
-    /// Removes what killed runs left behind: scratch folders in the system's temporary folder
-    /// and partial outputs in `outputFolder` whose process is gone.
+    /// Removes what killed runs left behind: partial outputs in `outputFolder` whose process is
+    /// gone (and the scratch documents that earlier versions made in the temporary folder).
     public static func removeLeftovers(outputFolder: URL) {
-        StaleFiles.remove(in: FileManager.default.temporaryDirectory, prefix: scratchPrefix)
+        StaleFiles.remove(in: FileManager.default.temporaryDirectory, prefix: "slowpoke-scratch-")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: outputFolder.path) else { return }
         let prefixes = Set(names.compactMap { name -> String? in
             guard name.hasPrefix("."), let range = name.range(of: ".slowpoke-tmp-") else { return nil }
@@ -153,9 +147,9 @@ public struct BatchRunner: Sendable {
         for prefix in prefixes { StaleFiles.remove(in: outputFolder, prefix: prefix) }
     }
 
-    /// Exports the document at `documentURL` as `spec` says: passthrough, or at `spec.fps`.
-    /// Returns what was written, for the summary.
-    static func export(documentURL: URL, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool, protecting: [URL],
+    /// Exports `source` as `spec` says: passthrough, or at `spec.fps`. Returns what was
+    /// written, for the summary.
+    static func export(_ source: ExportSource, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool,
                        progress: @escaping (Double) throws -> Void, warning: @escaping (String) -> Void) throws -> String {
         let name = spec.algorithm ?? TimePitchAlgorithm.spectral.rawValue
         guard let algorithm = TimePitchAlgorithm(rawValue: name) else {
@@ -168,14 +162,12 @@ public struct BatchRunner: Sendable {
             do { rate = try FrameRateParser.parse(fps.exactDecimal() ?? fps.description) } catch {
                 throw BatchError.job("\"fps\": \(error.description)")
             }
-            var exporter = try ConstantRateExporter(documentURL: documentURL, output: output,
-                                                    options: .init(fps: rate), settings: settings, force: replace)
-            exporter.protectedInputs = protecting
+            let exporter = try ConstantRateExporter(source: source, output: output, options: .init(fps: rate),
+                                                    settings: settings, force: replace)
             let result = try exporter.run(progress: progress, warning: warning)
             return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)"
         }
-        var exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
-        exporter.protectedInputs = protecting
+        let exporter = try PassthroughExporter(source: source, output: output, settings: settings, force: replace)
         let result = try exporter.run(progress: progress, warning: warning)
         return "\(result.videoFrames) frames, \(result.duration)"
     }
