@@ -135,13 +135,8 @@ public struct ConstantRateExporter {
             return (try writer.addStream(encoder: encoder.context, source: stream, keepHDR: encoderSettings.tenBit), encoder)
         }
 
-        let pairs = plan.sources.reduce(into: [FlowInterpolator.Pair]()) { pairs, frame in
-            if case .interpolate(let a, let b, _) = frame, pairs.last != FlowInterpolator.Pair(a: a, b: b) {
-                pairs.append(FlowInterpolator.Pair(a: a, b: b))
-            }
-        }
-        let interpolator = pairs.isEmpty ? nil
-            : try FlowInterpolator(source: source, encoder: encoder, display: session.destination.destination.path, pairs: pairs)
+        let interpolator = try Self.interpolator(for: plan, source: source, encoder: encoder,
+                                                 display: session.destination.destination.path)
 
         // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
         // pictures ahead: decoding here then overlaps the time this thread would spend blocked
@@ -158,38 +153,8 @@ public struct ConstantRateExporter {
                 try session.finish()
             })
 
-        var held: (index: Int, frame: Frame)?
-        var black: Frame?
-        var done = 0.0
         do {
-            for k in 0..<plan.count {
-                let picture: Frame
-                switch plan.sources[k] {
-                case .gap:
-                    if black == nil { black = try encoder.black() }
-                    picture = black!
-                case .frame(let i):
-                    if let held, held.index == i { picture = held.frame } else {
-                        picture = try encoder.converted(source.picture(i))
-                        held = (i, picture)
-                        source.release(before: i)
-                    }
-                case .blend(let i, let j, let weight):
-                    let a = try encoder.converted(source.picture(i))
-                    let b = try encoder.converted(source.picture(j))
-                    picture = try encoder.blend(a, b, weight: weight)
-                    source.release(before: i)
-                case .interpolate(let i, let j, let weight):
-                    guard let interpolator else { preconditionFailure("an interpolated frame without an interpolator") }
-                    picture = try interpolator.frame(i, j, weight: weight)
-                }
-                try encoding.push((picture, Int64(k)))
-                if k % 8 == 0 {
-                    done = Double(k) / Double(plan.count)
-                    try progress(done)
-                }
-            }
-            try encoding.finish(polling: { try progress(done) })
+            try Self.feed(plan, from: source, encoder: encoder, interpolator: interpolator, into: encoding, progress: progress)
         } catch {
             stop.raise()
             encoding.cancel()
@@ -200,6 +165,56 @@ public struct ConstantRateExporter {
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
                       sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" })
+    }
+
+    /// The flow interpolator for the interpolated frames of `plan`, or nil when it has none.
+    private static func interpolator(for plan: FramePlan, source: any PictureSource, encoder: FrameEncoder,
+                                     display: String) throws -> FlowInterpolator? {
+        let pairs = plan.sources.reduce(into: [FlowInterpolator.Pair]()) { pairs, frame in
+            if case .interpolate(let a, let b, _) = frame, pairs.last != FlowInterpolator.Pair(a: a, b: b) {
+                pairs.append(FlowInterpolator.Pair(a: a, b: b))
+            }
+        }
+        return pairs.isEmpty ? nil : try FlowInterpolator(source: source, encoder: encoder, display: display, pairs: pairs)
+    }
+
+    /// Makes output frame k of `plan` for every k (a source picture converted for the encoder,
+    /// a blend, an interpolated frame or black) and pushes it to `encoding`, then waits for the
+    /// encoding thread to finish.
+    private static func feed(_ plan: FramePlan, from source: any PictureSource, encoder: FrameEncoder,
+                             interpolator: FlowInterpolator?, into encoding: BackgroundConsumer<(picture: Frame, index: Int64)>,
+                             progress: @escaping (Double) throws -> Void) throws {
+        var held: (index: Int, frame: Frame)?
+        var black: Frame?
+        var done = 0.0
+        for k in 0..<plan.count {
+            let picture: Frame
+            switch plan.sources[k] {
+            case .gap:
+                if black == nil { black = try encoder.black() }
+                picture = black!
+            case .frame(let i):
+                if let held, held.index == i { picture = held.frame } else {
+                    picture = try encoder.converted(source.picture(i))
+                    held = (i, picture)
+                    source.release(before: i)
+                }
+            case .blend(let i, let j, let weight):
+                let a = try encoder.converted(source.picture(i))
+                let b = try encoder.converted(source.picture(j))
+                picture = try encoder.blend(a, b, weight: weight)
+                source.release(before: i)
+            case .interpolate(let i, let j, let weight):
+                guard let interpolator else { preconditionFailure("an interpolated frame without an interpolator") }
+                picture = try interpolator.frame(i, j, weight: weight)
+            }
+            try encoding.push((picture, Int64(k)))
+            if k % 8 == 0 {
+                done = Double(k) / Double(plan.count)
+                try progress(done)
+            }
+        }
+        try encoding.finish(polling: { try progress(done) })
     }
 
     /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the

@@ -52,6 +52,18 @@ struct PacketMap {
     static let fallbackTimescales: [Int32] = [90_000, 60_000, 48_000, 30_000, 24_000, 15_360, 12_800, 10_000, 6_000, 3_000,
                                               1_000, 600, 100, 10, 1]
 
+    /// The exact timescale for `times`: the least common multiple of their denominators and
+    /// `preferred`; nil when it would pass ``maximumTimescale``.
+    private static func exactTimescale(_ times: [Time], preferred: Int32) -> Int32? {
+        var lcm = Int64(preferred)
+        for t in times {
+            guard let d = t.exactSeconds?.denominator else { continue }
+            guard let next = Rational.leastCommonMultiple(lcm, d, limit: maximumTimescale) else { return nil }
+            lcm = next
+        }
+        return Int32(lcm)
+    }
+
     /// Maps `packets` through `track`. `preferred` is the source's own timescale, used when no
     /// exact one fits. Throws when a source time plays more than once (passthrough cannot
     /// repeat frames).
@@ -114,21 +126,9 @@ struct PacketMap {
             }
             mapped.append((index, pts, end ?? pts, false))
         }
-        // The exact timescale: the least common multiple of every mapped time's denominator.
-        var lcm: Int64 = Int64(preferred)
-        var exact = !rounded
-        if fixedTimescale == nil && exact {
-            for m in mapped {
-                for t in [m.pts, m.end] {
-                    guard let d = t.exactSeconds?.denominator else { continue }
-                    guard let next = Rational.leastCommonMultiple(lcm, d, limit: Self.maximumTimescale) else { exact = false; break }
-                    lcm = next
-                }
-                if !exact { break }
-            }
-        }
-        var timescale = fixedTimescale ?? (exact ? Int32(lcm) : preferred)
-        exact = exact && fixedTimescale == nil
+        let lcm = rounded || fixedTimescale != nil ? nil : Self.exactTimescale(mapped.flatMap { [$0.pts, $0.end] }, preferred: preferred)
+        var timescale = fixedTimescale ?? lcm ?? preferred
+        var exact = lcm != nil
         var entries = try Self.entries(mapped, timescale: timescale)
         if let limits, fixedTimescale == nil, !Self.fit(entries, limits) {
             let coarser = [preferred] + Self.fallbackTimescales.filter { $0 < preferred }

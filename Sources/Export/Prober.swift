@@ -113,20 +113,7 @@ public enum Prober {
 
     /// Counts frames and measures exact lengths from packet timestamps.
     private static func scanPackets(_ input: InputFormatContext, into streams: inout [StreamInfo]) throws(ExportError) {
-        struct Tally {
-            var count = 0
-            var first: Int64?
-            var end: Int64?
-            var presentationTimes: [Int64] = []
-            /// Audio: the first packet's samples dropped at its start, and the last packet's
-            /// time, the samples it decodes to and those dropped at its end (gapless MP3, Ogg Opus).
-            var skipped: Int64 = 0
-            var last: (pts: Int64, samples: Int64?, discarded: Int64)?
-            /// Audio: its frames' formats; video: its pictures' sizes.
-            var formats: AudioFormatScan?
-            var sizes: PictureSizeScan?
-        }
-        var tallies = [Tally](repeating: Tally(), count: streams.count)
+        var tallies = [StreamTally](repeating: StreamTally(), count: streams.count)
         for i in streams.indices where streams[i].kind == .video && !streams[i].isAttachedPicture {
             tallies[i].sizes = PictureSizeScan(input, stream: i)
         }
@@ -156,26 +143,11 @@ public enum Prober {
                 unplaced[index] += 1
                 continue
             }
+            switch streams[index].kind {
             // Video an edit list hides (a trim without re-encoding) is never shown.
-            if streams[index].kind == .video && p.flags & AV_PKT_FLAG_DISCARD != 0 { continue }
-            if streams[index].kind == .audio {
-                tallies[index].formats?.add(p)
-                let trim = Self.trimmedSamples(p)
-                if tallies[index].first.map({ pts < $0 }) ?? true { tallies[index].skipped = trim.start }
-                if tallies[index].last.map({ pts >= $0.pts }) ?? true {
-                    let parameters = input.stream(index).parameters.pointee
-                    let samples = parameters.codec_id == AV_CODEC_ID_OPUS
-                        ? p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) }.map(Int64.init)
-                        : parameters.frame_size > 0 ? Int64(parameters.frame_size) : nil
-                    tallies[index].last = (pts, samples, trim.end)
-                }
-            }
-            tallies[index].count += 1
-            tallies[index].first = min(tallies[index].first ?? pts, pts)
-            tallies[index].end = max(tallies[index].end ?? Int64.min, pts + max(p.duration, 0))
-            if streams[index].kind == .video {
-                tallies[index].presentationTimes.append(pts)
-                tallies[index].sizes?.add(p)
+            case .video: if p.flags & AV_PKT_FLAG_DISCARD == 0 { tallies[index].add(video: p, at: pts) }
+            case .audio: tallies[index].add(audio: p, at: pts, parameters: input.stream(index).parameters.pointee)
+            default: tallies[index].add(p, at: pts)
             }
         }
         if let refusal = clock.failure(path: input.path) { throw refusal }
@@ -184,53 +156,11 @@ public enum Prober {
             throw .notMedia(path: input.path, reason: "its \(codec) video reorders its frames (B-frames) but the file stores only the order they are decoded in, not when each is shown (as AVI does), so slowpoke cannot place them; convert it first, for example: ffmpeg -i \((input.path as NSString).lastPathComponent) -c:v libx264 -crf 18 -c:a copy converted.mkv")
         }
         for index in streams.indices {
-            let tally = tallies[index]
-            let timeBase = input.stream(index).pointer.pointee.time_base
-            guard let first = tally.first, let end = tally.end else { continue }
+            let stream = input.stream(index).pointer
             switch streams[index].kind {
-            case .video:
-                streams[index].frameCount = tally.count
-                streams[index].sizeChanges = tally.sizes?.changes
-                let times = tally.presentationTimes.sorted()
-                let steps = zip(times.dropFirst(), times).map { $0 - $1 }
-                if let shortest = steps.min(), let longest = steps.max() {
-                    streams[index].frameRateMode = longest - shortest <= 1 ? .constant : .variable
-                }
-                // A last packet without a duration ends where it starts; the stream's stated
-                // end (variable-rate files) or the frame interval before it then says how long
-                // it is shown, so the movie's video ends where its last frame ends.
-                var videoEnd = end
-                if let last = times.last, end <= last {
-                    videoEnd = last + (steps.last ?? 0)
-                }
-                let st = input.stream(index).pointer.pointee
-                if st.duration != sp_av_nopts_value() && st.duration > 0 && st.start_time != sp_av_nopts_value() {
-                    videoEnd = max(videoEnd, st.start_time + st.duration)
-                }
-                streams[index].presentationDuration = time(videoEnd - first, timeBase)
-            case .audio:
-                // The container's stated duration excludes encoder priming that an edit list
-                // hides; fall back to the packet span when there is none.
-                streams[index].frameCount = tally.count
-                streams[index].formatChanges = tally.formats?.changes
-                if let first = tally.formats?.changes?.first {
-                    // The header states whichever format libavformat decoded while probing.
-                    streams[index].sampleRate = first.sampleRate
-                    streams[index].channels = first.channels
-                    streams[index].channelLayout = first.channelLayout
-                }
-                streams[index].presentationDuration = streams[index].duration ?? time(end - max(first, 0), timeBase)
-                // A stream whose last packet drops its end (the encoder's padding) lasts from its
-                // first kept sample to its last, which its stated duration overstates (MP3 with a
-                // LAME header: 8.046 s for 8 s of sound; Ogg Opus: its pre-skip).
-                let rate = Int64(input.stream(index).parameters.pointee.sample_rate)
-                if let last = tally.last, last.discarded > 0, let samples = last.samples, rate > 0 {
-                    let toTicks = { (n: Int64) in av_rescale_q(n, AVRational(num: 1, den: Int32(rate)), timeBase) }
-                    let kept = last.pts + toTicks(samples - last.discarded) - (first + toTicks(tally.skipped))
-                    if kept > 0 { streams[index].presentationDuration = time(kept, timeBase) }
-                }
-            default:
-                break
+            case .video: tallies[index].describe(video: &streams[index], stream: stream)
+            case .audio: tallies[index].describe(audio: &streams[index], stream: stream)
+            default: break
             }
         }
     }
@@ -252,7 +182,7 @@ public enum Prober {
         return try? Rational(Int64(r.num), Int64(r.den))
     }
 
-    private static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
+    static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
         guard base.num > 0, base.den > 0 else { return nil }
         return try? Time(value: ticks, timescale: 1).multiplied(by: Rational(Int64(base.num), Int64(base.den)))
     }

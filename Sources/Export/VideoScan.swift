@@ -66,62 +66,9 @@ struct VideoScan {
          warning: (String) -> Void) throws {
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let tb = input.stream(index).pointer.pointee.time_base
-        let packet = try Packet()
-        var raw: [(pts: Int64, duration: Int64, key: Bool)] = []
-        // Frames an edit list hides: decoded as references, never shown.
-        var hidden: [Bool] = []
-        // Keyframes a passthrough run may resume from (see RandomAccessPicture).
-        var resumable: [Bool] = []
-        var damaged: [Bool] = []
-        let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
-        let check = DamageCheck(stream: input.stream(index))
-        let reorders = input.stream(index).parameters.pointee.video_delay > 0
-        raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
-        while true {
-            let more: Bool
-            do { more = try input.read(into: packet) } catch {
-                warning("stopped reading \(name) at a damaged packet after \(raw.count) frames: \(error)")
-                break
-            }
-            guard more else { break }
-            let p = packet.pointer.pointee
-            guard Int(p.stream_index) == index else { continue }
-            // A damaged packet, and every one decoded after it up to the next keyframe that
-            // decoding can start from, would decode wrongly: they are marked and never copied.
-            let key = p.flags & AV_PKT_FLAG_KEY != 0
-            let startsAfresh = key && randomAccess.isRandomAccess(packet.pointer)
-            // A damaged packet, and what depends on it, is marked; one flagged at a join that
-            // lost nothing is not (see DamageCheck).
-            let verdict = check.next(packet, startsAfresh: startsAfresh)
-            for earlier in verdict.earlier ?? 0..<0 {
-                damaged[earlier] = true
-                resumable[earlier] = false
-            }
-            damaged.append(verdict.damaged)
-            // Without a presentation time a frame is shown when decoded, unless frames are
-            // reordered, which `Prober` refuses at open (see there).
-            let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
-            if p.pts == sp_av_nopts_value() && reorders {
-                throw ExportError.notMedia(path: input.path, reason: "its video reorders its frames but states only their decode order; open it again to be told how to convert it")
-            }
-            raw.append((pts, max(p.duration, 0), key))
-            hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
-            resumable.append(startsAfresh && !verdict.damaged)
-        }
-        for earlier in check.finish() ?? 0..<0 {
-            damaged[earlier] = true
-            resumable[earlier] = false
-        }
-        let declared = input.stream(index).pointer.pointee.nb_frames
-        // AVI counts a 0-byte index entry as a frame ("show the previous one again"), which the
-        // demuxer skips: a hole in timestamps that count frames. Those are not damage.
-        let isFrameCounter = input.stream(index).pointer.pointee.avg_frame_rate.num > 0
-            && av_cmp_q(av_inv_q(input.stream(index).pointer.pointee.avg_frame_rate), tb) == 0
-        var repeats: Int64 = 0
-        if isFrameCounter, let low = raw.map(\.pts).min(), let high = raw.map(\.pts).max() {
-            repeats = max(0, high - low + 1 - Int64(raw.count))
-        }
-        if declared > Int64(raw.count) + repeats {
+        let demuxed = try Self.demux(input, stream: index, name: name, warning: warning)
+        let (raw, hidden, resumable, damaged) = (demuxed.packets, demuxed.hidden, demuxed.resumable, demuxed.damaged)
+        if let declared = Self.framesMissing(input, stream: index, read: raw.map(\.pts)) {
             truncated = true
             warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
         }
@@ -167,6 +114,82 @@ struct VideoScan {
         let last = order[order.count - 1]
         end = try seconds(raw[last].pts + max(durations[last], 1))
         cutPoints = CutPoints(decodeOrder: times, keyframe: resumable, end: end)
+    }
+
+    /// The stream's packets in decode order, as the demuxer gives them.
+    private struct Demuxed {
+        var packets: [(pts: Int64, duration: Int64, key: Bool)]
+        /// Frames an edit list hides: decoded as references, never shown.
+        var hidden: [Bool]
+        /// Keyframes a passthrough run may resume from (see RandomAccessPicture).
+        var resumable: [Bool]
+        /// Damaged packets, and those decoded after one up to the next fresh start.
+        var damaged: [Bool]
+    }
+
+    /// Reads every packet of stream `index` of `input`; a damaged packet ends the reading, with a warning.
+    private static func demux(_ input: InputFormatContext, stream index: Int, name: String,
+                              warning: (String) -> Void) throws -> Demuxed {
+        let tb = input.stream(index).pointer.pointee.time_base
+        let packet = try Packet()
+        var raw: [(pts: Int64, duration: Int64, key: Bool)] = []
+        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = []
+        let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
+        let check = DamageCheck(stream: input.stream(index))
+        let reorders = input.stream(index).parameters.pointee.video_delay > 0
+        raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
+        while true {
+            let more: Bool
+            do { more = try input.read(into: packet) } catch {
+                warning("stopped reading \(name) at a damaged packet after \(raw.count) frames: \(error)")
+                break
+            }
+            guard more else { break }
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == index else { continue }
+            // A damaged packet, and every one decoded after it up to the next keyframe that
+            // decoding can start from, would decode wrongly: they are marked and never copied.
+            let key = p.flags & AV_PKT_FLAG_KEY != 0
+            let startsAfresh = key && randomAccess.isRandomAccess(packet.pointer)
+            // A damaged packet, and what depends on it, is marked; one flagged at a join that
+            // lost nothing is not (see DamageCheck).
+            let verdict = check.next(packet, startsAfresh: startsAfresh)
+            for earlier in verdict.earlier ?? 0..<0 {
+                damaged[earlier] = true
+                resumable[earlier] = false
+            }
+            damaged.append(verdict.damaged)
+            // Without a presentation time a frame is shown when decoded, unless frames are
+            // reordered, which `Prober` refuses at open (see there).
+            let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            if p.pts == sp_av_nopts_value() && reorders {
+                throw ExportError.notMedia(path: input.path, reason: "its video reorders its frames but states only their decode order; open it again to be told how to convert it")
+            }
+            raw.append((pts, max(p.duration, 0), key))
+            hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
+            resumable.append(startsAfresh && !verdict.damaged)
+        }
+        for earlier in check.finish() ?? 0..<0 {
+            damaged[earlier] = true
+            resumable[earlier] = false
+        }
+        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged)
+    }
+
+    /// The frame count the stream declares, when more frames are missing than AVI's repeats
+    /// explain (the movie is truncated); nil when every declared frame was read.
+    private static func framesMissing(_ input: InputFormatContext, stream index: Int, read pts: [Int64]) -> Int64? {
+        let tb = input.stream(index).pointer.pointee.time_base
+        let declared = input.stream(index).pointer.pointee.nb_frames
+        // AVI counts a 0-byte index entry as a frame ("show the previous one again"), which the
+        // demuxer skips: a hole in timestamps that count frames. Those are not damage.
+        let isFrameCounter = input.stream(index).pointer.pointee.avg_frame_rate.num > 0
+            && av_cmp_q(av_inv_q(input.stream(index).pointer.pointee.avg_frame_rate), tb) == 0
+        var repeats: Int64 = 0
+        if isFrameCounter, let low = pts.min(), let high = pts.max() {
+            repeats = max(0, high - low + 1 - Int64(pts.count))
+        }
+        return declared > Int64(pts.count) + repeats ? declared : nil
     }
 
     var frameCount: Int { presentationTicks.count }

@@ -60,15 +60,7 @@ extension TimelineRenderer {
         // R2 computes its stretch profile from a study pass over the same input. R3 does not use
         // one: its output is bit-identical without it, so the input is read only once.
         if settings.algorithm == .timeDomain {
-            var offset = 0
-            while offset < count {
-                let n = min(blockSize, count - offset)
-                try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
-                if dithered { dither.add(to: &input, count: n) }
-                stretcher.study(input, count: n, final: offset + n == count)
-                offset += n
-            }
-            dither = Dither()
+            try study(plan, from: source, first: first, count: count, dithered: dithered, stretcher: stretcher)
         }
         // Rubber Band drops output that overflows its buffer within one process call (4096
         // frames in at time ratio 32 lost half the output), so each call gets only as much input
@@ -116,6 +108,22 @@ extension TimelineRenderer {
                 throw TimePitchError.engine("Rubber Band stopped producing audio \(origin + produced - plan.outStart) frames into a segment of \(plan.outCount); the output would be short")
             }
             usleep(100)
+        }
+    }
+
+    /// R2's study pass: the same `count` frames from `first` (dithered alike) that the process
+    /// pass then reads.
+    private func study(_ plan: Plan, from source: AudioSource, first: Int64, count: Int, dithered: Bool,
+                       stretcher: Stretcher) throws {
+        var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
+        var dither = Dither()
+        var offset = 0
+        while offset < count {
+            let n = min(blockSize, count - offset)
+            try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
+            if dithered { dither.add(to: &input, count: n) }
+            stretcher.study(input, count: n, final: offset + n == count)
+            offset += n
         }
     }
 
