@@ -3,16 +3,6 @@ import Export
 import Foundation
 import SafeFiles
 
-/// How progress is shown on stderr.
-enum ProgressStyle: String, ExpressibleByArgument, CaseIterable {
-    /// A bar on a terminal, plain lines otherwise.
-    case auto
-    case bar
-    /// One JSON object per line, for scripts.
-    case json
-    case none
-}
-
 /// Draws progress for long work: percent done, speed as a multiple of real time, and ETA.
 final class ProgressReporter {
     private let style: ProgressStyle
@@ -85,18 +75,5 @@ final class ProgressReporter {
     private func clock(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         return String(format: "%d:%02d", s / 60, s % 60)
-    }
-}
-
-/// SIGINT and SIGTERM stop long work cleanly: the next progress check throws, the pipeline
-/// unwinds and its temporary files are removed. A second signal, or one second without the
-/// command ending, removes them and exits at once (see SafeFiles' ``Signals``, installed by
-/// ``Main`` before any command runs).
-enum Interrupt {
-    /// Whether SIGINT or SIGTERM has arrived.
-    static var received: Bool { Signals.interrupted }
-
-    static func check() throws {
-        if received { throw ExportError.interrupted }
     }
 }

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Composition
+import Project
+import Export
+import Foundation
+import Preview
+import SafeFiles
+import TimePitch
+
+/// Entry point: runs the command and turns errors into `slowpoke: error: …` and an exit code.
+///
+/// | exit code | meaning |
+/// |---|---|
+/// | 0 | success |
+/// | 1 | the command could not be done (bad input, a broken document, a media error) |
+/// | 64 | the command line itself is wrong (an unknown flag, a malformed value) |
+/// | 130 | interrupted (SIGINT or SIGTERM); no output was left behind |
+@main
+enum Main {
+    static func main() {
+        Signals.install()
+        // With --progress json every stderr line is JSON, errors too (even a malformed flag's).
+        let arguments = CommandLine.arguments
+        Terminal.json = arguments.contains("--progress=json")
+            || zip(arguments, arguments.dropFirst()).contains { $0 == "--progress" && $1 == "json" }
+        Terminal.interruptMessage(ExportError.interrupted.description)
+        do {
+            try MisspeltArguments.check(Array(arguments.dropFirst()))
+            var command = try Slowpoke.parseAsRoot()
+            try command.run()
+        } catch ExportError.interrupted {
+            fail(ExportError.interrupted.description, code: 130)
+        } catch let stop as PreviewInterrupted {
+            fail(stop.description, code: 130)
+        } catch let stop as BatchInterrupted {
+            fail(stop.description, code: 130)
+        } catch let misspelt as MisspeltArguments.Failure {
+            fail(misspelt.description, code: 64)
+        } catch let error as LocalizedError where error.errorDescription != nil {
+            // Every library error, and the command line's own, says what went wrong and what to do.
+            fail(error.errorDescription!)
+        } catch {
+            let code = Slowpoke.exitCode(for: error)
+            if code == .success || error is CleanExit {
+                Slowpoke.exit(withError: error)
+            }
+            let message = Slowpoke.fullMessage(for: error)
+            fail(message.replacingOccurrences(of: "Error: ", with: ""), code: 64)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32 = 1) -> Never {
+        // Whatever a failed command was writing goes, even if a worker thread still holds it,
+        // and so does a document it made for a movie it was given.
+        Signals.removeTemporaryFiles()
+        // Only while it holds no edit: an interrupted preview keeps what it saved.
+        if let document = DocumentLocator.createdForThisCommand, (try? DocumentStore.read(document))?.history.entries.isEmpty == true {
+            try? FileManager.default.removeItem(at: document)
+        }
+        Terminal.error(message)
+        exit(code)
+    }
+}
