@@ -99,7 +99,7 @@ final class SpanEncoder {
     /// writes it as DiscardPadding).
     private static func discardEnd(_ count: Int64, of p: UnsafeMutablePointer<AVPacket>) throws {
         guard let data = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
-            throw ExportError.av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "marking samples to discard"))
+            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "marking samples to discard"))
         }
         for i in 0..<10 { data[i] = 0 }
         for i in 0..<4 { data[4 + i] = UInt8((UInt64(count) >> (8 * UInt64(i))) & 0xff) }

@@ -6,7 +6,7 @@ final class CodecContext {
 
     init(codec: UnsafePointer<AVCodec>) throws(ExportError) {
         guard let context = avcodec_alloc_context3(codec) else {
-            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a codec context"))
+            throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a codec context"))
         }
         pointer = context
     }

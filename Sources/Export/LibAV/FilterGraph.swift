@@ -17,7 +17,7 @@ final class FilterGraph {
     init(chain: String, filter: String, input arguments: String, work: String) throws {
         let lib = try AVFilterLibrary.shared.get()
         guard let graph = lib.graphAlloc() else {
-            throw ExportError.av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a filter graph"))
+            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a filter graph"))
         }
         var owned: UnsafeMutablePointer<AVFilterGraph>? = graph
         var handedOver = false
@@ -25,9 +25,9 @@ final class FilterGraph {
         var source: UnsafeMutablePointer<AVFilterContext>?
         var sink: UnsafeMutablePointer<AVFilterContext>?
         var result = lib.graphCreateFilter(&source, lib.getByName("buffer"), "in", arguments, nil, graph)
-        guard result >= 0, let source else { throw ExportError.av(path: "", AVFailure(code: result, operation: "creating the filter input")) }
+        guard result >= 0, let source else { throw ExportError.libav(AVFailure(code: result, operation: "creating the filter input")) }
         result = lib.graphCreateFilter(&sink, lib.getByName("buffersink"), "out", nil, nil, graph)
-        guard result >= 0, let sink else { throw ExportError.av(path: "", AVFailure(code: result, operation: "creating the filter output")) }
+        guard result >= 0, let sink else { throw ExportError.libav(AVFailure(code: result, operation: "creating the filter output")) }
         var outputs = lib.inOutAlloc()
         var inputs = lib.inOutAlloc()
         defer { lib.inOutFree(&outputs); lib.inOutFree(&inputs) }
@@ -36,9 +36,9 @@ final class FilterGraph {
         inputs!.pointee.name = av_strdup("out")
         inputs!.pointee.filter_ctx = sink
         result = lib.graphParse(graph, chain, &inputs, &outputs, nil)
-        guard result >= 0 else { throw ExportError.av(path: "", AVFailure(code: result, operation: "setting up \(filter)")) }
+        guard result >= 0 else { throw ExportError.libav(AVFailure(code: result, operation: "setting up \(filter)")) }
         result = lib.graphConfig(graph, nil)
-        guard result >= 0 else { throw ExportError.av(path: "", AVFailure(code: result, operation: "configuring \(filter)")) }
+        guard result >= 0 else { throw ExportError.libav(AVFailure(code: result, operation: "configuring \(filter)")) }
         handedOver = true
         library = lib
         pointer = graph
@@ -59,13 +59,13 @@ final class FilterGraph {
             return
         }
         guard let copy = av_frame_clone(frame.pointer) else {
-            throw ExportError.av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "copying a frame"))
+            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "copying a frame"))
         }
         var owned: UnsafeMutablePointer<AVFrame>? = copy
         defer { av_frame_free(&owned) }
         copy.pointee.pts = pts
         let added = library.sourceAddFrame(source, copy)
-        guard added >= 0 else { throw ExportError.av(path: "", AVFailure(code: added, operation: work)) }
+        guard added >= 0 else { throw ExportError.libav(AVFailure(code: added, operation: work)) }
     }
 
     /// The next picture the chain made, or nil when it needs more input (or has ended).
@@ -73,7 +73,7 @@ final class FilterGraph {
         let out = try Frame()
         let got = library.sinkGetFrame(sink, out.pointer)
         if got == sp_averror_eagain() || got == sp_averror_eof() { return nil }
-        guard got >= 0 else { throw ExportError.av(path: "", AVFailure(code: got, operation: work)) }
+        guard got >= 0 else { throw ExportError.libav(AVFailure(code: got, operation: work)) }
         return out
     }
 }

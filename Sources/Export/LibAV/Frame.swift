@@ -6,7 +6,7 @@ final class Frame {
 
     init() throws(ExportError) {
         guard let frame = av_frame_alloc() else {
-            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a frame"))
+            throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a frame"))
         }
         pointer = frame
     }

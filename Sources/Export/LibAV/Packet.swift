@@ -8,7 +8,7 @@ final class Packet {
     init() throws(ExportError) {
         try LibAV.load()
         guard let packet = av_packet_alloc() else {
-            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
+            throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
         }
         pointer = packet
     }

@@ -38,10 +38,10 @@ final class SampleConverter {
         defer { av_channel_layout_uninit(&source); av_channel_layout_uninit(&target) }
         var swr: OpaquePointer?
         let made = swr_alloc_set_opts2(&swr, &target, outFormat, outRate, &source, inFormat, inRate, 0, nil)
-        guard made >= 0, let swr else { throw .av(path: "", AVFailure(code: made, operation: "setting up sample conversion")) }
+        guard made >= 0, let swr else { throw .libav(AVFailure(code: made, operation: "setting up sample conversion")) }
         context = swr
         let opened = swr_init(swr)
-        guard opened >= 0 else { throw .av(path: "", AVFailure(code: opened, operation: "starting sample conversion")) }
+        guard opened >= 0 else { throw .libav(AVFailure(code: opened, operation: "starting sample conversion")) }
     }
 
     deinit {
@@ -64,7 +64,7 @@ final class SampleConverter {
     func convert(output: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, capacity: Int,
                  input: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, count: Int) throws(ExportError) -> Int {
         let result = swr_convert(context, output, Int32(capacity), input, Int32(count))
-        guard result >= 0 else { throw .av(path: "", AVFailure(code: result, operation: "converting samples")) }
+        guard result >= 0 else { throw .libav(AVFailure(code: result, operation: "converting samples")) }
         return Int(result)
     }
 

@@ -56,12 +56,12 @@ struct ChapterList {
         // libavformat frees these with the context.
         guard let table = av_mallocz(chapters.count * MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride)?
             .assumingMemoryBound(to: UnsafeMutablePointer<AVChapter>?.self) else {
-            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "adding chapters"))
+            throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "adding chapters"))
         }
         context.pointee.chapters = table
         for chapter in chapters {
             guard let made = av_mallocz(MemoryLayout<AVChapter>.stride)?.assumingMemoryBound(to: AVChapter.self) else {
-                throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "adding chapters"))
+                throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "adding chapters"))
             }
             made.pointee.id = chapter.id
             made.pointee.time_base = AVRational(num: 1, den: 1000)

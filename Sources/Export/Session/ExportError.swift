@@ -33,8 +33,10 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// libav cannot read the file as media.
     case notMedia(path: String, reason: String)
-    /// Any other libav failure.
+    /// Any other libav failure reading or writing the file at `path`.
     case av(path: String, AVFailure)
+    /// A libav failure tied to no file: memory, a sample converter, a filter graph.
+    case libav(AVFailure)
     /// slowpoke will not do this, for the user's safety (overwriting the input, say).
     case refused(String)
     case cannotWrite(path: String, reason: String)
@@ -49,7 +51,8 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
         case .notMedia(let path, let reason): "\(path) is not a movie or audio file that slowpoke can read (\(reason))"
-        case .av(let path, let failure): path.isEmpty ? failure.description : "\(path): \(failure.description)"
+        case .av(let path, let failure): "\(path): \(failure.description)"
+        case .libav(let failure): failure.description
         case .refused(let why), .unsupported(let why): why
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .output(let error): error.errorDescription ?? error.description
