@@ -37,6 +37,11 @@ enum MisspeltArguments {
             let near = NearestName.nearest(to: name, in: Array(known).sorted(), limit: 3)
             throw Failure(description: "\(path.joined(separator: " ")) has no option '\(name)'\(near.map { "; did you mean '\($0)'?" } ?? "")\nSee '\(path.joined(separator: " ")) --help' for its options.")
         }
+        // --speed is --rate's other name: both given would silently take the last.
+        let names = Set(rest.prefix { $0 != "--" }.map { String($0.prefix(while: { $0 != "=" })) })
+        if names.contains("--rate") && names.contains("--speed") {
+            throw Failure(description: "\(path.joined(separator: " ")) was given both --rate and --speed, which are one option; give one")
+        }
     }
 
     private static func subcommands(of command: any ParsableCommand.Type) -> [(name: String, type: any ParsableCommand.Type)] {

@@ -36,6 +36,9 @@ import Testing
         let option = try slowpoke("scale", "--rnage", "1-2", "--rate", "2", in: folder)
         #expect(option.status == 64)
         #expect(option.stderr.hasPrefix("slowpoke: error: slowpoke scale has no option '--rnage'; did you mean '--range'?"), "\(option.stderr)")
+        // --speed is --rate's other name; both would silently take the last.
+        let both = try slowpoke("scale", "--range", "1-2", "--rate", "0.5", "--speed=2", in: folder)
+        #expect(both.status == 64 && both.stderr.contains("both --rate and --speed"), "\(both.stderr)")
         let nested = try slowpoke("otio", "exprot", in: folder)
         #expect(nested.status == 64 && nested.stderr.contains("did you mean 'export'?"), "\(nested.stderr)")
     }
