@@ -10,7 +10,7 @@ set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 OLD-BINARY NEW-BINARY" >&2; exit 64; }
 old=$(realpath "$1") new=$(realpath "$2")
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && echo "keeping $work" >&2 || trap 'rm -rf "$work"' EXIT
 q=(-v error -y)
 
 mkdir -p "$work/media"
@@ -84,7 +84,7 @@ for f in $(find . -type f ! -name '*.slowpoke' ! -name '.*' ! -name log.txt | so
                 streams) ffprobe -v error -show_streams -show_chapters -of json "$g" ;;
                 esac > "$work/$side.view"
             done
-            cmp -s "$work/old.view" "$work/new.view" || differ "$f ($view)"
+            cmp -s "$work/old.view" "$work/new.view" || { differ "$f ($view)"; diff "$work/old.view" "$work/new.view" | head -6 >&2; }
         done ;;
     esac
 done

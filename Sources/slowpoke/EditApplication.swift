@@ -1,0 +1,32 @@
+import ArgumentParser
+import Composition
+import Project
+import Foundation
+
+/// Applies one edit to the document and reports the new timeline length.
+func applyEdit(_ options: DocumentOptions, note: (_ before: Composition, _ after: Composition) -> String? = { _, _ in nil },
+               _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
+    let url = try DocumentLocator.locate(options.document)
+    let (edit, duration, said) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+        let before = document.timeline
+        let edit = try makeEdit(before)
+        try document.apply(edit)
+        return (edit, document.timeline.duration, note(before, document.timeline))
+    }
+    print("\(edit.summary); the timeline is now \(duration.shown) s\(said.map { "; \($0)" } ?? "")")
+}
+
+/// What a scale over a range already scaled did: the rates there now (scales multiply).
+func multipliedRates(in range: TimeRange, before: Composition, after: Composition, newLength: Time) -> String? {
+    guard let track = before.tracks.first,
+          track.segments.contains(where: { $0.target.overlaps(range) && $0.rate != nil && $0.rate != .one }),
+          let scaled = try? TimeRange(start: range.start, duration: newLength), let edited = after.tracks.first
+    else { return nil }
+    var rates: [Rational] = []
+    for segment in edited.segments where segment.target.overlaps(scaled) {
+        if let rate = segment.rate, !rates.contains(rate) { rates.append(rate) }
+    }
+    guard let slowest = rates.min(), let fastest = rates.max() else { return nil }
+    let span = slowest == fastest ? "\(slowest.shown)x" : "\(slowest.shown)x to \(fastest.shown)x"
+    return "now \(span) there: scales multiply; undo to go back"
+}
