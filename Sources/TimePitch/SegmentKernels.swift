@@ -2,9 +2,10 @@ import Composition
 import Foundation
 
 /// How ``TimelineRenderer`` makes each kind of segment: copied, stretched by Rubber Band or
-/// resampled, each read with context on both sides and trimmed to the segment and its fades.
+/// resampled, each read with context on both sides and trimmed to the segment and its fades,
+/// and, when the render writes only some output frames (`window`), to those.
 extension TimelineRenderer {
-    func copy(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+    func copy(_ plan: Plan, from source: AudioSource, within window: Range<Int64>?, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
         var buffer = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         // Only the part inside the window, when the render has one.
         var position = max(plan.outStart - Int64(plan.fadeIn), window?.lowerBound ?? .min)
@@ -35,7 +36,7 @@ extension TimelineRenderer {
         return (first, Int(plan.sourceCount + before + after), origin)
     }
 
-    func stretch(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+    func stretch(_ plan: Plan, from source: AudioSource, within window: Range<Int64>?, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
         var ratio = Double(plan.outCount) / Double(plan.sourceCount)
         var (first, count, origin) = context(plan, ratio: ratio)
         var map: [(input: Int, output: Int)] = []
@@ -136,7 +137,7 @@ extension TimelineRenderer {
         for c in buffer.indices { for i in from..<count { buffer[c][i] = 0 } }
     }
 
-    func resample(_ plan: Plan, from source: AudioSource, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
+    func resample(_ plan: Plan, from source: AudioSource, within window: Range<Int64>?, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
         let ratio = Double(plan.outCount) / Double(plan.sourceCount)
         let (first, count, origin) = context(plan, ratio: ratio)
         let resampler = try Resampler(channels: format.channels, rate: plan.rate!, sampleRate: format.sampleRate)

@@ -45,8 +45,6 @@ public final class TimelineRenderer {
     /// Whether neighbouring stretched segments over contiguous source (a speed ramp's steps)
     /// are stretched in one Rubber Band run with a key-frame map (see ``joinedSteps(_:)``).
     public var joinsSteps = true
-    /// The output frames the render in progress writes, when it writes only some (see `render`).
-    var window: Range<Int64>?
     /// Told, once per render that met any, how many NaN or infinite source samples were
     /// replaced with silence ("3 non-finite samples (NaN or infinity) replaced with silence").
     public var onWarning: ((String) -> Void)?
@@ -71,8 +69,6 @@ public final class TimelineRenderer {
         }
         let start = range?.lowerBound ?? 0
         guard let total = range?.upperBound ?? laidOut.last?.outEnd, total > start else { return 0 }
-        window = range
-        defer { window = nil }
         var mixer = Mixer(channels: format.channels, start: start)
         // Each segment is split at its onsets just before it is rendered, so that the onsets
         // are found in the audio as the render reads it: a file read after a seek can place
@@ -89,9 +85,9 @@ public final class TimelineRenderer {
                 }
                 switch plan.kind {
                 case .gap: break
-                case .copy: try copy(plan, from: source, emit: emit)
-                case .stretch: try stretch(plan, from: source, emit: emit)
-                case .resample: try resample(plan, from: source, emit: emit)
+                case .copy: try copy(plan, from: source, within: range, emit: emit)
+                case .stretch: try stretch(plan, from: source, within: range, emit: emit)
+                case .resample: try resample(plan, from: source, within: range, emit: emit)
                 }
                 try mixer.flush(upTo: min(plan.fadeOutStart, total), into: sink)
             }
