@@ -8,14 +8,20 @@ internal import CFFmpeg
 /// own (``RenderedAudio``) while the video is written, and its packets are interleaved with the
 /// video as they come.
 final class AudioTrackOutput {
+    /// How a track is made: its own packets copied, copied where untouched and rendered where
+    /// edited (smart audio), or rendered whole.
+    enum Mode { case copy, splice, render }
+
+    /// Where its packets come from.
+    private enum Source {
+        /// The movie, opened a second time to read the packets of stream `index`.
+        case copied(InputFormatContext, index: Int)
+        case spliced(SplicedAudio)
+        case rendered(RenderedAudio)
+    }
+
     let handling: AudioHandling
-    /// Copied audio: the movie, opened a second time to read its audio packets.
-    private let input: InputFormatContext?
-    private let inputIndex: Int
-    /// Rendered audio.
-    private let rendered: RenderedAudio?
-    /// Copied where untouched, rendered where edited.
-    private let spliced: SplicedAudio?
+    private let source: Source
     private let container: Container
     private let warning: (String) -> Void
     private let waiting: () throws -> Void
@@ -29,70 +35,65 @@ final class AudioTrackOutput {
     private var leadIn: Int64 = 0
     private let end: Int64
 
-    /// Prepares audio `stream` for a timeline of `segments`: copied when `copy`, otherwise
-    /// rendered and encoded as `choice` says, which starts at once. `waiting` runs about every
-    /// 50 ms while the muxer waits for rendered audio, and may throw to stop the export (an
-    /// interrupt).
-    init(movie url: URL, stream: Int, segments: [CompositionTrackSegment], copy: Bool, splice: Bool = false,
-         settings: TimePitchSettings, choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String,
-         waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
-        self.container = container
-        self.warning = warning
-        self.waiting = waiting
+    /// Prepares audio `stream` of the movie for the timeline of `setup` as `mode` says
+    /// (rendering and splicing start at once), encoded as `choice` says where it is encoded.
+    /// A track that cannot be spliced (nothing to copy) is rendered whole.
+    init(_ setup: AudioSetup, stream: Int, mode: Mode, choice: AudioCodecChoice) throws {
+        container = setup.container
+        warning = setup.warning
+        waiting = setup.waiting
         packet = try Packet()
-        let smart = copy || !splice ? nil : try SplicedAudio(movie: url, stream: stream, segments: segments, settings: settings,
-                                                            choice: choice, origin: origin, end: end, container: container, display: display)
+        let smart = mode != .splice ? nil
+            : try SplicedAudio(movie: setup.movie, stream: stream, segments: setup.segments, settings: setup.settings, choice: choice,
+                               origin: setup.origin, end: setup.end, container: setup.container, display: setup.display)
         if let smart {
             if smart.plan.offGrid > 0 {
                 let seconds = Double(smart.plan.offGrid) / Double(smart.timeBase.den)
                 warning("audio stream \(stream): \(String(format: "%.1f", seconds)) s of unchanged audio is re-encoded, not copied: after an edit its \(smart.frame)-sample frames fall off the grid of the copied ones, and a frame cannot be cut, so the audio stays exactly in place")
             }
             handling = .spliced
-            spliced = smart
-            input = smart.input
-            inputIndex = stream
-            rendered = nil
+            source = .spliced(smart)
             timeBase = smart.timeBase
             smart.start()
-        } else if copy {
+        } else if mode == .copy {
             handling = .copied
-            let source = try InputFormatContext(path: url.path)
-            for other in 0..<source.streamCount where other != stream { source.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
-            input = source
-            inputIndex = stream
-            rendered = nil
-            spliced = nil
-            timeBase = source.stream(stream).pointer.pointee.time_base
+            let input = try InputFormatContext(path: setup.movie.path)
+            for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+            source = .copied(input, index: stream)
+            timeBase = input.stream(stream).pointer.pointee.time_base
         } else {
             handling = .rendered
-            let audio = try RenderedAudio(url: url, stream: stream, segments: segments, settings: settings,
-                                          choice: choice, origin: origin, container: container, display: display)
-            rendered = audio
-            spliced = nil
-            input = nil
-            inputIndex = 0
+            let audio = try RenderedAudio(url: setup.movie, stream: stream, segments: setup.segments, settings: setup.settings,
+                                          choice: choice, origin: setup.origin, container: setup.container, display: setup.display)
+            source = .rendered(audio)
             timeBase = audio.timeBase
         }
         // Copied audio shifts by the same origin as the video, and stops where the timeline does.
         let ticksPerSecond = timeBase.den / max(1, timeBase.num)
-        shift = handling == .copied ? try origin.rescaled(to: ticksPerSecond).value : 0
-        self.end = try end.rescaled(to: ticksPerSecond, rounding: .up).value
+        shift = handling == .copied ? try setup.origin.rescaled(to: ticksPerSecond).value : 0
+        end = try setup.end.rescaled(to: ticksPerSecond, rounding: .up).value
     }
 
     deinit {
-        rendered?.cancel()
-        spliced?.cancel()
+        switch source {
+        case .rendered(let audio): audio.cancel()
+        case .spliced(let audio): audio.cancel()
+        case .copied: break
+        }
     }
 
     /// Adds the output stream, with the movie's language and handler even for new samples.
     func attach(to writer: MovieWriter) throws {
-        if let rendered {
+        switch source {
+        case .rendered(let rendered):
             output = try writer.addStream(parameters: rendered.parameters.pointer, timeBase: timeBase,
                                           metadata: rendered.metadata.pointer, disposition: rendered.disposition)
-        } else if let input {
-            output = try writer.addStream(copying: input.stream(inputIndex), timeBase: timeBase)
+        case .copied(let input, let index):
+            output = try writer.addStream(copying: input.stream(index), timeBase: timeBase)
+        case .spliced(let spliced):
+            output = try writer.addStream(copying: spliced.input.stream(spliced.stream), timeBase: timeBase)
             // Spliced Opus starts with an encoded packet whose pre-skip the header states.
-            if spliced != nil, let parameters = output?.pointee.codecpar, parameters.pointee.codec_id == AV_CODEC_ID_OPUS,
+            if let parameters = output?.pointee.codecpar, parameters.pointee.codec_id == AV_CODEC_ID_OPUS,
                parameters.pointee.initial_padding == 0, let head = parameters.pointee.extradata,
                let preSkip = OpusPacket.preSkip(UnsafeBufferPointer(start: head, count: Int(parameters.pointee.extradata_size))) {
                 parameters.pointee.initial_padding = Int32(preSkip)
@@ -108,15 +109,15 @@ final class AudioTrackOutput {
 
     /// The next packet of the audio into `packet`; false at the end.
     private func read() throws -> Bool {
-        if let spliced {
+        switch source {
+        case .spliced(let spliced):
             while true {
                 for message in spliced.takeWarnings() { warning(message) }
                 guard let got = try spliced.next(into: packet, timeout: 0.05) else { return false }
                 if got { return true }
                 try waiting()
             }
-        }
-        if let rendered {
+        case .rendered(let rendered):
             while true {
                 for message in rendered.takeWarnings() { warning(message) }
                 switch try rendered.next(timeout: 0.05) {
@@ -131,12 +132,12 @@ final class AudioTrackOutput {
                 case .timedOut: try waiting()
                 }
             }
+        case .copied(let input, let index):
+            while try input.read(into: packet) {
+                if Int(packet.pointer.pointee.stream_index) == index { return true }
+            }
+            return false
         }
-        guard let input else { return false }
-        while try input.read(into: packet) {
-            if Int(packet.pointer.pointee.stream_index) == inputIndex { return true }
-        }
-        return false
     }
 
     /// Writes every audio packet due before `dts` (in `base`) to `writer`.

@@ -13,30 +13,27 @@ final class AudioTracks {
     /// What the export did with the document's audio (the first track), or `.none`.
     var handling: AudioHandling { tracks.first?.handling ?? .none }
 
-    /// Prepares every audio stream of `movie` (its `input`, opened for this look) for a timeline
-    /// of `segments`. A track is copied when the timeline leaves it `untouched` and `muxer`
-    /// can hold its codec; otherwise it is rendered (see ``AudioCodecChoice``; the export's
-    /// preflight has said which codecs change).
-    init(movie: URL, input: InputFormatContext, streams: [Int], name: String, segments: [CompositionTrackSegment],
-         untouched: Bool, settings: TimePitchSettings, bitRate: Int, origin: Time, end: Time, container: Container,
-         display: String, waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws {
+    /// Prepares every audio stream of `streams` (the movie's `input`, opened for this look) for
+    /// the timeline of `setup`. A track is copied when the timeline leaves it `untouched` and the
+    /// container can hold its codec; otherwise it is rendered (see ``AudioCodecChoice``; the
+    /// export's preflight has said which codecs change).
+    init(_ setup: AudioSetup, input: InputFormatContext, streams: [Int], untouched: Bool) throws {
+        let settings = setup.settings
         var made: [AudioTrackOutput] = []
         for index in streams {
             let parameters = input.stream(index).parameters.pointee
-            let holds = container.holds(parameters.codec_id)
+            let holds = setup.container.holds(parameters.codec_id)
             // Audio that changes format mid-file is rendered whole in one format: copied packets
             // would splice formats one output stream cannot state.
-            let changing = (try? AudioFormatScan.changes(path: movie.path, stream: index)) != nil
+            let changing = (try? AudioFormatScan.changes(path: setup.movie.path, stream: index)) != nil
             let copy = untouched && settings.semitones == 0 && holds && !changing
-            let choice = AudioCodecChoice(source: parameters, container: container, aacBitRate: bitRate)
-            let splice = !copy && !changing && holds && settings.semitones == 0 && choice.splices(parameters, container: container)
+            let choice = AudioCodecChoice(source: parameters, container: setup.container, aacBitRate: setup.bitRate)
+            let splice = !copy && !changing && holds && settings.semitones == 0 && choice.splices(parameters, container: setup.container)
             do {
-                made.append(try AudioTrackOutput(movie: movie, stream: index, segments: segments, copy: copy, splice: splice,
-                                                 settings: settings, choice: choice, origin: origin, end: end, container: container,
-                                                 display: display, waiting: waiting, warning: warning))
+                made.append(try AudioTrackOutput(setup, stream: index, mode: copy ? .copy : splice ? .splice : .render, choice: choice))
             } catch where index != streams.first {
                 // The document's own audio must export; a further track that cannot is named.
-                warning("\(name) audio stream \(index) is not in the export: \(error.localizedDescription)")
+                setup.warning("\(setup.name) audio stream \(index) is not in the export: \(error.localizedDescription)")
             }
         }
         tracks = made

@@ -32,7 +32,7 @@ final class SplicedAudio: @unchecked Sendable {
     /// The movie, opened to read the copied packets (and the stream's parameters).
     let input: InputFormatContext
     private let url: URL
-    private let stream: Int
+    let stream: Int
     private let settings: TimePitchSettings
     private let reader: AudioFileReader
     private let segments: [CompositionTrackSegment]

@@ -88,9 +88,10 @@ public struct AudioExporter {
         // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
         // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
         let splice = !copy && !changing && settings.semitones == 0 && choice.splices(parameters, container: container)
-        let audio = try AudioTrackOutput(movie: source.movie, stream: stream.index, segments: track.segments, copy: copy, splice: splice,
-                                         settings: settings, choice: choice, origin: origin, end: track.duration,
-                                         container: container, display: display, waiting: { try progress(done) }, warning: warning)
+        let setup = AudioSetup(movie: source.movie, name: name, segments: track.segments, origin: origin, end: track.duration,
+                               settings: settings, bitRate: audioBitRate, container: container, display: display,
+                               waiting: { try progress(done) }, warning: warning)
+        let audio = try AudioTrackOutput(setup, stream: stream.index, mode: copy ? .copy : splice ? .splice : .render, choice: choice)
         let writer = try MovieWriter(path: destination.openablePath, display: display, container: container)
         try audio.attach(to: writer)
         let chapters = try ChapterList(input, segments: track.segments, origin: origin, display: display)

@@ -140,10 +140,10 @@ final class ExportSession {
     func audio(segments: [CompositionTrackSegment], origin: Time, end: Time, keepsEveryFrame: Bool = true,
                waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws -> AudioTracks {
         let untouched = keepsEveryFrame && Self.playsSourceUntouched(segments, settings: settings)
-        let input = try InputFormatContext(path: movie.path)
-        return try AudioTracks(movie: movie, input: input, streams: source.audioStreams, name: movieName, segments: segments,
-                               untouched: untouched, settings: settings, bitRate: audioBitRate, origin: origin, end: end,
-                               container: container, display: destination.destination.path, waiting: waiting, warning: warning)
+        let setup = AudioSetup(movie: movie, name: movieName, segments: segments, origin: origin, end: end, settings: settings,
+                               bitRate: audioBitRate, container: container, display: destination.destination.path,
+                               waiting: waiting, warning: warning)
+        return try AudioTracks(setup, input: InputFormatContext(path: movie.path), streams: source.audioStreams, untouched: untouched)
     }
 
     /// Opens the muxer on the temporary file; `addVideo` adds the video stream to it (and may
