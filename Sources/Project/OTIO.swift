@@ -59,64 +59,8 @@ public enum OTIO {
         for track in composition.tracks {
             counts[track.mediaType, default: 0] += 1
             let kind = track.mediaType == .video ? "Video" : "Audio"
-            var children: [OrderedJSON] = []
-            for (index, segment) in track.segments.enumerated() {
-                if let source = segment.source, let segmentRate = segment.rate {
-                    children.append(.object([
-                        ("OTIO_SCHEMA", .string("Clip.2")),
-                        ("metadata", .object([("slowpoke", .object([
-                            ("source_start", .string(source.start.secondsText)),
-                            ("source_duration", .string(source.duration.secondsText)),
-                            ("rate", .string(segmentRate.description)),
-                        ]))])),
-                        ("name", .string("\(movie.name) \(index + 1)")),
-                        ("source_range", timeRange(start: source.start, duration: segment.target.duration, rate: rate)),
-                        ("effects", .array(segmentRate == .one ? [] : [.object([
-                            ("OTIO_SCHEMA", .string("LinearTimeWarp.1")),
-                            ("metadata", .object([])),
-                            ("name", .string("")),
-                            ("effect_name", .string("LinearTimeWarp")),
-                            ("time_scalar", .number(segmentRate.doubleValue)),
-                        ])])),
-                        ("markers", .array([])),
-                        ("enabled", .bool(true)),
-                        ("media_references", .object([("DEFAULT_MEDIA", reference)])),
-                        ("active_media_reference_key", .string("DEFAULT_MEDIA")),
-                    ]))
-                } else if let held = segment.heldTime {
-                    children.append(.object([
-                        ("OTIO_SCHEMA", .string("Clip.2")),
-                        ("metadata", .object([("slowpoke", .object([
-                            ("held", .string(held.secondsText)),
-                            ("duration", .string(segment.target.duration.secondsText)),
-                        ]))])),
-                        ("name", .string("\(movie.name) \(index + 1) (freeze)")),
-                        ("source_range", timeRange(start: held, duration: segment.target.duration, rate: rate)),
-                        ("effects", .array([.object([
-                            ("OTIO_SCHEMA", .string("FreezeFrame.1")),
-                            ("metadata", .object([])),
-                            ("name", .string("")),
-                            ("effect_name", .string("FreezeFrame")),
-                            ("time_scalar", .number(0)),
-                        ])])),
-                        ("markers", .array([])),
-                        ("enabled", .bool(true)),
-                        ("media_references", .object([("DEFAULT_MEDIA", reference)])),
-                        ("active_media_reference_key", .string("DEFAULT_MEDIA")),
-                    ]))
-                } else {
-                    children.append(.object([
-                        ("OTIO_SCHEMA", .string("Gap.1")),
-                        ("metadata", .object([("slowpoke", .object([
-                            ("duration", .string(segment.target.duration.secondsText)),
-                        ]))])),
-                        ("name", .string("")),
-                        ("source_range", timeRange(start: .zero, duration: segment.target.duration, rate: rate)),
-                        ("effects", .array([])),
-                        ("markers", .array([])),
-                        ("enabled", .bool(true)),
-                    ]))
-                }
+            let children = track.segments.enumerated().map { index, segment in
+                item(segment, index: index, movie: movie.name, reference: reference, rate: rate)
             }
             tracks.append(.object([
                 ("OTIO_SCHEMA", .string("Track.1")),
@@ -147,6 +91,68 @@ public enum OTIO {
             ])),
         ])
         return timeline.serialized()
+    }
+
+    /// One segment as an OTIO item: a clip (with a LinearTimeWarp unless it plays at rate 1), a
+    /// frozen clip, or a gap, each with slowpoke's exact times in its metadata.
+    private static func item(_ segment: CompositionTrackSegment, index: Int, movie: String, reference: OrderedJSON,
+                             rate: Int64) -> OrderedJSON {
+        if let source = segment.source, let segmentRate = segment.rate {
+            return .object([
+                ("OTIO_SCHEMA", .string("Clip.2")),
+                ("metadata", .object([("slowpoke", .object([
+                    ("source_start", .string(source.start.secondsText)),
+                    ("source_duration", .string(source.duration.secondsText)),
+                    ("rate", .string(segmentRate.description)),
+                ]))])),
+                ("name", .string("\(movie) \(index + 1)")),
+                ("source_range", timeRange(start: source.start, duration: segment.target.duration, rate: rate)),
+                ("effects", .array(segmentRate == .one ? [] : [.object([
+                    ("OTIO_SCHEMA", .string("LinearTimeWarp.1")),
+                    ("metadata", .object([])),
+                    ("name", .string("")),
+                    ("effect_name", .string("LinearTimeWarp")),
+                    ("time_scalar", .number(segmentRate.doubleValue)),
+                ])])),
+                ("markers", .array([])),
+                ("enabled", .bool(true)),
+                ("media_references", .object([("DEFAULT_MEDIA", reference)])),
+                ("active_media_reference_key", .string("DEFAULT_MEDIA")),
+            ])
+        } else if let held = segment.heldTime {
+            return .object([
+                ("OTIO_SCHEMA", .string("Clip.2")),
+                ("metadata", .object([("slowpoke", .object([
+                    ("held", .string(held.secondsText)),
+                    ("duration", .string(segment.target.duration.secondsText)),
+                ]))])),
+                ("name", .string("\(movie) \(index + 1) (freeze)")),
+                ("source_range", timeRange(start: held, duration: segment.target.duration, rate: rate)),
+                ("effects", .array([.object([
+                    ("OTIO_SCHEMA", .string("FreezeFrame.1")),
+                    ("metadata", .object([])),
+                    ("name", .string("")),
+                    ("effect_name", .string("FreezeFrame")),
+                    ("time_scalar", .number(0)),
+                ])])),
+                ("markers", .array([])),
+                ("enabled", .bool(true)),
+                ("media_references", .object([("DEFAULT_MEDIA", reference)])),
+                ("active_media_reference_key", .string("DEFAULT_MEDIA")),
+            ])
+        } else {
+            return .object([
+                ("OTIO_SCHEMA", .string("Gap.1")),
+                ("metadata", .object([("slowpoke", .object([
+                    ("duration", .string(segment.target.duration.secondsText)),
+                ]))])),
+                ("name", .string("")),
+                ("source_range", timeRange(start: .zero, duration: segment.target.duration, rate: rate)),
+                ("effects", .array([])),
+                ("markers", .array([])),
+                ("enabled", .bool(true)),
+            ])
+        }
     }
 
     /// The rate in which every time is a whole number, or `preferred` if none fits.

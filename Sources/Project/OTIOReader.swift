@@ -90,80 +90,15 @@ extension OTIO {
             throw .unsupported("\(label) is disabled; slowpoke has no disabled items (delete it, or enable it)")
         }
         let exact = (item["metadata"] as? [String: Any])?["slowpoke"] as? [String: Any]
-        if isGap {
-            try refuseEffects(item, label: label)
-            guard let range = item["source_range"] as? [String: Any] else { throw .malformed("\(label) has no source_range") }
-            var duration = try time(range["duration"], label: label, field: "source_range.duration")
-            if let text = exact?["duration"] as? String, let written = try? Time(seconds: Rational(parsing: text)),
-               agrees(written, duration) {
-                duration = written
-            }
-            guard duration > .zero else { throw .unsupported("\(label) has no duration") }
-            return .init(item: .gap(duration: duration), label: label, media: nil)
-        }
+        if isGap { return try readGap(item, label: label, exact: exact) }
 
-        // The media reference: Clip.2 keeps a dictionary and an active key, Clip.1 one reference.
-        let linked: [String: Any]?
-        if let references = item["media_references"] as? [String: Any] {
-            let key = item["active_media_reference_key"] as? String ?? "DEFAULT_MEDIA"
-            linked = references[key] as? [String: Any]
-        } else {
-            linked = item["media_reference"] as? [String: Any]
-        }
-        let referenceSchema = linked?["OTIO_SCHEMA"] as? String ?? "(none)"
-        let media: OTIOTimeline.Media
-        if referenceSchema.hasPrefix("MissingReference.") {
-            media = .missing
-        } else if referenceSchema.hasPrefix("ExternalReference."), let url = linked?["target_url"] as? String, !url.isEmpty {
-            media = .file(url)
-        } else {
-            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file, or a MissingReference with --movie")
-        }
-        let reference = linked ?? [:]
+        let (media, reference) = try mediaReference(of: item, label: label)
         let reel = ((item["metadata"] as? [String: Any])?["cmx_3600"] as? [String: Any])?["reel"] as? String
 
-        let rangeObject: [String: Any]
-        let field: String
-        if let range = item["source_range"] as? [String: Any] {
-            (rangeObject, field) = (range, "source_range")
-        } else if let available = reference["available_range"] as? [String: Any] {
-            (rangeObject, field) = (available, "media reference's available_range")
-        } else {
-            throw .malformed("\(label) has neither a source_range nor an available_range")
-        }
-        var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
-        var duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
-        guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
-        // Media time counts from the reference's available_range start (a camera's start
-        // timecode, say); slowpoke's source time counts from the movie's first frame.
-        if let available = reference["available_range"] as? [String: Any], available["start_time"] != nil {
-            let origin = try time(available["start_time"], label: label, field: "media reference's available_range.start_time")
-            do { start = try start - origin } catch {
-                throw .unsupported("\(label): its \(field) cannot be placed in the movie: \(error.description)")
-            }
-        }
+        let (rangeStart, rangeDuration, field) = try clipRange(of: item, reference: reference, label: label)
+        var (start, duration) = (rangeStart, rangeDuration)
 
-        // Time effects: LinearTimeWarp scalars multiply; anything else cannot be represented.
-        var scalar = 1.0
-        var warps = 0
-        var frozen = false
-        for (index, effect) in (item["effects"] as? [Any] ?? []).enumerated() {
-            let effect = effect as? [String: Any] ?? [:]
-            let effectSchema = effect["OTIO_SCHEMA"] as? String ?? "(none)"
-            let effectName = effect["effect_name"] as? String ?? ""
-            if effectSchema.hasPrefix("FreezeFrame.") {
-                frozen = true
-                continue
-            }
-            guard effectSchema.hasPrefix("LinearTimeWarp.") else {
-                throw .unsupported("\(label) has effect \(index + 1), a \(schemaName(effectSchema))\(effectName.isEmpty ? "" : " \"\(effectName)\""), which slowpoke cannot represent; it reads only LinearTimeWarp")
-            }
-            guard let value = (effect["time_scalar"] as? NSNumber)?.doubleValue, value.isFinite else {
-                throw .malformed("\(label) has a LinearTimeWarp without a numeric time_scalar")
-            }
-            scalar *= value
-            warps += 1
-        }
+        let (scalar, warps, frozen) = try timeEffects(of: item, label: label)
         if frozen || scalar == 0 {
             // slowpoke's exact held time and length, when they still describe the fields.
             if let exact,
@@ -208,6 +143,95 @@ extension OTIO {
             throw .unsupported("\(label): \(error.description)")
         }
         return .init(item: .clip(source: source, rate: rate), label: label, media: media, reel: reel)
+    }
+
+    /// A gap: its length, slowpoke's exact one when it still describes the field.
+    private static func readGap(_ item: [String: Any], label: String, exact: [String: Any]?) throws(OTIOError) -> OTIOTimeline.LabeledItem {
+        try refuseEffects(item, label: label)
+        guard let range = item["source_range"] as? [String: Any] else { throw .malformed("\(label) has no source_range") }
+        var duration = try time(range["duration"], label: label, field: "source_range.duration")
+        if let text = exact?["duration"] as? String, let written = try? Time(seconds: Rational(parsing: text)),
+           agrees(written, duration) {
+            duration = written
+        }
+        guard duration > .zero else { throw .unsupported("\(label) has no duration") }
+        return .init(item: .gap(duration: duration), label: label, media: nil)
+    }
+
+    /// The clip's media and its reference object. The media reference: Clip.2 keeps a
+    /// dictionary and an active key, Clip.1 one reference.
+    private static func mediaReference(of item: [String: Any], label: String) throws(OTIOError)
+        -> (media: OTIOTimeline.Media, reference: [String: Any]) {
+        let linked: [String: Any]?
+        if let references = item["media_references"] as? [String: Any] {
+            let key = item["active_media_reference_key"] as? String ?? "DEFAULT_MEDIA"
+            linked = references[key] as? [String: Any]
+        } else {
+            linked = item["media_reference"] as? [String: Any]
+        }
+        let referenceSchema = linked?["OTIO_SCHEMA"] as? String ?? "(none)"
+        let media: OTIOTimeline.Media
+        if referenceSchema.hasPrefix("MissingReference.") {
+            media = .missing
+        } else if referenceSchema.hasPrefix("ExternalReference."), let url = linked?["target_url"] as? String, !url.isEmpty {
+            media = .file(url)
+        } else {
+            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file, or a MissingReference with --movie")
+        }
+        return (media, linked ?? [:])
+    }
+
+    /// The clip's time effects: LinearTimeWarp scalars multiply (`warps` counts them), a
+    /// FreezeFrame freezes; anything else cannot be represented.
+    private static func timeEffects(of item: [String: Any], label: String) throws(OTIOError) -> (scalar: Double, warps: Int, frozen: Bool) {
+        var scalar = 1.0
+        var warps = 0
+        var frozen = false
+        for (index, effect) in (item["effects"] as? [Any] ?? []).enumerated() {
+            let effect = effect as? [String: Any] ?? [:]
+            let effectSchema = effect["OTIO_SCHEMA"] as? String ?? "(none)"
+            let effectName = effect["effect_name"] as? String ?? ""
+            if effectSchema.hasPrefix("FreezeFrame.") {
+                frozen = true
+                continue
+            }
+            guard effectSchema.hasPrefix("LinearTimeWarp.") else {
+                throw .unsupported("\(label) has effect \(index + 1), a \(schemaName(effectSchema))\(effectName.isEmpty ? "" : " \"\(effectName)\""), which slowpoke cannot represent; it reads only LinearTimeWarp")
+            }
+            guard let value = (effect["time_scalar"] as? NSNumber)?.doubleValue, value.isFinite else {
+                throw .malformed("\(label) has a LinearTimeWarp without a numeric time_scalar")
+            }
+            scalar *= value
+            warps += 1
+        }
+        return (scalar, warps, frozen)
+    }
+
+    /// The clip's range in its media (`source_range`, else the reference's `available_range`),
+    /// counted from the movie's first frame, and which field gave it.
+    private static func clipRange(of item: [String: Any], reference: [String: Any], label: String) throws(OTIOError)
+        -> (start: Time, duration: Time, field: String) {
+        let rangeObject: [String: Any]
+        let field: String
+        if let range = item["source_range"] as? [String: Any] {
+            (rangeObject, field) = (range, "source_range")
+        } else if let available = reference["available_range"] as? [String: Any] {
+            (rangeObject, field) = (available, "media reference's available_range")
+        } else {
+            throw .malformed("\(label) has neither a source_range nor an available_range")
+        }
+        var start = try time(rangeObject["start_time"], label: label, field: "\(field).start_time")
+        let duration = try time(rangeObject["duration"], label: label, field: "\(field).duration")
+        guard duration > .zero else { throw .unsupported("\(label) has an empty or negative \(field)") }
+        // Media time counts from the reference's available_range start (a camera's start
+        // timecode, say); slowpoke's source time counts from the movie's first frame.
+        if let available = reference["available_range"] as? [String: Any], available["start_time"] != nil {
+            let origin = try time(available["start_time"], label: label, field: "media reference's available_range.start_time")
+            do { start = try start - origin } catch {
+                throw .unsupported("\(label): its \(field) cannot be placed in the movie: \(error.description)")
+            }
+        }
+        return (start, duration, field)
     }
 
     private static func refuseEffects(_ object: [String: Any], label: String) throws(OTIOError) {
