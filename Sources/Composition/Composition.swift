@@ -143,6 +143,31 @@ public struct Composition: Sendable, Hashable, Codable {
         }
     }
 
+    /// Scales consecutive steps on every track (ranges that tile one stretch of the timeline,
+    /// in order, each with its new duration) in one splice per track: exactly what
+    /// ``scaleTimeRange(_:toDuration:)`` on each step, last to first, gives, in time
+    /// proportional to the steps and the segments they cover (a ramp of 10,000 steps).
+    mutating func scaleSteps(_ steps: [(range: TimeRange, toDuration: Time)]) throws(CompositionError) {
+        var factors: [Rational] = []
+        factors.reserveCapacity(steps.count)
+        for step in steps {
+            try checkEditable(step.range, verb: "scale")
+            guard step.toDuration.isNumeric, step.toDuration > .zero else {
+                throw .invalidRange("cannot scale \(step.range) to a duration of \(step.toDuration); it must be positive")
+            }
+            factors.append(try step.toDuration.ratio(to: step.range.duration))
+        }
+        try applyToEveryTrack { track throws(CompositionError) in
+            // Steps after a track's end leave it alone, so each clamps to the track as it is now.
+            var parts: [(range: TimeRange, factor: Rational)] = []
+            for (step, factor) in zip(steps, factors) {
+                guard let part = try step.range.clamped(to: track.timeRange) else { continue }
+                parts.append((part, try part.duration.multiplied(by: factor).ratio(to: part.duration)))
+            }
+            try track.scaleSteps(parts)
+        }
+    }
+
     private func checkEditable(_ range: TimeRange, verb: String) throws(CompositionError) {
         guard !range.isEmpty else { throw .invalidRange("range \(range) is empty; there is nothing to \(verb)") }
         guard range.start >= .zero, range.end <= duration else {

@@ -36,7 +36,7 @@ public struct Asset: Sendable, Hashable, Codable {
 public struct CompositionTrack: Sendable, Hashable, Codable {
     public let trackID: Int32
     public let mediaType: MediaType
-    public private(set) var segments: [CompositionTrackSegment]
+    public internal(set) var segments: [CompositionTrackSegment]
 
     public init(trackID: Int32, mediaType: MediaType, segments: [CompositionTrackSegment] = []) throws(CompositionError) {
         self.trackID = trackID
@@ -179,9 +179,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
     public mutating func removeTimeRange(_ range: TimeRange) throws(CompositionError) {
         try checkWithin(range)
         guard !range.isEmpty else { return }
-        let before = try pieces(in: TimeRange(start: .zero, end: range.start))
-        let after = try pieces(in: TimeRange(start: range.end, end: duration))
-        segments = try Self.build(before + after)
+        try splice(range, with: [])
     }
 
     /// Changes the duration of `range` to `newDuration`. Each segment inside it, split at the
@@ -193,12 +191,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         guard newDuration.isNumeric, newDuration > .zero else {
             throw .invalidRange("cannot scale \(range) to a duration of \(newDuration); it must be positive")
         }
-        let factor = try newDuration.ratio(to: range.duration)
-        let before = try pieces(in: TimeRange(start: .zero, end: range.start))
-        var inside = try pieces(in: range)
-        for i in inside.indices { inside[i].duration = try inside[i].duration.multiplied(by: factor) }
-        let after = try pieces(in: TimeRange(start: range.end, end: duration))
-        segments = try Self.build(before + inside + after)
+        try scaleSteps([(range, try newDuration.ratio(to: range.duration))])
     }
 
     // MARK: Internals
@@ -224,9 +217,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
     }
 
     private mutating func replace(insertingAt t: Time, piece: Piece) throws(CompositionError) {
-        let before = try pieces(in: TimeRange(start: .zero, end: t))
-        let after = try pieces(in: TimeRange(start: t, end: duration))
-        segments = try Self.build(before + [piece] + after)
+        try splice(TimeRange(start: t, duration: .zero), with: [piece])
     }
 
     /// The segments' content within `range`, cut exactly at its edges.
@@ -253,8 +244,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         return result
     }
 
-    /// Lays pieces end to end from 0, merging neighbours that continue each other.
-    static func build(_ pieces: [Piece]) throws(CompositionError) -> [CompositionTrackSegment] {
+    /// Lays pieces end to end from `start`, merging neighbours that continue each other.
+    static func build(_ pieces: [Piece], from start: Time = .zero) throws(CompositionError) -> [CompositionTrackSegment] {
         var merged: [Piece] = []
         for piece in pieces where piece.duration > .zero {
             if let last = merged.last, try continues(last, with: piece) {
@@ -268,7 +259,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         }
         var segments: [CompositionTrackSegment] = []
         segments.reserveCapacity(merged.count)
-        var start = Time.zero
+        var start = start
         for piece in merged {
             let target = try TimeRange(start: start, duration: piece.duration)
             if let source = piece.source {
@@ -283,7 +274,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         return segments
     }
 
-    private static func continues(_ a: Piece, with b: Piece) throws(CompositionError) -> Bool {
+    static func continues(_ a: Piece, with b: Piece) throws(CompositionError) -> Bool {
         switch (a.source, b.source) {
         case (nil, nil):
             // Two gaps, or two holds of the same frame.

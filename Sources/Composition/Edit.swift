@@ -49,13 +49,33 @@ public enum Edit: Sendable, Hashable {
             try slowMotion.apply(to: &edited)
         }
         if edited.duration > composition.duration { try TimelineLimits.checkTimeline(edited.duration) }
-        for track in edited.tracks {
-            for segment in track.segments {
-                guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }
-                throw .rateOutOfRange("this edit would play \(segment.target) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
+        if let changed = try retimed(before: composition, after: edited) {
+            for track in edited.tracks {
+                guard var index = track.segmentIndex(at: changed.start) else { continue }
+                while index < track.segments.count, track.segments[index].target.start < changed.end {
+                    let segment = track.segments[index]
+                    index += 1
+                    guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }
+                    throw .rateOutOfRange("this edit would play \(segment.target) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
+                }
             }
         }
         composition = edited
+    }
+
+    /// Where the edit changed rates on the timeline afterwards: the edited range, stretched by
+    /// the change in length. Nil for edits that change no rate (cutting, gaps and holds keep
+    /// every segment's rate; merging joins only equal rates), so only the segments there need
+    /// checking, not the whole timeline.
+    private func retimed(before: Composition, after: Composition) throws(CompositionError) -> TimeRange? {
+        let range: TimeRange
+        switch self {
+        case .scale(let r, _): range = r
+        case .ramp(let ramp): range = ramp.range
+        case .slowMotion(let s): range = s.range
+        case .remove, .insertGap, .freeze: return nil
+        }
+        return try TimeRange(start: range.start, end: range.end + (after.duration - before.duration))
     }
 
     /// What `slowpoke history` shows: `scale 3.2-5 to 7.2 s (0.25x)`.

@@ -159,16 +159,23 @@ public struct Ramp: Sendable, Hashable {
         return length * sum / Double(3 * n)
     }
 
-    /// Scales every step, last to first, so that each step's range (computed before the ramp)
-    /// is still where it was when it is scaled: scaling a step moves only what follows it.
-    func apply(to composition: inout Composition) throws(CompositionError) {
+    /// Scales every step in one splice per track (``Composition/scaleSteps(_:)``): exactly what
+    /// scaling the steps one by one, last to first, gives (each step's range, computed before
+    /// the ramp, is still where it was when it is scaled, since scaling a step moves only what
+    /// follows it), in time proportional to the steps and the segments under them.
+    public func apply(to composition: inout Composition) throws(CompositionError) {
+        try checkWithin(composition)
+        var steps: [(range: TimeRange, toDuration: Time)] = []
+        steps.reserveCapacity(self.steps)
+        for (range, factor) in zip(try stepRanges(), try stepFactors()) {
+            steps.append((range, try range.duration.multiplied(by: factor)))
+        }
+        try composition.scaleSteps(steps)
+    }
+
+    private func checkWithin(_ composition: Composition) throws(CompositionError) {
         guard range.start >= .zero, range.end <= composition.duration else {
             throw .beyondTimeline("range \(range) goes beyond the end of the timeline (\(composition.duration))")
-        }
-        let ranges = try stepRanges()
-        let factors = try stepFactors()
-        for index in ranges.indices.reversed() {
-            try composition.scaleTimeRange(ranges[index], toDuration: ranges[index].duration.multiplied(by: factors[index]))
         }
     }
 }

@@ -144,6 +144,10 @@ extension Rational {
     /// Parses `0.25`, `.5`, `4`, `1/3`, `30000/1001`, `-2.5` exactly. A decimal is read as the
     /// fraction it spells (`3.2` is `16/5`), never through `Double`.
     public init(parsing text: String) throws(CompositionError) {
+        if let plain = try Rational.plain(text) {
+            self = plain
+            return
+        }
         let trimmed = text.trimmingWhitespace()
         if let slash = trimmed.firstIndex(of: "/") {
             // One slash: `4/2/2` is not a number (it was read as 4 / (2/2)).
@@ -189,6 +193,41 @@ extension Rational {
 }
 
 extension Rational {
+    /// The forms documents are made of (`3.2`, `-0.5`, `7/3`), read straight from their ASCII
+    /// bytes, to the same value as ``init(parsing:)``'s general path: a document holds
+    /// thousands of them. Nil for anything else (spaces, signs before a fraction, `3.`, a zero
+    /// denominator, more than 18 digits), which the general path reads or refuses.
+    static func plain(_ text: String) throws(CompositionError) -> Rational? {
+        var negative = false, part = 0  // 0: whole, 1: after the point, 2: after the slash
+        var whole: Int128 = 0, fraction: Int128 = 0, scale: Int128 = 1, denominator: Int128 = 0
+        var digits = [0, 0, 0]
+        for (offset, byte) in text.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "-") where offset == 0:
+                negative = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let digit = Int128(byte - UInt8(ascii: "0"))
+                digits[part] += 1
+                guard digits[part] <= 18 else { return nil }
+                switch part {
+                case 0: whole = whole * 10 + digit
+                case 1: fraction = fraction * 10 + digit; scale *= 10
+                default: denominator = denominator * 10 + digit
+                }
+            case UInt8(ascii: ".") where part == 0:
+                part = 1
+            case UInt8(ascii: "/") where part == 0 && !negative:
+                part = 2
+            default:
+                return nil
+            }
+        }
+        guard digits[0] > 0, part == 0 || digits[part] > 0 else { return nil }
+        if part == 2 { return denominator == 0 ? nil : try reduce(whole, denominator) }
+        let numerator = whole * scale + fraction
+        return try reduce(negative ? -numerator : numerator, scale)
+    }
+
     /// The least common multiple of two positive integers, or nil when it exceeds `limit`
     /// (used to find a timescale in which several times are all exact).
     public static func leastCommonMultiple(_ a: Int64, _ b: Int64, limit: Int64 = .max) -> Int64? {

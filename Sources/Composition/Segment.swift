@@ -37,7 +37,7 @@ public struct TimeMapping: Sendable, Hashable {
 ///   media   source [3 ==== 4)   target [5 ==== 6)
 /// ```
 public struct CompositionTrackSegment: Sendable, Hashable {
-    public let timeMapping: TimeMapping
+    public private(set) var timeMapping: TimeMapping
     /// `source.duration / target.duration`, exactly; nil for a gap or a hold.
     public let rate: Rational?
     /// For a hold, the source time whose frame stays on screen; nil otherwise.
@@ -67,6 +67,14 @@ public struct CompositionTrackSegment: Sendable, Hashable {
         self.timeMapping = TimeMapping(source: nil, target: target)
         self.rate = nil
         self.heldTime = held
+    }
+
+    /// The same segment moved along the timeline to start at `start` (its rate is kept, not
+    /// recomputed).
+    func moved(to start: Time) throws(CompositionError) -> CompositionTrackSegment {
+        var moved = self
+        moved.timeMapping = TimeMapping(source: timeMapping.source, target: try TimeRange(start: start, duration: target.duration))
+        return moved
     }
 
     /// A gap: no media and no held frame.

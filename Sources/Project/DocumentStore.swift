@@ -27,7 +27,14 @@ public enum DocumentStore {
 
     /// Reads, validates and checks the document at `url` and its movie.
     public static func read(_ url: URL) throws(CompositionError) -> ProjectDocument {
-        try withLock(on: url, exclusive: false) { () throws(CompositionError) in try load(url) }
+        try withLock(on: url, exclusive: false) { () throws(CompositionError) in try load(url).document }
+    }
+
+    /// ``read(_:)`` that always replays the history and compares it with the stored timeline,
+    /// even when the checksum matches (`slowpoke verify`), and says how the bytes compared with
+    /// their checksum.
+    public static func verify(_ url: URL) throws(CompositionError) -> (document: ProjectDocument, checksum: StoredTimeline.Checksum) {
+        try withLock(on: url, exclusive: false) { () throws(CompositionError) in try load(url, replaying: true) }
     }
 
     /// Saves a new document at `url`. Unless `replacing` is true, throws
@@ -46,7 +53,7 @@ public enum DocumentStore {
         throws(CompositionError) -> Result
     {
         try withLock(on: url, exclusive: true) { () throws(CompositionError) -> Result in
-            var document = try load(url)
+            var document = try load(url).document
             let result = try body(&document)
             try save(document, to: url)
             return result
@@ -67,7 +74,7 @@ public enum DocumentStore {
         do {
             var data = try encoder().encode(document)
             data.append(0x0A)
-            return data
+            return StoredTimeline.seal(data)
         } catch {
             throw .io(path: document.movie.path, reason: "cannot encode the document: \(error)")
         }
@@ -75,6 +82,15 @@ public enum DocumentStore {
 
     /// Parses document bytes, checking the format, the version and the history.
     public static func decode(_ data: Data, path: String) throws(CompositionError) -> ProjectDocument {
+        try decode(data, path: path, replaying: false).document
+    }
+
+    /// Parses document bytes, checking the format and the version, and the timeline: trusted
+    /// when the checksum matches and it is plausible (see ``StoredTimeline``), else (or with
+    /// `replaying`) compared with the replayed history.
+    public static func decode(_ data: Data, path: String, replaying: Bool) throws(CompositionError)
+        -> (document: ProjectDocument, checksum: StoredTimeline.Checksum)
+    {
         struct Header: Decodable { let format: String?; let version: Int? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
             throw .corruptDocument(path: path, reason: "it is not JSON")
@@ -96,6 +112,11 @@ public enum DocumentStore {
         } catch {
             throw .corruptDocument(path: path, reason: "\(error)")
         }
+        let checksum = version == ProjectDocument.currentVersion ? StoredTimeline.checksum(of: data) : .missing
+        if !replaying, checksum == .matches,
+           StoredTimeline.isPlausible(document.timeline, in: document.media, name: document.movie.path) {
+            return (document, checksum)
+        }
         let replayed: Composition
         do {
             replayed = try ProjectDocument.replay(document.history.appliedEdits, on: document.originalTimeline())
@@ -105,7 +126,7 @@ public enum DocumentStore {
         guard replayed == document.timeline else {
             throw .corruptDocument(path: path, reason: "its timeline does not match its edit history")
         }
-        return document
+        return (document, checksum)
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -123,13 +144,15 @@ public enum DocumentStore {
 
     // MARK: Files
 
-    private static func load(_ url: URL) throws(CompositionError) -> ProjectDocument {
+    private static func load(_ url: URL, replaying: Bool = false) throws(CompositionError)
+        -> (document: ProjectDocument, checksum: StoredTimeline.Checksum)
+    {
         guard FileManager.default.fileExists(atPath: url.path) else { throw .io(path: url.path, reason: "no such document") }
         let data: Data
         do { data = try InputFile.read(url) } catch { throw .io(path: url.path, reason: error.description) }
-        let document = try decode(data, path: url.lastPathComponent)
-        try verifyMovie(of: document, at: url)
-        return document
+        let loaded = try decode(data, path: url.lastPathComponent, replaying: replaying)
+        try verifyMovie(of: loaded.document, at: url)
+        return loaded
     }
 
     /// Throws when the document's movie is missing or no longer the content it was made from.

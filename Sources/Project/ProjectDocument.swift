@@ -13,13 +13,18 @@ public struct MovieReference: Sendable, Hashable, Codable {
 /// timeline, and the edit history for undo and redo.
 ///
 /// The timeline is always the result of replaying the applied edits on the whole movie; a
-/// document whose stored timeline disagrees with its history is refused as corrupt.
+/// document whose stored timeline disagrees with its history is refused as corrupt. Since
+/// version 4 a document carries a checksum, and one that matches it is read without replaying
+/// its history (see ``StoredTimeline``).
 public struct ProjectDocument: Sendable, Hashable {
     /// The newest document format this slowpoke reads and writes. Version 2 added the `ramp`
-    /// edit, version 3 the `freeze` and `slomo` edits (and hold segments); a document is written
-    /// with the oldest version that can hold its history (1 unless it records one of those), so a slowpoke that knows only version 1 still reads what it can, and
-    /// refuses the rest by version ("written by a newer slowpoke") rather than as corrupt.
-    public static let currentVersion = 3
+    /// edit, version 3 the `freeze` and `slomo` edits (and hold segments), version 4 the
+    /// `checksum` that lets a document be read without replaying its history. Versions 1 to 3
+    /// were written with the oldest version that could hold the history; every document this
+    /// slowpoke writes is version 4, and an older slowpoke refuses it by its version ("written by
+    /// a newer slowpoke") rather than as corrupt. It reads and exports versions 1 to 3 as before
+    /// (replaying their history), and writes them back as version 4.
+    public static let currentVersion = 4
     public static let formatName = "slowpoke"
 
     public let movie: MovieReference
@@ -48,12 +53,18 @@ public struct ProjectDocument: Sendable, Hashable {
         history.record(edit, date: date)
     }
 
-    /// Undoes the last applied edit and returns it.
+    /// Undoes the last applied edit and returns it. An edit with an exact inverse (a scale, a
+    /// ramp, a gap, a freeze) is undone by it, in time proportional to what it changes; the
+    /// others (a cut, slow motion) by replaying the history before it.
     @discardableResult
     public mutating func undo() throws(CompositionError) -> Edit {
         var history = self.history
         let edit = try history.stepBack()
-        timeline = try Self.replay(history.appliedEdits, on: originalTimeline())
+        if let before = edit.undone(on: timeline) {
+            timeline = before
+        } else {
+            timeline = try Self.replay(history.appliedEdits, on: originalTimeline())
+        }
         self.history = history
         return edit
     }
@@ -76,10 +87,13 @@ public struct ProjectDocument: Sendable, Hashable {
 }
 
 extension ProjectDocument {
-    /// The format version the document is written with: the oldest that holds its history
-    /// (applied or undone edits): 3 with a freeze or slow motion, 2 with a ramp, else 1.
-    /// (``DocumentStore`` checks the version it reads.)
-    public var version: Int {
+    /// The format version the document is written with: ``currentVersion`` (4), since every
+    /// document carries its checksum. (``DocumentStore`` checks the version it reads.)
+    public var version: Int { Self.currentVersion }
+
+    /// The oldest version that holds the history (applied or undone edits) without a checksum:
+    /// 3 with a freeze or slow motion, 2 with a ramp, else 1.
+    public var historyVersion: Int {
         history.entries.map { entry in
             switch entry.edit {
             case .freeze, .slowMotion: 3
@@ -91,7 +105,7 @@ extension ProjectDocument {
 }
 
 extension ProjectDocument: Codable {
-    private enum CodingKeys: String, CodingKey { case format, version, movie, media, timeline, history }
+    private enum CodingKeys: String, CodingKey { case checksum, format, version, movie, media, timeline, history }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -106,6 +120,8 @@ extension ProjectDocument: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        // Zeros here; DocumentStore.encode replaces them with the checksum of the bytes.
+        try c.encode(StoredTimeline.placeholder, forKey: .checksum)
         try c.encode(Self.formatName, forKey: .format)
         try c.encode(version, forKey: .version)
         try c.encode(movie, forKey: .movie)

@@ -11,7 +11,9 @@ struct Info: ParsableCommand {
         discussion: """
             Each row of the timeline is a segment: where it sits on the timeline, which part of \
             the movie it plays, and at what rate. With --json the same facts are printed as a \
-            JSON object whose "schemaVersion" says its layout.
+            JSON object whose "schemaVersion" says its layout. A timeline of more than 40 rows \
+            shows its first and last 20 and how many are left out; --all shows every row \
+            (--json always holds every segment).
 
             Under the timeline, "Export" says what `slowpoke export` (passthrough, to the \
             default output) does with every stream of the movie: copied, retimed and encoded, \
@@ -20,12 +22,16 @@ struct Info: ParsableCommand {
             Examples:
               slowpoke info
               slowpoke info clip.mp4 --json
+              slowpoke info --all
             """)
 
     @OptionGroup var options: DocumentOptions
 
     @Flag(help: "Print JSON for scripts instead of text.")
     var json = false
+
+    @Flag(help: "Show every row of the timeline, not the first and last 20 of a long one.")
+    var all = false
 
     func run() throws {
         let url = try DocumentLocator.locate(options.document)
@@ -34,7 +40,7 @@ struct Info: ParsableCommand {
         if json {
             try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? plan.get()))
         } else {
-            print(Report.info(document, documentName: url.lastPathComponent), terminator: "")
+            print(Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
             print(Report.export(plan), terminator: "")
         }
     }

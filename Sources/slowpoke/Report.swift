@@ -18,7 +18,7 @@ enum Report {
         return parts.joined(separator: ", ")
     }
 
-    static func info(_ document: ProjectDocument, documentName: String) -> String {
+    static func info(_ document: ProjectDocument, documentName: String, all: Bool = false) -> String {
         var out = ""
         let media = document.media
         var head = "\(document.movie.path): \(media.containerLongName ?? media.container)"
@@ -47,11 +47,11 @@ enum Report {
         if shared || tracks.count == 1 {
             let names = tracks.map(\.mediaType.rawValue).joined(separator: " and ")
             out += "Timeline of \(documentName) (\(names), \(plural(tracks[0].segments.count, "segment"))):\n"
-            out += table(tracks[0], ramps: ramps)
+            out += table(tracks[0], ramps: ramps, all: all)
         } else {
             for track in tracks {
                 out += "Timeline of \(documentName), \(track.mediaType.rawValue) track \(track.trackID) (\(plural(track.segments.count, "segment"))):\n"
-                out += table(track, ramps: ramps)
+                out += table(track, ramps: ramps, all: all)
             }
         }
         out += "Total duration: \(document.timeline.duration.shown) s\n"
@@ -120,43 +120,66 @@ enum Report {
     /// The segment table: composition range, source range, rate. The steps of a ramp in
     /// `ramps` that are still whole on the track (its step rates in a row, over contiguous
     /// source) are one row: `2-31   2 - 4375/768   2 - 4   ramp 1x→0.25x, 30 steps`.
-    static func table(_ track: CompositionTrack, ramps: [Ramp] = []) -> String {
-        var rows = [["#", "composition", "source", "rate"]]
+    /// A table of more than ``summaryRows`` rows shows its first and last half of them and how
+    /// many are left out, unless `all`.
+    static func table(_ track: CompositionTrack, ramps: [Ramp] = [], all: Bool = false) -> String {
         let segments = track.segments
         // Steps of equal rate are one segment on the track.
         let stepRates = ramps.compactMap { ramp in
             (try? ramp.stepRates()).map { rates in (ramp, rates.enumerated().filter { $0.offset == 0 || rates[$0.offset - 1] != $0.element }.map(\.element)) }
         }
+        // First which segments each row covers, then the text of the rows shown only.
+        var spans: [(range: Range<Int>, ramp: Ramp?)] = []
         var index = 0
         while index < segments.count {
-            if let (ramp, count) = rampRun(in: segments, at: index, stepRates), let first = segments[index].source,
-               let last = segments[index + count - 1].source {
-                rows.append([
-                    "\(index + 1)-\(index + count)",
-                    "\(segments[index].target.start.shown) - \(segments[index + count - 1].target.end.shown)",
-                    "\(first.start.shown) - \(last.end.shown)",
-                    "ramp \(ramp.from.shown)x→\(ramp.to.shown)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps" + (count < ramp.steps ? " (\(count) of its rates)" : ""),
-                ])
+            if let (ramp, count) = rampRun(in: segments, at: index, stepRates), segments[index].source != nil,
+               segments[index + count - 1].source != nil {
+                spans.append((index..<(index + count), ramp))
                 index += count
-                continue
+            } else {
+                spans.append((index..<(index + 1), nil))
+                index += 1
             }
-            let segment = segments[index]
-            index += 1
-            rows.append([
-                "\(index)",
-                "\(segment.target.start.shown) - \(segment.target.end.shown)",
-                segment.source.map { "\($0.start.shown) - \($0.end.shown)" }
-                    ?? segment.heldTime.map { "\($0.shown) (held)" } ?? "(gap)",
-                segment.rate.map { "\($0.shown)x" } ?? (segment.isHold ? "freeze" : ""),
-            ])
+        }
+        var omitted = 0
+        if !all, spans.count > summaryRows {
+            omitted = spans.count - summaryRows
+            spans.removeSubrange((summaryRows / 2)..<(spans.count - summaryRows / 2))
+        }
+        var rows = [["#", "composition", "source", "rate"]]
+        for (range, ramp) in spans {
+            let first = segments[range.lowerBound], last = segments[range.upperBound - 1]
+            if let ramp, let from = first.source, let to = last.source {
+                rows.append([
+                    "\(range.lowerBound + 1)-\(range.upperBound)",
+                    "\(first.target.start.shown) - \(last.target.end.shown)",
+                    "\(from.start.shown) - \(to.end.shown)",
+                    "ramp \(ramp.from.shown)x→\(ramp.to.shown)x\(ramp.ease == .smooth ? " smooth" : ""), \(ramp.steps) steps" + (range.count < ramp.steps ? " (\(range.count) of its rates)" : ""),
+                ])
+            } else {
+                rows.append([
+                    "\(range.lowerBound + 1)",
+                    "\(first.target.start.shown) - \(first.target.end.shown)",
+                    first.source.map { "\($0.start.shown) - \($0.end.shown)" }
+                        ?? first.heldTime.map { "\($0.shown) (held)" } ?? "(gap)",
+                    first.rate.map { "\($0.shown)x" } ?? (first.isHold ? "freeze" : ""),
+                ])
+            }
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
+        var lines = rows.map { row in
             "  " + row.enumerated().map { column, cell in
                 cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "   ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + "\n"
+        }
+        if omitted > 0 {
+            lines.insert("  … \(plural(omitted, "more row")) (`slowpoke info --all` shows every row)", at: 1 + summaryRows / 2)
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The most rows a segment table shows without `--all`.
+    static let summaryRows = 40
 
     /// The ramp whose steps (all of them, or a run of them that a later edit left whole: a
     /// freeze or a cut splits a ramp into parts) start at `segments[index]`, and how many

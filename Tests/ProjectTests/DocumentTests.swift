@@ -56,7 +56,7 @@ final class Scratch {
         // Independent check of the JSON layout.
         let json = try #require(try JSONSerialization.jsonObject(with: scratch.bytes()) as? [String: Any])
         #expect(json["format"] as? String == "slowpoke")
-        #expect(json["version"] as? Int == 1)
+        #expect(json["version"] as? Int == 4)
         let movie = try #require(json["movie"] as? [String: Any])
         let fingerprint = try #require(movie["fingerprint"] as? [String: Any])
         #expect(fingerprint["size"] as? Int == 3_000_000)
@@ -190,7 +190,7 @@ final class Scratch {
     @Test func aNewerDocumentIsRefusedAndUntouched() throws {
         let scratch = try Scratch()
         _ = try scratch.create()
-        let text = String(decoding: try scratch.bytes(), as: UTF8.self).replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 7")
+        let text = String(decoding: try scratch.bytes(), as: UTF8.self).replacingOccurrences(of: "\"version\" : 4", with: "\"version\" : 7")
         try Data(text.utf8).write(to: scratch.document)
         #expect(throws: CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion)) {
             try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
@@ -199,7 +199,7 @@ final class Scratch {
         }
         #expect(try scratch.bytes() == Data(text.utf8))
         #expect(CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion).description
-            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 3); upgrade slowpoke to edit it")
+            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 4); upgrade slowpoke to edit it")
     }
 
     @Test func aMissingMovieIsReported() throws {

@@ -28,7 +28,7 @@ private func folderWithToneClip() throws -> TemporaryFolder {
         let info = try slowpoke("info", in: folder).stdout
         #expect(info.contains("  2   2 - 3.5       2 (held)   freeze\n") && info.contains("  2   2 - 3.5       (gap)\n"), "\(info)")
         let document = try json(String(decoding: try Data(contentsOf: folder.file("clip.slowpoke")), as: UTF8.self))
-        #expect(document["version"] as? Int == 3)
+        #expect(document["version"] as? Int == 4)
 
         let undone = try slowpoke("undo", in: folder)
         #expect(undone.stdout == "undid: freeze the frame at 2 s for 1.5 s; the timeline is now 10 s\n")

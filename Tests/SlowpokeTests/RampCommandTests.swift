@@ -30,9 +30,9 @@ import Testing
         #expect(segments.count == 32)
         #expect(after["duration"] as? String == "8983/768")
 
-        // The document holds a ramp: it says version 2, and reads back (its history replays).
+        // The document holds a ramp: it says version 4 (2 before its checksum), and reads back.
         let document = try json(String(decoding: try Data(contentsOf: folder.file("clip.slowpoke")), as: UTF8.self))
-        #expect(document["version"] as? Int == 2)
+        #expect(document["version"] as? Int == 4)
 
         let undone = try slowpoke("undo", in: folder)
         #expect(undone.status == 0 && undone.stdout == "undid: ramp 2-4 to 3.697 s (1x to 0.25x, linear, 30 steps); the timeline is now 10 s\n")

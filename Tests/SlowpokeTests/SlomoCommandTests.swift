@@ -60,7 +60,7 @@ private func segments(_ folder: TemporaryFolder) throws -> [(start: String, end:
         let history = try slowpoke("history", in: folder).stdout
         #expect(history.split(separator: "\n").count == 1)
         let document = try json(String(decoding: try Data(contentsOf: folder.file("clip.slowpoke")), as: UTF8.self))
-        #expect(document["version"] as? Int == 3)
+        #expect(document["version"] as? Int == 4)
 
         let exported = try slowpoke("export", "--progress", "none", "-o", "out.mp4", in: folder)
         try #require(exported.status == 0, "\(exported.stderr)")
