@@ -16,7 +16,7 @@ extension Player {
             return
         }
         let edit = try Edit.scale(range: range, rate: settings.rate)
-        try save(message: message) { (document: inout ProjectDocument) throws(CompositionError) in
+        try save(message: message) { (document: inout ProjectDocument) throws(ProjectError) in
             try document.apply(edit)
             return edit.summary
         }
@@ -25,7 +25,7 @@ extension Player {
     }
 
     func undo(message: (String) -> Void) throws {
-        try save(message: message) { (document: inout ProjectDocument) throws(CompositionError) in
+        try save(message: message) { (document: inout ProjectDocument) throws(ProjectError) in
             "undid: " + (try document.undo()).summary
         }
     }
@@ -33,11 +33,11 @@ extension Player {
     /// Changes the document on disk (locked, atomically replaced), then plays the new timeline
     /// from the same moment of the movie.
     private func save(message: (String) -> Void,
-                      _ change: (inout ProjectDocument) throws(CompositionError) -> String) throws {
+                      _ change: (inout ProjectDocument) throws(ProjectError) -> String) throws {
         let expected = composition
-        let (note, updated) = try DocumentStore.modify(options.document) { (document: inout ProjectDocument) throws(CompositionError) in
+        let (note, updated) = try DocumentStore.modify(options.document) { (document: inout ProjectDocument) throws(ProjectError) in
             guard document.timeline == expected else {
-                throw CompositionError.documentChanged("the document changed on disk while previewing; quit and start the preview again")
+                throw ProjectError.documentChanged("the document changed on disk while previewing; quit and start the preview again")
             }
             let note = try change(&document)
             return (note, document)

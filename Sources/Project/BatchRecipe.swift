@@ -220,17 +220,17 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
     }
 
     /// Parses a recipe, with a message that says where it is wrong.
-    public static func parse(_ data: Data, path: String) throws(CompositionError) -> BatchRecipe {
+    public static func parse(_ data: Data, path: String) throws(ProjectError) -> BatchRecipe {
         do {
             return try JSONDecoder().decode(BatchRecipe.self, from: data)
         } catch let DecodingError.dataCorrupted(context) {
-            throw .io(path: path, reason: "not a valid recipe: \(where_(context.codingPath))\(context.debugDescription)")
+            throw .invalidRecipe(path: path, reason: "\(where_(context.codingPath))\(context.debugDescription)")
         } catch let DecodingError.keyNotFound(key, context) {
-            throw .io(path: path, reason: "not a valid recipe: \(where_(context.codingPath))\"\(key.stringValue)\" is missing")
+            throw .invalidRecipe(path: path, reason: "\(where_(context.codingPath))\"\(key.stringValue)\" is missing")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw .io(path: path, reason: "not a valid recipe: \(where_(context.codingPath))\(context.debugDescription)")
+            throw .invalidRecipe(path: path, reason: "\(where_(context.codingPath))\(context.debugDescription)")
         } catch {
-            throw .io(path: path, reason: "not a valid recipe: \(error)")
+            throw .invalidRecipe(path: path, reason: "\(error)")
         }
     }
 

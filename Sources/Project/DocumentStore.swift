@@ -26,21 +26,21 @@ public enum DocumentStore {
     }
 
     /// Reads, validates and checks the document at `url` and its movie.
-    public static func read(_ url: URL) throws(CompositionError) -> ProjectDocument {
-        try withLock(on: url, exclusive: false) { () throws(CompositionError) in try load(url).document }
+    public static func read(_ url: URL) throws(ProjectError) -> ProjectDocument {
+        try withLock(on: url, exclusive: false) { () throws(ProjectError) in try load(url).document }
     }
 
     /// ``read(_:)`` that always replays the history and compares it with the stored timeline,
     /// even when the checksum matches (`slowpoke verify`), and says how the bytes compared with
     /// their checksum.
-    public static func verify(_ url: URL) throws(CompositionError) -> (document: ProjectDocument, checksum: StoredTimeline.Checksum) {
-        try withLock(on: url, exclusive: false) { () throws(CompositionError) in try load(url, replaying: true) }
+    public static func verify(_ url: URL) throws(ProjectError) -> (document: ProjectDocument, checksum: StoredTimeline.Checksum) {
+        try withLock(on: url, exclusive: false) { () throws(ProjectError) in try load(url, replaying: true) }
     }
 
     /// Saves a new document at `url`. Unless `replacing` is true, throws
-    /// ``CompositionError/documentExists(_:)`` rather than replace one.
-    public static func create(_ document: ProjectDocument, at url: URL, replacing: Bool = false) throws(CompositionError) {
-        try withLock(on: url, exclusive: true) { () throws(CompositionError) in
+    /// ``ProjectError/documentExists(_:)`` rather than replace one.
+    public static func create(_ document: ProjectDocument, at url: URL, replacing: Bool = false) throws(ProjectError) {
+        try withLock(on: url, exclusive: true) { () throws(ProjectError) in
             guard replacing || !FileManager.default.fileExists(atPath: url.path) else { throw .documentExists(url.path) }
             try save(document, to: url)
         }
@@ -49,10 +49,10 @@ public enum DocumentStore {
     /// Reads the document under an exclusive lock, lets `body` change it, and saves it
     /// atomically. If `body` throws, nothing is written.
     @discardableResult
-    public static func modify<Result>(_ url: URL, _ body: (inout ProjectDocument) throws(CompositionError) -> Result)
-        throws(CompositionError) -> Result
+    public static func modify<Result>(_ url: URL, _ body: (inout ProjectDocument) throws(ProjectError) -> Result)
+        throws(ProjectError) -> Result
     {
-        try withLock(on: url, exclusive: true) { () throws(CompositionError) -> Result in
+        try withLock(on: url, exclusive: true) { () throws(ProjectError) -> Result in
             var document = try load(url).document
             let result = try body(&document)
             try save(document, to: url)
@@ -70,7 +70,7 @@ public enum DocumentStore {
     }
 
     /// The document as it is written to disk.
-    public static func encode(_ document: ProjectDocument) throws(CompositionError) -> Data {
+    public static func encode(_ document: ProjectDocument) throws(ProjectError) -> Data {
         do {
             var data = try encoder().encode(document)
             data.append(0x0A)
@@ -81,14 +81,14 @@ public enum DocumentStore {
     }
 
     /// Parses document bytes, checking the format, the version and the history.
-    public static func decode(_ data: Data, path: String) throws(CompositionError) -> ProjectDocument {
+    public static func decode(_ data: Data, path: String) throws(ProjectError) -> ProjectDocument {
         try decode(data, path: path, replaying: false).document
     }
 
     /// Parses document bytes, checking the format and the version, and the timeline: trusted
     /// when the checksum matches and it is plausible (see ``StoredTimeline``), else (or with
     /// `replaying`) compared with the replayed history.
-    public static func decode(_ data: Data, path: String, replaying: Bool) throws(CompositionError)
+    public static func decode(_ data: Data, path: String, replaying: Bool) throws(ProjectError)
         -> (document: ProjectDocument, checksum: StoredTimeline.Checksum)
     {
         struct Header: Decodable { let format: String?; let version: Int? }
@@ -144,7 +144,7 @@ public enum DocumentStore {
 
     // MARK: Files
 
-    private static func load(_ url: URL, replaying: Bool = false) throws(CompositionError)
+    private static func load(_ url: URL, replaying: Bool = false) throws(ProjectError)
         -> (document: ProjectDocument, checksum: StoredTimeline.Checksum)
     {
         guard FileManager.default.fileExists(atPath: url.path) else { throw .io(path: url.path, reason: "no such document") }
@@ -156,7 +156,7 @@ public enum DocumentStore {
     }
 
     /// Throws when the document's movie is missing or no longer the content it was made from.
-    public static func verifyMovie(of document: ProjectDocument, at url: URL) throws(CompositionError) {
+    public static func verifyMovie(of document: ProjectDocument, at url: URL) throws(ProjectError) {
         let movie = movieURL(of: document, at: url)
         guard FileManager.default.fileExists(atPath: movie.path) else {
             throw .movieMissing(document: url.lastPathComponent, movie: document.movie.path)
@@ -169,7 +169,7 @@ public enum DocumentStore {
     /// Saves through SafeFiles' one writer: never over the movie (a movie named `x.slowpoke`),
     /// through a document that is a symbolic link to its target (the link stays a link), with
     /// the document's mode and owner kept.
-    private static func save(_ document: ProjectDocument, to url: URL) throws(CompositionError) {
+    private static func save(_ document: ProjectDocument, to url: URL) throws(ProjectError) {
         let data = try encode(document)
         do {
             try OutputFile.write(data, to: url, replacing: true, inputs: [movieURL(of: document, at: url)], throughLink: true,
@@ -190,8 +190,8 @@ public enum DocumentStore {
 
     /// Runs `body` holding a lock on the document's folder (a lock on the document file itself
     /// would be lost when the atomic rename replaces it).
-    private static func withLock<Result>(on url: URL, exclusive: Bool, _ body: () throws(CompositionError) -> Result)
-        throws(CompositionError) -> Result
+    private static func withLock<Result>(on url: URL, exclusive: Bool, _ body: () throws(ProjectError) -> Result)
+        throws(ProjectError) -> Result
     {
         let folder = resolved(url).deletingLastPathComponent().path
         let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -24,13 +24,13 @@ public struct EditHistory: Sendable, Hashable, Codable {
         applied += 1
     }
 
-    mutating func stepBack() throws(CompositionError) -> Edit {
+    mutating func stepBack() throws(ProjectError) -> Edit {
         guard canUndo else { throw .nothingToUndo }
         applied -= 1
         return entries[applied].edit
     }
 
-    mutating func stepForward() throws(CompositionError) -> Edit {
+    mutating func stepForward() throws(ProjectError) -> Edit {
         guard canRedo else { throw .nothingToRedo }
         applied += 1
         return entries[applied - 1].edit

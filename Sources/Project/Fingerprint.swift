@@ -20,7 +20,7 @@ public struct Fingerprint: Sendable, Hashable, Codable {
     }
 
     /// Reads the fingerprint of the file at `url`; for a symbolic link, of the file it points to.
-    public init(of url: URL) throws(CompositionError) {
+    public init(of url: URL) throws(ProjectError) {
         if let kind = InputFile.irregularKind(url.path) {
             throw .io(path: url.path, reason: "it is \(kind), not a regular file")
         }

@@ -34,22 +34,24 @@ public struct ProjectDocument: Sendable, Hashable {
 
     /// A new document for the movie at `movieURL`, to be saved at `documentURL`, with the whole
     /// movie on its timeline.
-    public init(movieURL: URL, documentURL: URL, media: MediaInfo) throws(CompositionError) {
+    public init(movieURL: URL, documentURL: URL, media: MediaInfo) throws(ProjectError) {
         let relative = DocumentStore.relativePath(of: movieURL, from: documentURL.deletingLastPathComponent())
         self.movie = MovieReference(path: relative, fingerprint: try Fingerprint(of: movieURL))
         self.media = media
         self.history = EditHistory()
-        self.timeline = try Composition(asset: media.asset(name: relative))
+        self.timeline = try ProjectError.editing { () throws(CompositionError) in try Composition(asset: media.asset(name: relative)) }
     }
 
     /// The whole movie at its natural rate: the timeline before any edit.
-    public func originalTimeline() throws(CompositionError) -> Composition {
-        try Composition(asset: media.asset(name: movie.path))
+    public func originalTimeline() throws(ProjectError) -> Composition {
+        try ProjectError.editing { () throws(CompositionError) in try Composition(asset: media.asset(name: movie.path)) }
     }
 
     /// Applies `edit` to the timeline and records it. Edits undone before it are dropped.
-    public mutating func apply(_ edit: Edit, date: Date = Date()) throws(CompositionError) {
-        try edit.apply(to: &timeline)
+    public mutating func apply(_ edit: Edit, date: Date = Date()) throws(ProjectError) {
+        var timeline = self.timeline
+        try ProjectError.editing { () throws(CompositionError) in try edit.apply(to: &timeline) }
+        self.timeline = timeline
         history.record(edit, date: date)
     }
 
@@ -57,7 +59,7 @@ public struct ProjectDocument: Sendable, Hashable {
     /// ramp, a gap, a freeze) is undone by it, in time proportional to what it changes; the
     /// others (a cut, slow motion) by replaying the history before it.
     @discardableResult
-    public mutating func undo() throws(CompositionError) -> Edit {
+    public mutating func undo() throws(ProjectError) -> Edit {
         var history = self.history
         let edit = try history.stepBack()
         if let before = edit.undone(on: timeline) {
@@ -71,17 +73,21 @@ public struct ProjectDocument: Sendable, Hashable {
 
     /// Re-applies the last undone edit and returns it.
     @discardableResult
-    public mutating func redo() throws(CompositionError) -> Edit {
+    public mutating func redo() throws(ProjectError) -> Edit {
         var history = self.history
         let edit = try history.stepForward()
-        try edit.apply(to: &timeline)
+        var timeline = self.timeline
+        try ProjectError.editing { () throws(CompositionError) in try edit.apply(to: &timeline) }
+        self.timeline = timeline
         self.history = history
         return edit
     }
 
-    static func replay(_ edits: [Edit], on start: Composition) throws(CompositionError) -> Composition {
+    static func replay(_ edits: [Edit], on start: Composition) throws(ProjectError) -> Composition {
         var composition = start
-        for edit in edits { try edit.apply(to: &composition) }
+        try ProjectError.editing { () throws(CompositionError) in
+            for edit in edits { try edit.apply(to: &composition) }
+        }
         return composition
     }
 }

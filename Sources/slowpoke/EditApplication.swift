@@ -7,9 +7,9 @@ import Foundation
 func applyEdit(_ options: DocumentOptions, note: (_ before: Composition, _ after: Composition) -> String? = { _, _ in nil },
                _ makeEdit: (Composition) throws(CompositionError) -> Edit) throws {
     let url = try DocumentLocator.locate(options.document)
-    let (edit, duration, said) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+    let (edit, duration, said) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
         let before = document.timeline
-        let edit = try makeEdit(before)
+        let edit = try ProjectError.editing { () throws(CompositionError) in try makeEdit(before) }
         try document.apply(edit)
         return (edit, document.timeline.duration, note(before, document.timeline))
     }

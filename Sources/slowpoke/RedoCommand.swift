@@ -12,7 +12,7 @@ struct Redo: ParsableCommand {
 
     func run() throws {
         let url = try DocumentLocator.locate(options.document)
-        let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+        let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
             let edit = try document.redo()
             return (edit, document.timeline.duration)
         }

@@ -47,7 +47,7 @@ struct SlomoCommand: ParsableCommand {
         let request = try SlowMotionRequest(document: before, movie: DocumentStore.movieURL(of: before, at: url),
                                             range: range, rate: rate?.value)
         let edit = Edit.slowMotion(request.slowMotion)
-        let duration = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+        let duration = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
             guard document.timeline == before.timeline else {
                 throw .documentChanged("\(url.lastPathComponent) changed while slomo was reading it; run slomo again")
             }

@@ -12,7 +12,7 @@ struct Undo: ParsableCommand {
 
     func run() throws {
         let url = try DocumentLocator.locate(options.document)
-        let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(CompositionError) in
+        let (edit, duration) = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
             let edit = try document.undo()
             return (edit, document.timeline.duration)
         }

@@ -63,7 +63,7 @@ import TestSupport
     ])
     func outputsThatAreNotFileNamesAreRefused(output: String, why: String) {
         let json = "{\"movies\": [{\"path\": \"a.mp4\", \"output\": \"\(output)\"}]}"
-        #expect(throws: CompositionError.io(path: "r.json", reason: "not a valid recipe: at .movies[0].output: the output of \"a.mp4\", \"\(output)\", \(why); an output is a file name in output_dir")) {
+        #expect(throws: ProjectError.invalidRecipe(path: "r.json", reason: "at .movies[0].output: the output of \"a.mp4\", \"\(output)\", \(why); an output is a file name in output_dir")) {
             try BatchRecipe.parse(Data(json.utf8), path: "r.json")
         }
     }

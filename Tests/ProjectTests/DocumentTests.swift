@@ -62,7 +62,7 @@ final class Scratch {
         #expect(fingerprint["size"] as? Int == 3_000_000)
         #expect((fingerprint["sha256HeadTail"] as? String)?.count == 64)
         #expect(try scratch.strays() == [])
-        #expect(throws: CompositionError.documentExists(scratch.document.path)) { try scratch.create() }
+        #expect(throws: ProjectError.documentExists(scratch.document.path)) { try scratch.create() }
     }
 
     @Test func fingerprintIsSHA256OfTheFirstAndLastMiB() throws {
@@ -110,8 +110,8 @@ final class Scratch {
         let scratch = try Scratch()
         _ = try scratch.create()
         let slow = try Edit.scale(range: range("3.2", "5"), rate: r("1/4"))
-        try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in try d.apply(slow) }
-        try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
+        try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in try d.apply(slow) }
+        try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
             try d.apply(.remove(range: range("0", "1")))
         }
         var doc = try DocumentStore.read(scratch.document)
@@ -120,13 +120,13 @@ final class Scratch {
         #expect(doc.timeline.duration == s("15.4"))
         #expect(try doc.undo() == slow)
         #expect(doc.timeline == (try doc.originalTimeline()))
-        #expect(throws: CompositionError.nothingToUndo) { try doc.undo() }
+        #expect(throws: ProjectError.nothingToUndo) { try doc.undo() }
         #expect(try doc.redo() == slow)
         #expect(doc.timeline.duration == s("15.4"))
         // A new edit drops what was undone.
         try doc.apply(.insertGap(range: range("0", "1")))
         #expect(doc.history.entries.count == 2)
-        #expect(throws: CompositionError.nothingToRedo) { try doc.redo() }
+        #expect(throws: ProjectError.nothingToRedo) { try doc.redo() }
     }
 
     @Test(arguments: ["0", "-1", "64", "1/64", "33"])
@@ -150,7 +150,8 @@ final class Scratch {
         #expect {
             try doc.apply(Edit.scale(range: range("1", "33"), rate: r("1/2")))
         } throws: { error in
-            (error as? CompositionError)?.description.contains("at 1/64x, outside the supported 1/32x to 32x") == true
+            guard case .edit(let refused)? = error as? ProjectError else { return false }
+            return refused.description.contains("at 1/64x, outside the supported 1/32x to 32x")
         }
         #expect(doc.history.applied == 1)
     }
@@ -162,8 +163,8 @@ final class Scratch {
         text.removeLast(40)
         try Data(text.utf8).write(to: scratch.document)
         let before = try scratch.bytes()
-        #expect(throws: CompositionError.corruptDocument(path: "clip.slowpoke", reason: "it is not JSON")) {
-            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
+        #expect(throws: ProjectError.corruptDocument(path: "clip.slowpoke", reason: "it is not JSON")) {
+            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
                 try d.apply(.remove(range: range("0", "1")))
             }
         }
@@ -182,7 +183,7 @@ final class Scratch {
         #expect {
             try DocumentStore.read(scratch.document)
         } throws: { error in
-            guard case .corruptDocument(_, let reason)? = error as? CompositionError else { return false }
+            guard case .corruptDocument(_, let reason)? = error as? ProjectError else { return false }
             return reason.contains("does not match") || reason.contains("disagrees") || reason.contains("start")
         }
     }
@@ -192,13 +193,13 @@ final class Scratch {
         _ = try scratch.create()
         let text = String(decoding: try scratch.bytes(), as: UTF8.self).replacingOccurrences(of: "\"version\" : 4", with: "\"version\" : 7")
         try Data(text.utf8).write(to: scratch.document)
-        #expect(throws: CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion)) {
-            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
+        #expect(throws: ProjectError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion)) {
+            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
                 try d.apply(.remove(range: range("0", "1")))
             }
         }
         #expect(try scratch.bytes() == Data(text.utf8))
-        #expect(CompositionError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion).description
+        #expect(ProjectError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion).description
             == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 4); upgrade slowpoke to edit it")
     }
 
@@ -207,8 +208,8 @@ final class Scratch {
         _ = try scratch.create()
         let before = try scratch.bytes()
         try FileManager.default.removeItem(at: scratch.movie)
-        #expect(throws: CompositionError.movieMissing(document: "clip.slowpoke", movie: "clip.mp4")) {
-            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
+        #expect(throws: ProjectError.movieMissing(document: "clip.slowpoke", movie: "clip.mp4")) {
+            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
                 try d.apply(.remove(range: range("0", "1")))
             }
         }
@@ -227,8 +228,8 @@ final class Scratch {
         try handle.write(contentsOf: Data([1, 2, 3]))
         try handle.close()
         let before = try scratch.bytes()
-        #expect(throws: CompositionError.movieChanged(document: "clip.slowpoke", movie: "clip.mp4", detail: "its content is different")) {
-            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
+        #expect(throws: ProjectError.movieChanged(document: "clip.slowpoke", movie: "clip.mp4", detail: "its content is different")) {
+            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
                 try d.apply(.remove(range: range("0", "1")))
             }
         }
@@ -239,8 +240,8 @@ final class Scratch {
         let scratch = try Scratch()
         _ = try scratch.create()
         let before = try scratch.bytes()
-        #expect(throws: CompositionError.self) {
-            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
+        #expect(throws: ProjectError.self) {
+            try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
                 try d.apply(.remove(range: range("5", "20")))
             }
         }
@@ -256,7 +257,7 @@ final class Scratch {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    try DocumentStore.modify(document) { (d: inout ProjectDocument) throws(CompositionError) in
+                    try DocumentStore.modify(document) { (d: inout ProjectDocument) throws(ProjectError) in
                         try d.apply(.insertGap(range: range("0", "1")))
                     }
                 }

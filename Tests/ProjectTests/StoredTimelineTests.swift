@@ -10,10 +10,10 @@ import TestSupport
     /// A document after three edits, saved.
     static func edited(_ scratch: Scratch) throws {
         _ = try scratch.create()
-        try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(CompositionError) in
-            try d.apply(.scale(range: range("1", "2"), rate: r("1/4")))
-            try d.apply(.remove(range: range("6", "7")))
-            try d.apply(.ramp(Ramp(range: range("7", "9"), from: r("1"), to: r("1/2"), steps: 12)))
+        let edits: [Edit] = [try .scale(range: range("1", "2"), rate: r("1/4")), .remove(range: try range("6", "7")),
+                             .ramp(try Ramp(range: range("7", "9"), from: r("1"), to: r("1/2"), steps: 12))]
+        try DocumentStore.modify(scratch.document) { (d: inout ProjectDocument) throws(ProjectError) in
+            for edit in edits { try d.apply(edit) }
         }
     }
 
@@ -59,7 +59,7 @@ import TestSupport
         try Self.rewrite(scratch, reseal: true, Self.dropLastEdit)
         #expect(StoredTimeline.checksum(of: try scratch.bytes()) == .matches)
         #expect(try DocumentStore.read(scratch.document).history.applied == 2)
-        #expect(throws: CompositionError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
+        #expect(throws: ProjectError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
             try DocumentStore.verify(scratch.document)
         }
     }
@@ -70,7 +70,7 @@ import TestSupport
         try Self.edited(scratch)
         try Self.rewrite(scratch, reseal: false, Self.dropLastEdit)
         #expect(StoredTimeline.checksum(of: try scratch.bytes()) == .differs)
-        #expect(throws: CompositionError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
+        #expect(throws: ProjectError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
             try DocumentStore.read(scratch.document)
         }
     }
@@ -90,7 +90,7 @@ import TestSupport
         #expect(try DocumentStore.read(scratch.document) == saved)
         #expect(try DocumentStore.verify(scratch.document).checksum == .missing)
         try Self.rewrite(scratch, reseal: false, Self.dropLastEdit)
-        #expect(throws: CompositionError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
+        #expect(throws: ProjectError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
             try DocumentStore.read(scratch.document)
         }
     }
@@ -104,7 +104,7 @@ import TestSupport
             json["version"] = 3
             Self.dropLastEdit(&json)
         }
-        #expect(throws: CompositionError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
+        #expect(throws: ProjectError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
             try DocumentStore.read(scratch.document)
         }
     }
@@ -126,7 +126,7 @@ import TestSupport
             json["timeline"] = timeline
         }
         #expect(StoredTimeline.checksum(of: try scratch.bytes()) == .matches)
-        #expect(throws: CompositionError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
+        #expect(throws: ProjectError.corruptDocument(path: "clip.slowpoke", reason: "its timeline does not match its edit history")) {
             try DocumentStore.read(scratch.document)
         }
     }

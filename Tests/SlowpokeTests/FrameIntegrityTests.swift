@@ -38,7 +38,7 @@ import Testing
     static func edit(_ document: URL, seed: UInt64) throws -> [String] {
         var g = SplitMix64(state: seed)
         let rates = ["1/32", "1/8", "1/4", "1/3", "1/2", "2/3", "3/2", "2", "4", "8", "32"].map(r)
-        return try DocumentStore.modify(document) { (doc: inout ProjectDocument) throws(CompositionError) -> [String] in
+        return try DocumentStore.modify(document) { (doc: inout ProjectDocument) throws(ProjectError) -> [String] in
             var applied: [String] = []
             for _ in 0..<Int.random(in: 2...6, using: &g) {
                 let duration = doc.timeline.duration
@@ -46,7 +46,9 @@ import Testing
                 let edit: Edit
                 switch Int.random(in: 0..<3, using: &g) {
                 case 0: edit = .remove(range: picked)
-                case 1: edit = .insertGap(range: try TimeRange(start: picked.start, duration: s("0.5")))
+                case 1:
+                    guard let gap = try? TimeRange(start: picked.start, duration: s("0.5")) else { continue }
+                    edit = .insertGap(range: gap)
                 default:
                     guard let scaled = try? Edit.scale(range: picked, rate: rates.randomElement(using: &g)!) else { continue }
                     edit = scaled

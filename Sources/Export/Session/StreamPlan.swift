@@ -1,5 +1,5 @@
 import Foundation
-public import Composition
+import Composition
 internal import TimePitch
 internal import CFFmpeg
 
