@@ -70,8 +70,9 @@ public enum FrameGridFit {
     public enum CutSide: Sendable {
         /// The removal's end: the later segment starts its source at the nearest fit.
         case end
-        /// The removal's start: the earlier segment ends its source at the nearest fit (for
-        /// passthrough, whose cuts resume at keyframes that cannot move).
+        /// The removal's start: the earlier segment ends its source at the fit before its end,
+        /// less than a frame earlier (for passthrough, whose cuts resume at keyframes that
+        /// cannot move).
         case start
     }
 
@@ -111,7 +112,7 @@ public enum FrameGridFit {
                     run[longest].length = try Self.length(of: run[longest].segment, less: misfit, frame: frame)
                     moved += 1
                 } else if cuts == .start, let last = result.last,
-                          let fitted = try Self.shortened(last, by: misfit, frame: frame, before: source.start) {
+                          let fitted = try Self.shortened(last, by: misfit, frame: frame) {
                     result[result.count - 1] = fitted
                     start = fitted.target.end
                     moved += 1
@@ -153,13 +154,15 @@ public enum FrameGridFit {
         return newStart < source.end ? try TimeRange(start: newStart, end: source.end) : nil
     }
 
-    /// The 1x `segment` ending `misfit` earlier (a frame less early if that would reach `before`,
-    /// where the next one's source starts); nil if nothing is left.
-    private static func shortened(_ segment: CompositionTrackSegment, by misfit: Time, frame: Time, before: Time) throws(CompositionError)
+    /// The 1x `segment` ending at the fit at or before its end, less than a frame earlier; nil
+    /// if nothing is left. Earlier rather than nearest: a passthrough run that may end at a
+    /// frame's start (no frame shown before it is decoded after one shown after it) may end
+    /// anywhere after the previous frame's start too, and the cut's source stays removed.
+    private static func shortened(_ segment: CompositionTrackSegment, by misfit: Time, frame: Time) throws(CompositionError)
         -> CompositionTrackSegment? {
         guard let source = segment.source else { return nil }
         var newEnd = try source.end - misfit
-        if newEnd > before { newEnd = try newEnd - frame }
+        if misfit < .zero { newEnd = try newEnd - frame }
         guard newEnd > source.start else { return nil }
         let fitted = try TimeRange(start: source.start, end: newEnd)
         return try CompositionTrackSegment(source: fitted, target: TimeRange(start: segment.target.start, duration: fitted.duration))

@@ -172,11 +172,11 @@ public struct BatchRunner: Sendable {
                                                     options: .init(fps: rate), settings: settings, force: replace)
             exporter.protectedInputs = protecting
             let result = try exporter.run(progress: progress, warning: warning)
-            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)"
+            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
         }
         var exporter = try PassthroughExporter(documentURL: documentURL, output: output, settings: settings, force: replace)
         exporter.protectedInputs = protecting
         let result = try exporter.run(progress: progress, warning: warning)
-        return "\(result.videoFrames) frames, \(result.duration)"
+        return "\(result.videoFrames) frames, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
     }
 }

@@ -43,6 +43,8 @@ public struct ConstantRateExporter {
         /// How interlaced video was made progressive, such as `bwdif, top field first`; nil for
         /// progressive video.
         public let deinterlaced: String?
+        /// How the timeline was fitted to the copied audio's frames; nil when it was not.
+        public let fit: FrameGridFit.Summary?
     }
 
     public let document: ProjectDocument
@@ -57,6 +59,8 @@ public struct ConstantRateExporter {
     /// Files the output must never be, beyond the movie and the document (a batch's other
     /// movies and its recipe), compared by device and inode.
     public var protectedInputs: [URL] = []
+    /// Keeps the timeline exactly as the document has it (see ``TimelineFitting``).
+    public var exactTimeline = false
 
     public init(documentURL: URL, output: URL? = nil, options: Options, settings: TimePitchSettings, force: Bool) throws {
         (document, self.output, codec) = try ExportSession.encodingTarget(of: documentURL, output: output, fps: options.fps,
@@ -88,9 +92,10 @@ public struct ConstantRateExporter {
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
         // A truncated movie's timeline stops with its last readable frame (audio included).
-        let track = scan.truncated ? try CompositionTrack(trackID: session.videoTrack.trackID, mediaType: .video,
-                                                          segments: CompositionTrackSegment.cut(session.videoTrack.segments, atSourceEnd: scan.end))
-            : session.videoTrack
+        let (videoTrack, fit) = try session.fittedVideoTrack(exact: exactTimeline, settings: settings)
+        let track = scan.truncated ? try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video,
+                                                          segments: CompositionTrackSegment.cut(videoTrack.segments, atSourceEnd: scan.end))
+            : videoTrack
         // Interlaced video offers each field as a picture of its own (see PictureTimes).
         let fieldOrder = Self.fieldOrder(input.stream(videoStream.index).parameters.pointee.field_order)
         let pictures = try PictureTimes(scan: scan, fields: fieldOrder != nil)
@@ -190,7 +195,7 @@ public struct ConstantRateExporter {
         if let written = encoder.writtenProfile { encoderSettings.profile = written }
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
-                      sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" })
+                      sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" }, fit: fit)
     }
 
     /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the

@@ -19,6 +19,9 @@ public struct PassthroughExporter {
     /// Files the output must never be, beyond the movie and the document (a batch's other
     /// movies and its recipe), compared by device and inode.
     public var protectedInputs: [URL] = []
+    /// Keeps the timeline exactly as the document has it, rather than fitted to the copied
+    /// audio's frames (see ``TimelineFitting``).
+    public var exactTimeline = false
 
     /// What an export did.
     public struct Result: Sendable {
@@ -31,6 +34,8 @@ public struct PassthroughExporter {
         public let audio: AudioHandling
         /// Cuts moved to keyframes: what was asked and what was done.
         public let cuts: [(requested: TimeRange, actual: TimeRange?)]
+        /// How the timeline was fitted to the copied audio's frames; nil when it was not.
+        public let fit: FrameGridFit.Summary?
     }
 
     /// Reads the document at `documentURL` (checking that its movie is unchanged) and
@@ -53,6 +58,7 @@ public struct PassthroughExporter {
         let session = try ExportSession(document: document, documentURL: documentURL, output: output, force: force,
                                         protecting: protectedInputs)
         let videoTrack = session.videoTrack
+        let grid = try session.copiedAudioGrid(exact: exactTimeline, settings: settings)
         for line in try session.preflight(copyingVideo: true, settings: settings) { warning(line) }
 
         // Rendered audio needs only the timeline and the source time of the first frame. When
@@ -64,11 +70,12 @@ public struct PassthroughExporter {
             try session.audio(segments: segments, untouched: untouched, origin: origin, end: end,
                               settings: settings, bitRate: audioBitRate, waiting: { try progress(done) }, warning: warning)
         }
-        var early: (audio: AudioTracks, origin: Time)?
+        var early: (audio: AudioTracks, origin: Time, segments: [CompositionTrackSegment])?
         if document.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
            KeyframeSnapping.removesNothing(videoTrack.segments),
            let origin = try VideoScan.leadingOrigin(movie: session.movie, stream: session.videoStream.index) {
-            early = (try audio(videoTrack.segments, origin: origin, end: videoTrack.duration, untouched: false), origin)
+            let fitted = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exactTimeline).0
+            early = (try audio(fitted, origin: origin, end: fitted.last?.target.end ?? .zero, untouched: false), origin, fitted)
         }
 
         // 1. Every video packet's timing, and the keyframes, from a demux-only pass.
@@ -80,14 +87,17 @@ public struct PassthroughExporter {
         // A timeline whose exact times outgrow exact arithmetic (stacked ramps and cuts) is
         // rounded to the source's ticks first, and the export says its times are rounded.
         var roundedTimeline = false
-        let (segments, cuts): ([CompositionTrackSegment], [KeyframeSnapping.Cut])
+        let (snapped, cuts): ([CompositionTrackSegment], [KeyframeSnapping.Cut])
         do {
-            (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: session.canHideFrames)
+            (snapped, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: session.canHideFrames)
         } catch CompositionError.overflow {
             roundedTimeline = true
-            (segments, cuts) = try KeyframeSnapping.snap(CompositionTrackSegment.rounded(readable, to: scan.timescale), points: scan.cutPoints,
+            (snapped, cuts) = try KeyframeSnapping.snap(CompositionTrackSegment.rounded(readable, to: scan.timescale), points: scan.cutPoints,
                                                          carriesHidden: session.canHideFrames)
         }
+        // Fitted to the copied audio's frames once the cuts are at keyframes.
+        let (segments, fit) = try TimelineFitting.fitSnapped(snapped, grid: grid, exact: exactTimeline, points: scan.cutPoints,
+                                                             carriesHidden: session.canHideFrames)
         var reported: [TimeRange] = []
         for cut in cuts {
             if cut.requested.start < .zero, let actual = cut.actual {
@@ -125,7 +135,7 @@ public struct PassthroughExporter {
         // for it).
         let untouched = ExportSession.playsSourceUntouched(segments, settings: settings) && scan.packets.count == map.entries.count
         let audioOutput: AudioTracks
-        if let early, early.origin == scan.origin, segments == videoTrack.segments {
+        if let early, early.origin == scan.origin, segments == early.segments {
             audioOutput = early.audio
         } else {
             early = nil
@@ -142,7 +152,7 @@ public struct PassthroughExporter {
         try progress(1)
         return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
                       timescale: map.timescale, exact: map.exact && !roundedTimeline, audio: audioOutput.handling,
-                      cuts: cuts.map { ($0.requested, $0.actual) })
+                      cuts: cuts.map { ($0.requested, $0.actual) }, fit: fit)
     }
 
     // MARK: Muxing

@@ -109,7 +109,8 @@ import TestSupport
                 let startShift = try sb.start - sa.start, endShift = try sb.end - sa.end
                 #expect(try magnitude(startShift) <= half || ((before.map { $0 < half } ?? false) && magnitude(startShift) < frame),
                         "seed \(seed): a cut's end moved \(startShift.seconds) s")
-                #expect(try magnitude(endShift) <= half || ((after.map { $0 < half } ?? false) && magnitude(endShift) < frame),
+                #expect(try (cuts == .start ? magnitude(endShift) < frame : magnitude(endShift) <= half)
+                        || ((after.map { $0 < frame } ?? false) && magnitude(endShift) < frame),
                         "seed \(seed): a cut's start moved \(endShift.seconds) s")
             } else {
                 #expect(a.source == b.source, "seed \(seed): an edited segment's source changed")
