@@ -7,14 +7,9 @@ import TestSupport
 /// the same map, and the export says so in one line. Checked with ffprobe's packet hashes and
 /// presentation times, and ffmpeg's decode.
 @Suite struct FittedTimelineTests {
-    /// A 24 s 320x240 30 fps H.264 movie (a keyframe every second) with a 440 Hz tone.
+    /// SmartAudioTests' 24 s 320x240 30 fps H.264 movie (a keyframe every second), a 440 Hz tone.
     func toneMovie(_ folder: TemporaryFolder, audio: [String], container: String) throws -> URL {
-        let movie = folder.file("tone.\(container)")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=24",
-                                                   "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=24,volume=0.5",
-                                                   "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p"] + audio + ["-shortest", "-y", movie.path])
-        #expect(made.status == 0, "\(made.stderr)")
-        return movie
+        try SmartAudioTests().toneMovie(folder, audio: audio, container: container)
     }
 
     func slowpoke(_ arguments: [String], in folder: TemporaryFolder) throws -> TestSupport.Result {
