@@ -190,6 +190,18 @@ def smart_rows(runs, quick):
         row = pairs(f"smart audio: passthrough {minutes}-minute 360p30, 20-30 s at 0.5x, timeDomain vs `ffmpeg -c copy`", ours, theirs, runs)
         row["extra"] = (f"{minutes} min", row["ours"] - row["theirs"])
         rows.append(row)
+    # One 10 s edit in the middle of a long movie: every packet after it is copied only when the
+    # timeline is fitted to whole AAC frames (issue 38); time and peak memory against a remux.
+    cases = [(1, "640x360", 30, 25)] if quick else [(10, "640x360", 30, 295), (120, "320x180", 10, 3595)]
+    for minutes, size, fps, at in cases:
+        # (the 10-minute 360p30 movie is the one the rows above use)
+        long_src = os.path.join(WORK, f"movie-{minutes}min-360p.mp4" if (size, fps) == ("640x360", 30) else f"movie-{minutes}min-{size}-{fps}.mp4")
+        make_movie(long_src, minutes * 60, size=size, rate=fps)
+        long_movie = project(long_src, f"smart-mid-{minutes}", at, at + 10, rate="0.5")
+        ours = [SLOWPOKE, "export", long_movie, "-o", os.path.join(WORK, "smart-mid.mp4"), "--algorithm", "timeDomain", "--force", "--progress", "none"]
+        theirs = ["ffmpeg", "-v", "error", "-y", "-i", long_movie, "-map", "0", "-c", "copy", os.path.join(WORK, "remux-mid.mp4")]
+        label = f"smart audio: passthrough {minutes}-minute {size.split('x')[1]}p{fps}, {at}-{at + 10} s at 0.5x, timeDomain vs `ffmpeg -c copy`"
+        rows.append(pairs(label, ours, theirs, runs if minutes <= 10 else max(1, min(runs, 3))))
     return rows
 
 

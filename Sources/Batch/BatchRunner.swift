@@ -165,10 +165,10 @@ public struct BatchRunner: Sendable {
             let exporter = try ConstantRateExporter(source: source, output: output, options: .init(fps: rate),
                                                     settings: settings, force: replace)
             let result = try exporter.run(progress: progress, warning: warning)
-            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)"
+            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
         }
         let exporter = try PassthroughExporter(source: source, output: output, settings: settings, force: replace)
         let result = try exporter.run(progress: progress, warning: warning)
-        return "\(result.videoFrames) frames, \(result.duration)"
+        return "\(result.videoFrames) frames, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
     }
 }

@@ -75,6 +75,9 @@ struct ExportMovie: ParsableCommand {
     @Option(help: ArgumentHelp("With --fps: how frames between source frames are made: nearest, blend or interpolate.", valueName: "mode"))
     var frames: FrameSelection = .nearest
 
+    @Flag(help: "Keep the timeline exactly as edited. By default each edit is fitted to whole frames of the copied audio (AAC, Opus), moving it by less than half a frame, so every unchanged audio packet is copied and stays in sync.")
+    var exact = false
+
     @OptionGroup var audio: AudioOutputOptions
 
     func validate() throws {
@@ -102,25 +105,29 @@ struct ExportMovie: ParsableCommand {
             try exportConstantRate(fps: rate, document: document, at: url, settings: settings)
             return
         }
-        let exporter = try PassthroughExporter(source: ExportSource(document: document, at: url),
+        var exporter = try PassthroughExporter(source: ExportSource(document: document, at: url),
                                                output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.movie(for: document, at: url),
                                                settings: settings, force: audio.force)
+        exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "every frame at its exact time" : "timestamps rounded to 1/\(result.timescale) s"
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), \(Self.said(result.audio))")
+        if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
     private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
-        let exporter = try AudioExporter(source: ExportSource(document: document, at: url),
+        var exporter = try AudioExporter(source: ExportSource(document: document, at: url),
                                          output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.audio(for: document, at: url),
                                          settings: settings, force: audio.force)
+        exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         print("wrote \(shown): \(result.duration.readable), \(result.sampleRate) Hz \(result.channels) \(result.codec), \(Self.said(result.audio))")
+        if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
@@ -129,7 +136,8 @@ struct ExportMovie: ParsableCommand {
         let source = ExportSource(document: document, at: url)
         let target = try output.map { URL(fileURLWithPath: $0) }
             ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
-        let exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
+        var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
+        exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
@@ -140,6 +148,7 @@ struct ExportMovie: ParsableCommand {
         case .vp9: "vp9 \(e.pixelFormatName) crf \(e.crf.formatted()) preset \(e.preset)"
         }
         print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 

@@ -42,7 +42,15 @@ struct Info: ParsableCommand {
         } else {
             print(Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
             print(Report.export(plan), terminator: "")
+            if case .success(_?) = plan, let line = (try? Self.exportFit(document, at: url))??.line { print("  \(line) (--exact keeps it)") }
         }
+    }
+
+    /// How the default `slowpoke export` fits the timeline to the copied audio's frames.
+    static func exportFit(_ document: ProjectDocument, at url: URL) throws -> FrameGridFit.Summary? {
+        let output = document.media.primaryVideo == nil ? DefaultOutput.audio(for: document, at: url)
+            : DefaultOutput.movie(for: document, at: url)
+        return try FrameGridFit.exportSummary(of: ExportSource(document: document, at: url), output: output)
     }
 
     /// What the default `slowpoke export` does with each stream (for a document without video,

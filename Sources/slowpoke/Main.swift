@@ -18,6 +18,7 @@ import TimePitch
 @main
 enum Main {
     static func main() {
+        MemoryPolicy.apply()
         Signals.install()
         // With --progress json every stderr line is JSON, errors too (even a malformed flag's).
         let arguments = CommandLine.arguments

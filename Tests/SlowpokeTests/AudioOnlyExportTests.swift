@@ -63,7 +63,8 @@ import Testing
     func exactLength(source: String, output: (ext: String, codec: String, slack: Int)) throws {
         let folder = try song(source)
         let name = "out.\(output.ext)"
-        let result = try export(["song.slowpoke", "-o", name], in: folder)
+        // --exact: the timeline's own length (AAC into .m4a is otherwise fitted to whole frames).
+        let result = try export(["song.slowpoke", "--exact", "-o", name], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         let facts = try stream(folder.file(name))
         // WAV keeps a 16-bit source 16-bit; AAC decodes to float.

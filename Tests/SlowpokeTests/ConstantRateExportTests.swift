@@ -117,7 +117,8 @@ func decodeCleanly(_ file: URL) throws {
     @Test(arguments: [("blend", "0.5-1.0"), ("interpolate", "0.5-0.6")])
     func inBetweenFramesOnlyInsideTheSlowedRange(mode: String, range: String) throws {
         let folder = try project("clip240.mp4", edits: [["scale", "--range", range, "--rate", "0.25"]])
-        let result = try slowpoke("export", "--fps", "240", "--frames", mode, "--progress", "none", in: folder)
+        // --exact: the range's own length (by default fitted to whole AAC frames).
+        let result = try slowpoke("export", "--fps", "240", "--frames", mode, "--exact", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         let out = folder.file("clip-240fps.mp4")
         let output = try codeBands(out, width: 640)
@@ -172,7 +173,9 @@ func decodeCleanly(_ file: URL) throws {
     /// Unlike passthrough, a re-encode cuts exactly where asked, and a gap is black.
     @Test func cutsAreExactAndGapsAreBlack() throws {
         let folder = try project("clip60.mp4", edits: [["remove", "--range", "2.5-4.5"], ["insert-gap", "--at", "1", "--duration", "0.5"]])
-        let result = try slowpoke("export", "--fps", "60", "--progress", "none", in: folder)
+        // --exact: where asked to the sample (by default the gap and the cut are fitted to whole
+        // AAC frames, moving each by less than half a frame).
+        let result = try slowpoke("export", "--fps", "60", "--exact", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         let codes = try frameCodes(folder.file("clip-60fps.mp4"), width: 1280, height: 720)
         // 0-1 s, then 0.5 s of black (every block dark: code 0), then 1-2.5 s, then 4.5-10 s.

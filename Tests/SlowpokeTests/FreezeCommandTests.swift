@@ -57,7 +57,8 @@ private func folderWithToneClip() throws -> TemporaryFolder {
     @Test func passthroughLengthensTheHeldFrameAndSilencesTheAudio() throws {
         let folder = try folderWithToneClip()
         #expect(try slowpoke("freeze", "--at", "2", "--duration", "1.5", in: folder).status == 0)
-        let exported = try slowpoke("export", "--progress", "none", "-o", "out.mp4", in: folder)
+        // --exact: the hold's own length (by default it is fitted to whole AAC frames).
+        let exported = try slowpoke("export", "--exact", "--progress", "none", "-o", "out.mp4", in: folder)
         try #require(exported.status == 0, "\(exported.stderr)")
         let out = folder.file("out.mp4")
 
@@ -88,7 +89,8 @@ private func folderWithToneClip() throws -> TemporaryFolder {
     func passthroughHoldsTheFrameOnScreenAtTheTime(at: String, held: Int) throws {
         let folder = try folderWithToneClip()
         #expect(try slowpoke("freeze", "--at", at, "--duration", "1.5", in: folder).status == 0)
-        let exported = try slowpoke("export", "--progress", "none", "-o", "out.mp4", in: folder)
+        // --exact: the hold's own length (by default it is fitted to whole AAC frames).
+        let exported = try slowpoke("export", "--exact", "--progress", "none", "-o", "out.mp4", in: folder)
         try #require(exported.status == 0, "\(exported.stderr)")
         let out = folder.file("out.mp4")
         #expect(try TestSupport.frameMD5s(out).md5s == TestSupport.frameMD5s(folder.file("clip.mp4")).md5s)
@@ -115,7 +117,8 @@ private func folderWithToneClip() throws -> TemporaryFolder {
             folder.file("subs.mp4").path])
         try #require(made.status == 0, "\(made.stderr)")
         #expect(try slowpoke("freeze", "subs.mp4", "--at", "2", "--duration", "1.5", in: folder).status == 0)
-        let exported = try slowpoke("export", "subs.slowpoke", "--progress", "none", "-o", "out.mp4", in: folder)
+        // --exact: the hold's own length (by default it is fitted to whole AAC frames).
+        let exported = try slowpoke("export", "subs.slowpoke", "--exact", "--progress", "none", "-o", "out.mp4", in: folder)
         try #require(exported.status == 0, "\(exported.stderr)")
         let probe = try TestSupport.ffprobe(folder.file("out.mp4"), ["-select_streams", "s", "-show_entries", "packet=pts_time,duration_time:chapter=start_time,end_time",
                                                                   "-show_packets", "-show_chapters"])

@@ -44,7 +44,8 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
     /// The brief's case: 3.2-5.0 s of the 60 fps clip at quarter speed.
     @Test func everyFrameKeptAndRetimedExactly() throws {
         let folder = try project("clip60.mp4", edits: [["scale", "--range", "3.2-5.0", "--rate", "0.25"]])
-        let result = try slowpoke("export", "--progress", "none", in: folder)
+        // --exact: the timeline to the sample (by default fitted to whole AAC frames).
+        let result = try slowpoke("export", "--exact", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         let out = folder.file("clip-slowpoke.mp4")
         #expect(try folder.listing() == ["clip-slowpoke.mp4", "clip.mp4", "clip.slowpoke"])
@@ -148,7 +149,8 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
         // Keyframes are one second apart and there are no B-frames: the removal of 2.5-4.5 s
         // starts exactly at 2.5 s and resumes at the keyframe at 5 s.
         let folder = try project("clip60.mp4", edits: [["remove", "--range", "2.5-4.5"]])
-        let result = try slowpoke("export", "--progress", "none", in: folder)
+        // --exact: the timeline to the sample (by default fitted to whole AAC frames).
+        let result = try slowpoke("export", "--exact", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: passthrough cuts where the copied frames can be decoded: the removal of source 2.5-4.5 became 2.5-5"), "\(result.stderr)")
         let codes = try frameCodes(folder.file("clip-slowpoke.mp4"), width: 1280, height: 720)

@@ -34,7 +34,10 @@ final class SplicedAudio: @unchecked Sendable {
     private let url: URL
     let stream: Int
     private let settings: TimePitchSettings
-    private let reader: AudioFileReader
+    /// The first worker's reader, opened to learn the format; the worker takes it, and it is
+    /// released when that worker ends (each open movie holds an index of every sample).
+    private var firstReader: AudioFileReader?
+    private let sampleRate: Int
     private let segments: [CompositionTrackSegment]
     private let sourceOrigin: Int64
     private let make: () throws -> AudioEncoder
@@ -74,7 +77,7 @@ final class SplicedAudio: @unchecked Sendable {
         guard let scanned = try AudioPacketScan(path: url.path, stream: stream) else { return nil }
         input = try InputFormatContext(path: url.path)
         for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
-        reader = try AudioFileReader(url: url, stream: stream)
+        let reader = try AudioFileReader(url: url, stream: stream)
         let source = input.stream(stream).parameters.pointee
         let format = reader.format
         // The source's bit rate: as its container states it, else as its packets average (at
@@ -116,7 +119,8 @@ final class SplicedAudio: @unchecked Sendable {
         self.segments = segments
         self.stream = stream
         timeBase = AVRational(num: 1, den: Int32(format.sampleRate))
-        reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
+        sampleRate = format.sampleRate
+        firstReader = reader
     }
 
     private static func bytes(_ data: UnsafeMutablePointer<UInt8>?, _ count: Int32) -> [UInt8] {
@@ -141,7 +145,7 @@ final class SplicedAudio: @unchecked Sendable {
     func start() {
         guard !started else { return }
         started = true
-        let seconds = stretches.map(\.output.count).reduce(0, +) / reader.format.sampleRate
+        let seconds = stretches.map(\.output.count).reduce(0, +) / sampleRate
         let count = min(Self.workerLimit, max(1, ProcessInfo.processInfo.activeProcessorCount), stretches.count,
                         max(1, Int(seconds) / Self.secondsAWorker))
         for w in 0..<count {
@@ -149,8 +153,9 @@ final class SplicedAudio: @unchecked Sendable {
             let thread = Thread { [self] in
                 defer { workers.leave() }
                 do {
-                    let reader = w == 0 ? reader : try AudioFileReader(url: url, stream: stream)
-                    if w > 0 { reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } } }
+                    let first = w == 0 ? lock.withLock { defer { firstReader = nil }; return firstReader } : nil
+                    let reader = try first ?? AudioFileReader(url: url, stream: stream)
+                    reader.onWarning = { [unowned self] message in lock.withLock { warnings.append(message) } }
                     let renderer = TimelineRenderer(format: reader.format, settings: settings)
                     renderer.onWarning = { [unowned self] message in lock.withLock { warnings.append("\(url.path): \(message)") } }
                     for k in stride(from: w, to: stretches.count, by: count) {

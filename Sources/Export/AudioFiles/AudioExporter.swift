@@ -29,6 +29,8 @@ public struct AudioExporter {
     public let force: Bool
     /// Bit rate for AAC, MP3 and Opus made from another codec (as a movie's AAC is).
     public var audioBitRate = 192_000
+    /// Keeps the timeline exactly as the document has it (see ``TimelineFitting``).
+    public var exactTimeline = false
 
     /// What an export did.
     public struct Result: Sendable {
@@ -40,6 +42,8 @@ public struct AudioExporter {
         /// libavcodec's name of the output codec, such as `aac` or `pcm_s16le`.
         public let codec: String
         public let audio: AudioHandling
+        /// How the timeline was fitted to the copied audio's frames; nil when it was not.
+        public let fit: FrameGridFit.Summary?
     }
 
     /// Prepares to export `source` (a movie with no video) to `output`. Refuses an extension
@@ -65,7 +69,7 @@ public struct AudioExporter {
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         try LibAV.load()
         let name = source.name
-        guard let stream = source.media.primaryAudio, let track = source.timeline.track(withID: Int32(stream.index)) else {
+        guard let stream = source.media.primaryAudio, let edited = source.timeline.track(withID: Int32(stream.index)) else {
             throw ExportError.unsupported("the timeline of \(name) has no audio track")
         }
         let destination = try OutputFile.claim(output, force: force, inputs: source.inputs)
@@ -77,7 +81,7 @@ public struct AudioExporter {
         try checkEncoder(container: container, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         let choice = AudioCodecChoice(audioFile: container, source: parameters, defaultBitRate: audioBitRate)
         let changing = try AudioFormatScan.changes(path: source.movie.path, stream: stream.index) != nil
-        let copy = ExportSession.playsSourceUntouched(track.segments, settings: settings) && parameters.codec_id == choice.codec && !changing
+        let copy = ExportSession.playsSourceUntouched(edited.segments, settings: settings) && parameters.codec_id == choice.codec && !changing
         for line in StreamPlan(audioFileOf: input, source: source, container: ext).warnings(movieName: name, input: input) {
             warning(line)
         }
@@ -88,6 +92,8 @@ public struct AudioExporter {
         // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
         // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
         let splice = !copy && !changing && settings.semitones == 0 && choice.splices(parameters, container: container)
+        let (segments, fit) = TimelineFitting.fit(edited.segments, grid: splice ? TimelineFitting.grid(of: parameters) : nil, exact: exactTimeline)
+        let track = try CompositionTrack(trackID: edited.trackID, mediaType: .audio, segments: segments)
         let setup = AudioSetup(movie: source.movie, name: name, segments: track.segments, origin: origin, end: track.duration,
                                settings: settings, bitRate: audioBitRate, container: container, display: display,
                                waiting: { try progress(done) }, warning: warning)
@@ -114,7 +120,7 @@ public struct AudioExporter {
         try progress(1)
         return Result(output: destination.destination, duration: track.duration, sampleRate: Int(parameters.sample_rate),
                       channels: Self.describe(parameters.ch_layout), codec: String(cString: avcodec_get_name(choice.codec)),
-                      audio: audio.handling)
+                      audio: audio.handling, fit: fit)
     }
 
     /// Refuses a container whose encoder this FFmpeg lacks, or which cannot take the source's

@@ -42,6 +42,8 @@ public struct ConstantRateExporter {
         /// How interlaced video was made progressive, such as `bwdif, top field first`; nil for
         /// progressive video.
         public let deinterlaced: String?
+        /// How the timeline was fitted to the copied audio's frames; nil when it was not.
+        public let fit: FrameGridFit.Summary?
     }
 
     public let source: ExportSource
@@ -52,6 +54,8 @@ public struct ConstantRateExporter {
     public let settings: TimePitchSettings
     public let force: Bool
     public var audioBitRate = 192_000
+    /// Keeps the timeline exactly as the document has it (see ``TimelineFitting``).
+    public var exactTimeline = false
 
     /// Prepares to export `source` to `output` with the codec `options` ask for, or by default
     /// the one that keeps the source's alpha channel in the output's container
@@ -101,7 +105,8 @@ public struct ConstantRateExporter {
         // frame plan works from presentation times.
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
-        let track = try session.readableTrack(scan)
+        let (videoTrack, fit) = try session.fittedVideoTrack(exact: exactTimeline)
+        let track = try session.readable(videoTrack, scan: scan)
         // Interlaced video offers each field as a picture of its own (see PictureTimes).
         let fieldOrder = Self.fieldOrder(input.stream(videoStream.index).parameters.pointee.field_order)
         let pictures = try PictureTimes(scan: scan, fields: fieldOrder != nil)
@@ -164,7 +169,7 @@ public struct ConstantRateExporter {
         if let written = encoder.writtenProfile { encoderSettings.profile = written }
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
-                      sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" })
+                      sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" }, fit: fit)
     }
 
     /// The flow interpolator for the interpolated frames of `plan`, or nil when it has none.

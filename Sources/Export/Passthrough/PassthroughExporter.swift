@@ -14,6 +14,9 @@ public struct PassthroughExporter {
     public let force: Bool
     /// AAC bit rate for re-encoded audio.
     public var audioBitRate = 192_000
+    /// Keeps the timeline exactly as the document has it, rather than fitted to the copied
+    /// audio's frames (see ``TimelineFitting``).
+    public var exactTimeline = false
 
     /// What an export did.
     public struct Result: Sendable {
@@ -26,6 +29,8 @@ public struct PassthroughExporter {
         public let audio: AudioHandling
         /// Cuts moved to keyframes: what was asked and what was done.
         public let cuts: [(requested: TimeRange, actual: TimeRange?)]
+        /// How the timeline was fitted to the copied audio's frames; nil when it was not.
+        public let fit: FrameGridFit.Summary?
     }
 
     /// Prepares to export `source` to `output`, whose container is checked here, before any work.
@@ -41,6 +46,7 @@ public struct PassthroughExporter {
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
+        let grid = try session.copiedAudioGrid(exact: exactTimeline)
         for line in try session.preflight(copyingVideo: true) { warning(line) }
 
         // Rendered audio needs only the timeline and the source time of the first frame. When
@@ -52,19 +58,22 @@ public struct PassthroughExporter {
             try session.audio(segments: segments, origin: origin, end: end, keepsEveryFrame: keepsEveryFrame,
                               waiting: { try progress(done) }, warning: warning)
         }
-        var early: (audio: AudioTracks, origin: Time)?
+        var early: (audio: AudioTracks, origin: Time, segments: [CompositionTrackSegment])?
         if source.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
            KeyframeSnapping.removesNothing(videoTrack.segments),
            let origin = try VideoScan.leadingOrigin(movie: session.movie, stream: session.videoStream.index) {
-            early = (try audio(videoTrack.segments, origin: origin, end: videoTrack.duration, keepsEveryFrame: false), origin)
+            let fitted = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exactTimeline).0
+            early = (try audio(fitted, origin: origin, end: fitted.last?.target.end ?? .zero, keepsEveryFrame: false), origin, fitted)
         }
 
         // 1. Every video packet's timing, and the keyframes, from a demux-only pass.
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
         // 2. Cuts move to keyframes; the audio follows the same timeline.
-        let snapped = try Self.snap(session.readableTrack(scan).segments, scan: scan, session: session)
-        let segments = snapped.segments
+        let snapped = try Self.snap(session.readable(videoTrack, scan: scan).segments, scan: scan, session: session)
+        // Fitted to the copied audio's frames once the cuts are at keyframes.
+        let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exactTimeline, points: scan.cutPoints,
+                                                             carriesHidden: session.container.canHideFrames)
         Self.warn(about: snapped.cuts, in: segments, session: session, warning: warning)
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
         let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
@@ -76,7 +85,7 @@ public struct PassthroughExporter {
         // rendered and encoded on threads of its own while the video is copied (the copy waits
         // for it).
         let audioOutput: AudioTracks
-        if let early, early.origin == scan.origin, segments == videoTrack.segments {
+        if let early, early.origin == scan.origin, segments == early.segments {
             audioOutput = early.audio
         } else {
             early = nil
@@ -93,7 +102,7 @@ public struct PassthroughExporter {
         try session.commit(progress: progress)
         return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
                       timescale: map.timescale, exact: map.exact && !snapped.rounded, audio: audioOutput.handling,
-                      cuts: snapped.cuts.map { ($0.requested, $0.actual) })
+                      cuts: snapped.cuts.map { ($0.requested, $0.actual) }, fit: fit)
     }
 
     // MARK: Cuts

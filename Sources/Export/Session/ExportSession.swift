@@ -123,12 +123,12 @@ final class ExportSession {
             && segments[0].source?.start == .zero && (settings?.semitones ?? 0) == 0
     }
 
-    /// The video track as far as the movie can be read: a truncated movie's timeline stops
-    /// with its last readable frame, audio included (`scan.truncated`).
-    func readableTrack(_ scan: VideoScan) throws -> CompositionTrack {
-        guard scan.truncated else { return videoTrack }
-        return try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video,
-                                    segments: CompositionTrackSegment.cut(videoTrack.segments, atSourceEnd: scan.end))
+    /// `track` (the video track, or it fitted) as far as the movie can be read: a truncated
+    /// movie's timeline stops with its last readable frame, audio included (`scan.truncated`).
+    func readable(_ track: CompositionTrack, scan: VideoScan) throws -> CompositionTrack {
+        guard scan.truncated else { return track }
+        return try CompositionTrack(trackID: track.trackID, mediaType: .video,
+                                    segments: CompositionTrackSegment.cut(track.segments, atSourceEnd: scan.end))
     }
 
     /// Every audio track of the movie for a timeline of `segments` whose first video frame is at
