@@ -4,7 +4,11 @@ in one run, interleaved so that machine noise hits both sides alike. Prints a Ma
 of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
 process, from wait4).
 
-Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|cfr|interpolate] [--out FILE]
+Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|cfr|interpolate|scale] [--out FILE]
+                      [--reference BIN]
+
+The scale rows (bench/scale.py) time slowpoke's document work on long timelines against
+--reference, the release build of an earlier commit (without it, slowpoke alone).
 
 The short stretch rows (1.5-15 s a run) get twice the runs: a single pair there moves by 10% on
 a noisy machine, and more pairs cost little. The CFR row gives ffmpeg's libx264 the encoder
@@ -16,6 +20,7 @@ three pairs take about 4 minutes each.
 """
 import argparse
 import corpus
+import scale
 import os
 import shutil
 import statistics
@@ -391,7 +396,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
-    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "cfr", "interpolate"], help="run one group of rows")
+    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "cfr", "interpolate", "scale"], help="run one group of rows")
+    parser.add_argument("--reference", help="the scale rows' reference: an earlier commit's release slowpoke")
     args = parser.parse_args()
     for tool in ["ffmpeg", "rubberband"]:
         if not shutil.which(tool):
@@ -423,6 +429,8 @@ def main():
         lines.append("")
         lines.append("Smart audio, export time minus remux time (medians): " + ", ".join(f"{r['extra'][0]} {r['extra'][1]:.2f} s" for r in extra))
     lines += [""] + [r["note"] for r in rows if "note" in r]
+    if args.only in (None, "scale"):
+        lines += ["", scale.table(scale.scale_rows(max(1, min(args.runs, 3)), args.reference, 120), 120)]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.only:

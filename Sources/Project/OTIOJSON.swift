@@ -37,8 +37,10 @@ public indirect enum OrderedJSON: Sendable, Equatable {
     }
 
     private func write(into out: inout String, indent: Int) {
-        let pad = String(repeating: " ", count: indent + 4)
-        let closing = String(repeating: " ", count: indent)
+        // Indentation is a slice of one run of spaces, not a new string per value: a
+        // 3000-clip timeline has hundreds of thousands of values.
+        let pad = OrderedJSON.spaces(indent + 4)
+        let closing = OrderedJSON.spaces(indent)
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -68,6 +70,13 @@ public indirect enum OrderedJSON: Sendable, Equatable {
         }
     }
 
+    private static let indentation = String(repeating: " ", count: 256)
+
+    /// `count` spaces (nesting deeper than 64 levels gets its own string).
+    private static func spaces(_ count: Int) -> Substring {
+        count <= indentation.count ? indentation.prefix(count) : Substring(String(repeating: " ", count: count))
+    }
+
     /// The shortest text that reads back as the same double (`24.0`, `0.25`, `0.3333333333333333`).
     static func format(_ d: Double) -> String {
         precondition(d.isFinite, "JSON has no infinities or NaN")
@@ -76,6 +85,12 @@ public indirect enum OrderedJSON: Sendable, Equatable {
 
     static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape: one append.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -32,7 +32,7 @@ import TestSupport
 
     @Test func spliceEqualsStepByStep() async {
         let checked = Counter()
-        await propertyCheck(count: 300, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...10)) { seed, prior in
+        await propertyCheck(count: 400, input: Gen.uint64(in: 0...UInt64.max), Gen.int(in: 0...8)) { seed, prior in
             var g = SplitMix64(state: seed)
             let original = Self.timeline(seed: seed &+ 1, prior: prior)
             // Ramp ends on a 1/30 s grid: the steps' own fractions multiply with the timeline's,
@@ -72,8 +72,9 @@ import TestSupport
             for track in new.tracks { #expect(track.isSimplest, "seed \(seed), prior \(prior): track \(track.trackID) left unmerged neighbours") }
             checked.add()
         }
-        // About 45% of cases overflow (both ways) on the awkward grids; 160-180 are compared.
-        #expect(checked.value >= 140, "only \(checked.value) of 300 cases were compared")
+        // Many cases overflow (both ways) on the awkward grids: 41-55% of them were compared in
+        // runs of 300 (124-166); 120 of 400 leaves room for chance and still checks plenty.
+        #expect(checked.value >= 120, "only \(checked.value) of 400 cases were compared")
     }
 
     /// The same on the awkward timescales of real media: a ramp whose ends lie on NTSC and
