@@ -7,7 +7,8 @@ import Testing
 /// Footage shaped like real files, made by ffmpeg at test time, edited by seeded random
 /// sequences of scale / remove / insert-gap, exported in passthrough, then checked by ffmpeg's
 /// own decoder: every output frame is byte-identical to a source frame, in source order, with
-/// nothing on `-v error`, and as many frames as the export said it wrote.
+/// nothing on `-v error`, and as many frames as the export said it wrote. These export with
+/// `--keyframe-cuts` (nothing re-encoded); SmartCutTests checks frame-exact cuts.
 ///
 /// `SLOWPOKE_SEEDS=N` runs N seeds per shape instead of the default; a failure names its seed,
 /// and `SLOWPOKE_SEED=K` replays one.
@@ -93,7 +94,7 @@ import Testing
         for seed in Self.seeds {
             let (document, context) = try Self.editedCopy(of: source, seed: seed, in: folder)
             let output = document.deletingLastPathComponent().appendingPathComponent("out." + source.pathExtension)
-            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", output.path])
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--keyframe-cuts", "-o", output.path])
             #expect(export.status == 0, "\(context)\n\(export.stderr)")
             guard export.status == 0 else { continue }
             exported += 1
