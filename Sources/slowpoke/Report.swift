@@ -120,7 +120,7 @@ enum Report {
     /// What the export does at the timeline's cuts (nothing when it copies every frame).
     static func cuts(_ preview: Result<CutPreview?, any Error>) -> String {
         guard case .success(let preview?) = preview else { return "" }
-        if let why = preview.keyframeCutsBecause { return "  video cuts move to keyframes (nothing re-encoded): \(why)\n" }
+        if let why = preview.keyframeCutsBecause { return "  video cuts move to keyframes (nothing re-encoded), because \(why)\n" }
         if preview.reencodedFrames == 0 { return "  video cuts are frame-exact at keyframes: nothing re-encoded; \(preview.copiedFrames) frames copied\n" }
         return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(plural(preview.cuts, "cut")); \(preview.copiedFrames) copied\n"
     }

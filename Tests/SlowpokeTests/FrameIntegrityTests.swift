@@ -68,16 +68,20 @@ import Testing
         return source
     }
 
-    /// A copy of `source` in a folder of its own, opened and edited by `seed`: the document and
-    /// a description naming the seed and its edits.
-    static func editedCopy(of source: URL, seed: UInt64, in folder: TemporaryFolder) throws -> (document: URL, context: String) {
-        let seedFolder = folder.file("seed\(seed)")
-        try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
-        let movie = seedFolder.appendingPathComponent(source.lastPathComponent)
+    /// A copy of `source` in `subfolder` (made here), opened by `slowpoke open`: its document.
+    static func openedCopy(of source: URL, in subfolder: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: subfolder, withIntermediateDirectories: true)
+        let movie = subfolder.appendingPathComponent(source.lastPathComponent)
         try FileManager.default.copyItem(at: source, to: movie)
         let opened = try TestSupport.run(TestSupport.slowpoke, ["open", movie.path])
         try #require(opened.status == 0, "\(opened.stderr)")
-        let document = DocumentStore.documentURL(forMovie: movie)
+        return DocumentStore.documentURL(forMovie: movie)
+    }
+
+    /// A copy of `source` in a folder of its own, opened and edited by `seed`: the document and
+    /// a description naming the seed and its edits.
+    static func editedCopy(of source: URL, seed: UInt64, in folder: TemporaryFolder) throws -> (document: URL, context: String) {
+        let document = try openedCopy(of: source, in: folder.file("seed\(seed)"))
         let edits = try edit(document, seed: seed)
         return (document, "\(source.lastPathComponent) seed \(seed) (SLOWPOKE_SEED=\(seed)): \(edits.joined(separator: "; "))")
     }

@@ -111,12 +111,7 @@ import Testing
     static func check(_ source: URL, sourceFrames: [Data], openH264Source: Set<Int>, removals: [ClosedRange<Int>], context: String,
                       decoder: URL, folder: TemporaryFolder) throws -> (checked: Int, identical: Int) {
         let seedFolder = folder.file(UUID().uuidString)
-        try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
-        let movie = seedFolder.appendingPathComponent(source.lastPathComponent)
-        try FileManager.default.copyItem(at: source, to: movie)
-        let opened = try TestSupport.run(TestSupport.slowpoke, ["open", movie.path])
-        try #require(opened.status == 0, "\(opened.stderr)")
-        let document = DocumentStore.documentURL(forMovie: movie)
+        let document = try FrameIntegrityTests.openedCopy(of: source, in: seedFolder)
         // Last first, so the earlier ones' times are still source times; frame n starts at
         // n/25 s, an exact decimal.
         for range in removals.reversed() {

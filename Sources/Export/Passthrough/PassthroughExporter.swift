@@ -126,7 +126,7 @@ public struct PassthroughExporter {
                                                              name: session.movieName, scan: scan, segments: readable)
         guard !keyframeCuts, refusal == nil else {
             if let refusal, !KeyframeSnapping.removesNothing(readable) {
-                warning("passthrough cuts \(session.movieName) at keyframes: frame-exact cuts re-encode H.264 in .mp4, .mov or .mkv only, and \(refusal)")
+                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264, into .mp4, .mov or .mkv; export with --fps to cut exactly)")
             }
             let snapped = try Self.snap(readable, scan: scan, session: session)
             return VideoPlan(segments: snapped.segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, rendered: nil)

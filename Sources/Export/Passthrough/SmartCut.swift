@@ -91,13 +91,13 @@ struct SmartCut {
     /// splices into (``SpliceEncoder``), and the plan covers what passthrough maps simply.
     static func refusal(container: Container, movie: URL, stream: Int, name: String, scan: VideoScan,
                         segments: [CompositionTrackSegment]) -> String? {
-        guard container.isQuickTime || container.isFullMatroska else { return "this is \(container.displayName)" }
+        guard container.isQuickTime || container.isFullMatroska else { return "the output is \(container.displayName)" }
         let input: InputFormatContext
         do { input = try InputFormatContext(path: movie.path) } catch { return "\(error)" }
-        if let why = SpliceEncoder.refusal(input.stream(stream).parameters) { return "\(name) \(why)" }
+        if let why = SpliceEncoder.refusal(input.stream(stream).parameters) { return "\(name)'s video \(why)" }
         if segments.contains(where: \.isHold) { return "the timeline holds a frame" }
-        if scan.packets.contains(where: \.hidden) { return "its edit list hides frames" }
-        if scan.packets.contains(where: \.damaged) { return "it has damaged packets" }
+        if scan.packets.contains(where: \.hidden) { return "\(name)'s edit list hides frames" }
+        if scan.packets.contains(where: \.damaged) { return "\(name) has damaged packets" }
         return nil
     }
 }

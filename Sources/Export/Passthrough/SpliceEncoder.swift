@@ -19,20 +19,21 @@ final class SpliceEncoder {
     /// Constant rate factor of the re-encoded frames.
     static let crf = 8
 
-    /// Why libx264 cannot match `source`, or nil.
+    /// Why libx264 cannot match `source` (a phrase after "the video"), or nil.
     static func refusal(_ source: UnsafePointer<AVCodecParameters>) -> String? {
         let p = source.pointee
-        guard p.codec_id == AV_CODEC_ID_H264 else { return "it is not H.264" }
-        guard [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].contains(AVPixelFormat(rawValue: p.format)) else {
-            return "its pixel format is not 8-bit 4:2:0"
+        guard p.codec_id == AV_CODEC_ID_H264 else { return "is \(String(cString: avcodec_get_name(p.codec_id))), not H.264" }
+        let format = AVPixelFormat(rawValue: p.format)
+        guard [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].contains(format) else {
+            return "is \(av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "of another pixel format"), not 8-bit 4:2:0"
         }
-        guard p.field_order == AV_FIELD_PROGRESSIVE || p.field_order == AV_FIELD_UNKNOWN else { return "it is interlaced" }
-        guard profileName(p.profile) != nil else { return "its profile is not Baseline, Main or High" }
+        guard p.field_order == AV_FIELD_PROGRESSIVE || p.field_order == AV_FIELD_UNKNOWN else { return "is interlaced" }
+        guard profileName(p.profile) != nil else { return "is in a profile other than Baseline, Main or High" }
         let record = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.extradata_size))) } ?? []
         guard let sets = ParameterSets(avcC: record), sets.freeID != nil, let sps = sets.firstSequence else {
-            return "its parameter sets are not an avcC record with an id free for new ones"
+            return "keeps its parameter sets other than in an avcC record with an id free for new ones"
         }
-        guard sps.frameMBsOnly else { return "it is interlaced" }
+        guard sps.frameMBsOnly else { return "is interlaced" }
         return nil
     }
 
