@@ -74,6 +74,12 @@ struct SmartCut {
     /// The decode index of each presentation rank.
     let order: [Int]
 
+    /// Spans that run past a keyframe copying could not resume from (an open GOP's recovery
+    /// point, which refers to pictures before it): the re-encoding that open GOPs cost.
+    func spansPastKeyframes(_ scan: VideoScan) -> [Range<Int>] {
+        spans.filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.cutPoints.resumes[$0] } }
+    }
+
     /// How many frames are re-encoded.
     var encodedFrames: Int { spans.reduce(0) { $0 + $1.count } }
 
