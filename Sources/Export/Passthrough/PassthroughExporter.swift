@@ -133,7 +133,7 @@ public struct PassthroughExporter {
         }
         let smart = SmartCut(scan: scan, segments: readable)
         for span in smart.spansPastKeyframes(scan) {
-            warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) s are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
+            warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
         }
         let rendered = smart.spans.isEmpty ? nil
             : try GOPRenderer(movie: session.movie, stream: session.videoStream.index, scan: scan, spans: smart.spans, name: session.movieName)
