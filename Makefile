@@ -48,7 +48,12 @@ deps:
 
 # What the tests need beyond the build: the system packages, then the OpenTimelineIO virtual
 # environment, rebuilt only when it cannot import both packages.
+# The second decoders the frame-exact cut tests check exports with: Cisco's OpenH264 (a
+# test program built against libopenh264-dev with cc) and libde265's dec265.
+TEST_APT_PACKAGES := libopenh264-dev libde265-examples gcc libc6-dev
+
 test-deps: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_APT_PACKAGES)"
 	@if $(OTIO_PYTHON) -c "import opentimelineio, otio_cmx3600_adapter" 2>/dev/null; then \
 	  echo "OpenTimelineIO test environment: present ($(OTIO_VENV))"; \
 	else \

@@ -25,10 +25,13 @@ struct ExportMovie: ParsableCommand {
             Profile, level and GOP length follow the picture size and rate; --crf and --preset \
             override quality and speed.
 
-            Without --fps this is passthrough: every source frame is kept and only its timestamps \
-            change, so nothing is re-encoded and nothing is lost. A 240 fps clip with a 0.25x \
-            section keeps all its frames, spaced four times wider inside the section. Cuts \
-            happen at keyframes; the export says where. Audio follows the same timeline through \
+            Without --fps this is passthrough: every source frame the timeline shows is kept and \
+            only its timestamps change, so nothing is lost. A 240 fps clip with a 0.25x \
+            section keeps all its frames, spaced four times wider inside the section. Cuts are \
+            frame-exact: in H.264 (8-bit, progressive) in .mp4, .mov or .mkv only the frames \
+            between a cut and the next keyframe are re-encoded (at 45 dB or better), every other \
+            packet is copied, and the export says how many; other codecs, and --keyframe-cuts, \
+            move cuts to keyframes and the export says where. Audio follows the same timeline through \
             the chosen time-pitch algorithm: where the edits leave it unchanged the source's own \
             packets are kept (AAC, PCM, and Opus in .mkv or .webm) and only the edited stretches \
             are encoded, in the source's codec where the container holds it (else AAC; in .webm \
@@ -78,9 +81,15 @@ struct ExportMovie: ParsableCommand {
     @Flag(help: "Keep the timeline exactly as edited. By default each edit is fitted to whole frames of the copied audio (AAC, Opus), moving it by less than half a frame, so every unchanged audio packet is copied and stays in sync.")
     var exact = false
 
+    @Flag(help: "Without --fps: move cuts to keyframes and re-encode nothing, instead of re-encoding the frames between a cut and the next keyframe.")
+    var keyframeCuts = false
+
     @OptionGroup var audio: AudioOutputOptions
 
     func validate() throws {
+        if fps != nil && keyframeCuts {
+            throw ValidationError("--keyframe-cuts applies to passthrough; --fps re-encodes every frame and cuts exactly")
+        }
         if fps == nil {
             if crf != nil || preset != nil || codec != nil || frames != .nearest {
                 throw ValidationError("--codec, --crf, --preset and --frames apply to re-encoding; add --fps N")
@@ -109,11 +118,14 @@ struct ExportMovie: ParsableCommand {
                                                output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.movie(for: document, at: url),
                                                settings: settings, force: audio.force)
         exporter.exactTimeline = exact
+        exporter.keyframeCuts = keyframeCuts
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "every frame at its exact time" : "timestamps rounded to 1/\(result.timescale) s"
-        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), \(Self.said(result.audio))")
+        let cuts = result.reencodedFrames > 0
+            ? "; \(result.reencodedFrames) frames re-encoded at \(result.reencodedCuts) cut\(result.reencodedCuts == 1 ? "" : "s"); \(result.copiedFrames) copied" : ""
+        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), \(Self.said(result.audio))\(cuts)")
         if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }

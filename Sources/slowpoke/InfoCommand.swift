@@ -17,7 +17,9 @@ struct Info: ParsableCommand {
 
             Under the timeline, "Export" says what `slowpoke export` (passthrough, to the \
             default output) does with every stream of the movie: copied, retimed and encoded, \
-            converted, or left out and why. Nothing is left out without a word.
+            converted, or left out and why. Nothing is left out without a word. When the timeline \
+            cuts the video, it also says how many frames the cuts re-encode and how many are \
+            copied (or why the cuts move to keyframes).
 
             Examples:
               slowpoke info
@@ -43,6 +45,10 @@ struct Info: ParsableCommand {
             print(Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
             print(Report.export(plan), terminator: "")
             if case .success(_?) = plan, let line = (try? Self.exportFit(document, at: url))??.line { print("  \(line) (--exact keeps it)") }
+            if document.media.primaryVideo != nil {
+                let output = DefaultOutput.movie(for: document, at: url)
+                print(Report.cuts(Result { try CutPreview.make(source: ExportSource(document: document, at: url), output: output) }), terminator: "")
+            }
         }
     }
 

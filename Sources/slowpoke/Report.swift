@@ -117,6 +117,14 @@ enum Report {
         }
     }
 
+    /// What the export does at the timeline's cuts (nothing when it copies every frame).
+    static func cuts(_ preview: Result<CutPreview?, any Error>) -> String {
+        guard case .success(let preview?) = preview else { return "" }
+        if let why = preview.keyframeCutsBecause { return "  video cuts move to keyframes (nothing re-encoded), because \(why)\n" }
+        if preview.reencodedFrames == 0 { return "  video cuts are frame-exact at keyframes: nothing re-encoded; \(preview.copiedFrames) frames copied\n" }
+        return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(plural(preview.cuts, "cut")); \(preview.copiedFrames) copied\n"
+    }
+
     /// The segment table: composition range, source range, rate. The steps of a ramp in
     /// `ramps` that are still whole on the track (its step rates in a row, over contiguous
     /// source) are one row: `2-31   2 - 4375/768   2 - 4   ramp 1x→0.25x, 30 steps`.

@@ -7,7 +7,8 @@ import Testing
 /// Footage shaped like real files, made by ffmpeg at test time, edited by seeded random
 /// sequences of scale / remove / insert-gap, exported in passthrough, then checked by ffmpeg's
 /// own decoder: every output frame is byte-identical to a source frame, in source order, with
-/// nothing on `-v error`, and as many frames as the export said it wrote.
+/// nothing on `-v error`, and as many frames as the export said it wrote. These export with
+/// `--keyframe-cuts` (nothing re-encoded); SmartCutTests checks frame-exact cuts.
 ///
 /// `SLOWPOKE_SEEDS=N` runs N seeds per shape instead of the default; a failure names its seed,
 /// and `SLOWPOKE_SEED=K` replays one.
@@ -69,16 +70,20 @@ import Testing
         return source
     }
 
-    /// A copy of `source` in a folder of its own, opened and edited by `seed`: the document and
-    /// a description naming the seed and its edits.
-    static func editedCopy(of source: URL, seed: UInt64, in folder: TemporaryFolder) throws -> (document: URL, context: String) {
-        let seedFolder = folder.file("seed\(seed)")
-        try FileManager.default.createDirectory(at: seedFolder, withIntermediateDirectories: true)
-        let movie = seedFolder.appendingPathComponent(source.lastPathComponent)
+    /// A copy of `source` in `subfolder` (made here), opened by `slowpoke open`: its document.
+    static func openedCopy(of source: URL, in subfolder: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: subfolder, withIntermediateDirectories: true)
+        let movie = subfolder.appendingPathComponent(source.lastPathComponent)
         try FileManager.default.copyItem(at: source, to: movie)
         let opened = try TestSupport.run(TestSupport.slowpoke, ["open", movie.path])
         try #require(opened.status == 0, "\(opened.stderr)")
-        let document = DocumentStore.documentURL(forMovie: movie)
+        return DocumentStore.documentURL(forMovie: movie)
+    }
+
+    /// A copy of `source` in a folder of its own, opened and edited by `seed`: the document and
+    /// a description naming the seed and its edits.
+    static func editedCopy(of source: URL, seed: UInt64, in folder: TemporaryFolder) throws -> (document: URL, context: String) {
+        let document = try openedCopy(of: source, in: folder.file("seed\(seed)"))
         let edits = try edit(document, seed: seed)
         return (document, "\(source.lastPathComponent) seed \(seed) (SLOWPOKE_SEED=\(seed)): \(edits.joined(separator: "; "))")
     }
@@ -95,7 +100,7 @@ import Testing
         for seed in Self.seeds {
             let (document, context) = try Self.editedCopy(of: source, seed: seed, in: folder)
             let output = document.deletingLastPathComponent().appendingPathComponent("out." + source.pathExtension)
-            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", output.path])
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--keyframe-cuts", "-o", output.path])
             #expect(export.status == 0, "\(context)\n\(export.stderr)")
             guard export.status == 0 else { continue }
             exported += 1

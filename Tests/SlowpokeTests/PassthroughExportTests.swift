@@ -145,17 +145,31 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
         #expect(try videoFrames(folder.file("same.mov")).pts.count == 600)
     }
 
-    @Test func cutsHappenAtKeyframesAndSaySo() throws {
+    @Test func keyframeCutsHappenAtKeyframesAndSaySo() throws {
         // Keyframes are one second apart and there are no B-frames: the removal of 2.5-4.5 s
         // starts exactly at 2.5 s and resumes at the keyframe at 5 s.
         let folder = try project("clip60.mp4", edits: [["remove", "--range", "2.5-4.5"]])
         // --exact: the timeline to the sample (by default fitted to whole AAC frames).
-        let result = try slowpoke("export", "--exact", "--progress", "none", in: folder)
+        let result = try slowpoke("export", "--exact", "--keyframe-cuts", "--progress", "none", in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: passthrough cuts where the copied frames can be decoded: the removal of source 2.5-4.5 became 2.5-5"), "\(result.stderr)")
         let codes = try frameCodes(folder.file("clip-slowpoke.mp4"), width: 1280, height: 720)
         #expect(codes == Array(0..<150) + Array(300..<600))
         let check = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", folder.file("clip-slowpoke.mp4").path, "-f", "null", "-"])
+        #expect(check.stderr == "")
+    }
+
+    @Test func cutsAreFrameExactAndSayWhatWasReencoded() throws {
+        // The removal of 2.5-4.5 s resumes at 4.5 s, mid-GOP: the 30 frames up to the keyframe
+        // at 5 s are re-encoded, the rest copied.
+        let folder = try project("clip60.mp4", edits: [["remove", "--range", "2.5-4.5"]])
+        let result = try slowpoke("export", "--progress", "none", in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("keyframe"), "\(result.stderr)")
+        #expect(result.stdout.contains("30 frames re-encoded at 1 cut; 450 copied"), "\(result.stdout)")
+        let codes = try frameCodes(folder.file("clip-slowpoke.mp4"), width: 1280, height: 720)
+        #expect(codes == Array(0..<150) + Array(270..<600))
+        let check = try TestSupport.tool("ffmpeg", ["-v", "error", "-xerror", "-i", folder.file("clip-slowpoke.mp4").path, "-f", "null", "-"])
         #expect(check.stderr == "")
     }
 }

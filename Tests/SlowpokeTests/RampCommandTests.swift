@@ -161,8 +161,9 @@ import Testing
     }
 
     /// A smooth ramp then a cut through it: the cut's exact times outgrow exact arithmetic
-    /// once it moves to a keyframe. Passthrough rounds the timeline to the source's ticks and
-    /// says so, as `--fps` and `otio export` already managed; it once refused the document.
+    /// once it moves to a keyframe (`--keyframe-cuts`). Passthrough rounds the timeline to the
+    /// source's ticks and says so, as `--fps` and `otio export` already managed; it once refused
+    /// the document. A frame-exact cut (the default) stays where it is, and exact.
     @Test func aRampCutThroughStillExportsPassthrough() throws {
         let folder = try TemporaryFolder("ramp-cut")
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=10",
@@ -171,8 +172,10 @@ import Testing
         #expect(try slowpoke("open", "c.mp4", in: folder).status == 0)
         #expect(try slowpoke("ramp", "--range", "1.075-2.361", "--from", "0.5", "--to", "3", "--ease", "smooth", "--steps", "20", in: folder).status == 0)
         #expect(try slowpoke("remove", "--range", "1.904-2.766", in: folder).status == 0)
-        let export = try slowpoke("export", "-o", "p.mp4", "--progress", "none", in: folder)
+        let export = try slowpoke("export", "-o", "p.mp4", "--keyframe-cuts", "--progress", "none", in: folder)
         #expect(export.status == 0 && export.stdout.contains("timestamps rounded to 1/15360 s"), "\(export.stdout)\(export.stderr)")
+        let exact = try slowpoke("export", "-o", "e.mp4", "--progress", "none", in: folder)
+        #expect(exact.status == 0 && exact.stdout.contains("every frame at its exact time"), "\(exact.stdout)\(exact.stderr)")
         let dts = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=dts", "-of", "csv=p=0",
                                                    folder.file("p.mp4").path]).stdout.split(separator: "\n").compactMap { Int($0) }
         #expect(dts.count > 200 && zip(dts, dts.dropFirst()).allSatisfy { $0 < $1 }, "\(dts.count) packets")

@@ -17,6 +17,9 @@ public struct PassthroughExporter {
     /// Keeps the timeline exactly as the document has it, rather than fitted to the copied
     /// audio's frames (see ``TimelineFitting``).
     public var exactTimeline = false
+    /// Cuts move to keyframes and nothing is re-encoded (`--keyframe-cuts`), instead of
+    /// re-encoding the frames between a cut and the next keyframe (``SmartCut``).
+    public var keyframeCuts = false
 
     /// What an export did.
     public struct Result: Sendable {
@@ -29,8 +32,12 @@ public struct PassthroughExporter {
         public let audio: AudioHandling
         /// Cuts moved to keyframes: what was asked and what was done.
         public let cuts: [(requested: TimeRange, actual: TimeRange?)]
+        /// Frames re-encoded at cuts, how many cuts needed them, and frames copied.
         /// How the timeline was fitted to the copied audio's frames; nil when it was not.
         public let fit: FrameGridFit.Summary?
+        public let reencodedFrames: Int
+        public let reencodedCuts: Int
+        public let copiedFrames: Int
     }
 
     /// Prepares to export `source` to `output`, whose container is checked here, before any work.
@@ -69,14 +76,14 @@ public struct PassthroughExporter {
         // 1. Every video packet's timing, and the keyframes, from a demux-only pass.
         let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
 
-        // 2. Cuts move to keyframes; the audio follows the same timeline.
-        let snapped = try Self.snap(session.readable(videoTrack, scan: scan).segments, scan: scan, session: session)
-        // Fitted to the copied audio's frames once the cuts are at keyframes.
-        let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exactTimeline, points: scan.cutPoints,
-                                                             carriesHidden: session.container.canHideFrames)
+        // 2. Cuts stay where the timeline has them, with the frames between a cut and the next
+        // keyframe re-encoded, or move to keyframes; the audio follows the same timeline.
+        let video = try plan(session.readable(videoTrack, scan: scan).segments, grid: grid, scan: scan, session: session, warning: warning)
+        let (segments, snapped) = (video.segments, video.snapped)
         Self.warn(about: snapped.cuts, in: segments, session: session, warning: warning)
         let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
-        let map = try PacketMap(packets: scan.packets, track: timeline, preferred: scan.timescale,
+        let packets = video.smart.map { smart in smart.items.map { scan.packets[smart.sourceIndex($0)] } } ?? scan.packets
+        let map = try PacketMap(packets: packets, track: timeline, preferred: scan.timescale,
                                 fixedTimescale: session.container.isMatroska ? 1000 : nil,
                                 carriesHidden: session.container.canHideFrames,
                                 limits: session.container.canHideFrames ? PacketMap.Limits() : nil)
@@ -94,7 +101,7 @@ public struct PassthroughExporter {
         }
 
         // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
+        try copyVideo(map: map, video: video, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
                       warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
@@ -102,10 +109,50 @@ public struct PassthroughExporter {
         try session.commit(progress: progress)
         return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
                       timescale: map.timescale, exact: map.exact && !snapped.rounded, audio: audioOutput.handling,
-                      cuts: snapped.cuts.map { ($0.requested, $0.actual) }, fit: fit)
+                      cuts: snapped.cuts.map { ($0.requested, $0.actual) },
+                      fit: video.fit, reencodedFrames: video.smart?.encodedFrames ?? 0, reencodedCuts: video.smart?.cuts ?? 0,
+                      copiedFrames: map.entries.count { !$0.hidden } - (video.smart?.encodedFrames ?? 0))
     }
 
     // MARK: Cuts
+
+    /// How the video is made: the timeline as it is, with a ``SmartCut`` and its re-encoded
+    /// frames, or with its cuts moved to keyframes (``KeyframeSnapping``).
+    struct VideoPlan {
+        let segments: [CompositionTrackSegment]
+        let snapped: (cuts: [KeyframeSnapping.Cut], rounded: Bool)
+        let smart: SmartCut?
+        let rendered: GOPRenderer?
+        /// How the timeline was fitted to the copied audio's frames (``TimelineFitting``).
+        let fit: FrameGridFit.Summary?
+    }
+
+    /// Plans frame-exact cuts where the stream and container allow them (and `keyframeCuts`
+    /// does not ask otherwise), else snaps the cuts to keyframes, saying why when it matters.
+    private func plan(_ readable: [CompositionTrackSegment], grid: FrameGrid?, scan: VideoScan, session: ExportSession,
+                      warning: (String) -> Void) throws -> VideoPlan {
+        let refusal = keyframeCuts ? nil : SmartCut.refusal(container: session.container, movie: session.movie, stream: session.videoStream.index,
+                                                             name: session.movieName, scan: scan, segments: readable)
+        guard !keyframeCuts, refusal == nil else {
+            if let refusal, !KeyframeSnapping.removesNothing(readable) {
+                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264, into .mp4, .mov or .mkv; export with --fps to cut exactly)")
+            }
+            let snapped = try Self.snap(readable, scan: scan, session: session)
+            // Fitted to the copied audio's frames once the cuts are at keyframes.
+            let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exactTimeline, points: scan.cutPoints,
+                                                                 carriesHidden: session.container.canHideFrames)
+            return VideoPlan(segments: segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, rendered: nil, fit: fit)
+        }
+        // Cuts are frame-exact wherever the fit puts them.
+        let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exactTimeline)
+        let smart = SmartCut(scan: scan, segments: fitted)
+        for span in smart.spansPastKeyframes(scan) {
+            warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
+        }
+        let rendered = smart.spans.isEmpty ? nil
+            : try GOPRenderer(movie: session.movie, stream: session.videoStream.index, scan: scan, spans: smart.spans, name: session.movieName)
+        return VideoPlan(segments: fitted, snapped: ([], false), smart: smart, rendered: rendered, fit: fit)
+    }
 
     /// The timeline with its cuts moved to where the copied frames can be decoded. A timeline
     /// whose exact times outgrow exact arithmetic (stacked ramps and cuts) is rounded to the
@@ -159,14 +206,16 @@ public struct PassthroughExporter {
     // MARK: Muxing
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
-    private func copyVideo(map: PacketMap, audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
+    private func copyVideo(map: PacketMap, video plan: VideoPlan, audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
                            session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
         for other in 0..<video.streamCount where other != videoStream { video.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
                           metadata: video, warning: warning) { writer in
-            (try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale)), ())
+            let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
+            if let sets = plan.rendered?.parameterSets { Self.setExtradata(sets.avcC, of: stream) }
+            return (stream, ())
         }
 
         let mapTimeBase = AVRational(num: 1, den: map.timescale)
@@ -178,7 +227,12 @@ public struct PassthroughExporter {
             let p = packet.pointer
             guard Int(p.pointee.stream_index) == videoStream else { continue }
             sourceIndex += 1
-            guard entries[next].index == sourceIndex else { continue }
+            // Re-encoded frames due before this packet go first.
+            while next < entries.count, let sample = encodedSample(entries[next]) {
+                try writeEncoded(sample, entry: entries[next], session: session, timeBase: mapTimeBase)
+                next += 1
+            }
+            guard next < entries.count, sourceItem(entries[next]) == sourceIndex else { continue }
             let entry = entries[next]
             next += 1
             p.pointee.pts = entry.pts
@@ -187,7 +241,50 @@ public struct PassthroughExporter {
             try session.write(video: p, in: mapTimeBase)
             if next % 64 == 0 { try progress(Double(next) / Double(entries.count)) }
         }
+        // Re-encoded frames at the end of the timeline.
+        while next < entries.count, let sample = encodedSample(entries[next]) {
+            try writeEncoded(sample, entry: entries[next], session: session, timeBase: mapTimeBase)
+            next += 1
+        }
         try session.finish()
         try progress(1)
+
+        /// The source packet an entry copies, or nil for a re-encoded frame.
+        func sourceItem(_ entry: PacketMap.Entry) -> Int? {
+            guard let smart = plan.smart else { return entry.index }
+            if case .copy(let i) = smart.items[entry.index] { return i }
+            return nil
+        }
+        /// A re-encoded frame's sample, and whether it starts its span (an IDR picture).
+        func encodedSample(_ entry: PacketMap.Entry) -> (bytes: [UInt8], idr: Bool)? {
+            guard let smart = plan.smart, let rendered = plan.rendered,
+                  case .encoded(let span, let frame) = smart.items[entry.index] else { return nil }
+            return (rendered.samples[span][frame], frame == 0)
+        }
+    }
+
+    /// Writes a re-encoded frame with `entry`'s timestamps; the first of its span is an IDR.
+    private func writeEncoded(_ sample: (bytes: [UInt8], idr: Bool), entry: PacketMap.Entry, session: ExportSession, timeBase: AVRational) throws {
+        let packet = try Packet()
+        let p = packet.pointer
+        let bytes = sample.bytes
+        guard av_new_packet(p, Int32(bytes.count)) >= 0 else { throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet")) }
+        bytes.withUnsafeBufferPointer { p.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
+        if sample.idr { p.pointee.flags |= AV_PKT_FLAG_KEY }
+        p.pointee.pts = entry.pts
+        p.pointee.dts = entry.dts
+        p.pointee.duration = entry.duration
+        try session.write(video: p, in: timeBase)
+    }
+
+    /// Replaces the output stream's extradata (the copied avcC) with `record`.
+    private static func setExtradata(_ record: [UInt8], of stream: UnsafeMutablePointer<AVStream>) {
+        let par = stream.pointee.codecpar!
+        av_freep(&par.pointee.extradata)
+        let padded = record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        guard let buffer = av_mallocz(padded)?.assumingMemoryBound(to: UInt8.self) else { return }
+        record.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: record.count) }
+        par.pointee.extradata = buffer
+        par.pointee.extradata_size = Int32(record.count)
     }
 }

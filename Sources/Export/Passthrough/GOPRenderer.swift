@@ -1,0 +1,100 @@
+import Foundation
+internal import CFFmpeg
+
+/// Re-encodes the frames of a ``SmartCut`` that cannot be copied: for each span of
+/// presentation ranks, the source is decoded from the keyframe at or before it (an open GOP's
+/// recovery point does: frames shown after it refer to nothing before it), the span's frames
+/// are taken by their timestamps and encoded by a fresh ``SpliceEncoder``, so each span is a
+/// closed GOP that starts with an IDR picture.
+struct GOPRenderer {
+    /// Each span's samples (length-prefixed NAL units), one a frame, in presentation order.
+    let samples: [[[UInt8]]]
+    /// The output's parameter sets: the stream's, then the re-encoded frames'.
+    let parameterSets: ParameterSets
+
+    init(movie: URL, stream index: Int, scan: VideoScan, spans: [Range<Int>], name: String) throws {
+        let input = try InputFormatContext(path: movie.path)
+        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        let stream = input.stream(index)
+        let parameters = stream.parameters
+        let record = parameters.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.pointee.extradata_size))) } ?? []
+        guard let sets = ParameterSets(avcC: record), let id = sets.freeID else {
+            throw ExportError.unsupported("\(name)'s H.264 parameter sets are not stored as an avcC record with a free id, which frame-exact cuts need (export with --keyframe-cuts)")
+        }
+        let timeBase = stream.pointer.pointee.time_base
+        let rate = stream.pointer.pointee.avg_frame_rate
+        var samples: [[[UInt8]]] = []
+        var made: ParameterSets?
+        for span in spans {
+            let encoder = try SpliceEncoder(source: parameters, timeBase: timeBase, frameRate: rate, id: id,
+                                            references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
+            made = made ?? sets.adding(sps: encoder.sps, pps: encoder.pps)
+            var out: [[UInt8]] = []
+            try Self.decode(input, stream: index, scan: scan, span: span, name: name) { frame in
+                try encoder.encode(frame) { out.append(ParameterSets.sample($0, lengthSize: sets.lengthSize)) }
+            }
+            try encoder.encode(nil) { out.append(ParameterSets.sample($0, lengthSize: sets.lengthSize)) }
+            guard out.count == span.count else {
+                throw ExportError.unsupported("re-encoding \(span.count) frames of \(name) at a cut gave \(out.count)")
+            }
+            samples.append(out)
+        }
+        self.samples = samples
+        parameterSets = made ?? sets
+    }
+
+    /// Decodes the frames of `span` (presentation ranks) and hands them to `deliver` in order.
+    private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, name: String,
+                               deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
+        let key = scan.keyframe(before: span.lowerBound)
+        let keyTicks = scan.presentationTicks[key]
+        if av_seek_frame(input.pointer, Int32(index), keyTicks, AVSEEK_FLAG_BACKWARD) < 0 {
+            _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
+        }
+        let decoder = try CodecContext.decoder(for: input.stream(index), threads: 1)
+        let packet = try Packet()
+        let frame = try Frame()
+        var started = false
+        var next = span.lowerBound
+        var draining = false
+        func receive() throws {
+            while next < span.upperBound {
+                let got: CodecContext.Step
+                do { got = try decoder.receive(frame) } catch {
+                    throw ExportError.av(path: name, error)
+                }
+                guard got == .ok else { return }
+                defer { av_frame_unref(frame.pointer) }
+                let f = frame.pointer.pointee
+                let ticks = f.pts != sp_av_nopts_value() ? f.pts : f.best_effort_timestamp
+                guard let rank = scan.frame(ticks: ticks), rank >= next, rank < span.upperBound else { continue }
+                guard rank == next else {
+                    throw ExportError.unsupported("\(name): the frame at \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+                }
+                frame.pointer.pointee.pts = ticks
+                try deliver(frame.pointer)
+                next += 1
+            }
+        }
+        while next < span.upperBound && !draining {
+            if try input.read(into: packet) {
+                let p = packet.pointer.pointee
+                guard Int(p.stream_index) == index else { continue }
+                if !started {
+                    // Packets before the keyframe (an imprecise seek) are not fed.
+                    guard p.flags & AV_PKT_FLAG_KEY != 0, p.pts == keyTicks else { continue }
+                    started = true
+                }
+                let sent = decoder.send(packet)
+                if sent < 0 && sent != sp_averror_eagain() { throw ExportError.av(path: name, AVFailure(code: sent, operation: "decoding at a cut")) }
+            } else {
+                draining = true
+                _ = decoder.send(nil)
+            }
+            try receive()
+        }
+        guard next == span.upperBound else {
+            throw ExportError.unsupported("\(name): \(span.upperBound - next) frames from \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Composition
+
+/// Frame-exact passthrough cuts ("smart rendering"): the timeline's cuts stay where they are,
+/// every packet that can be decoded after them is copied, and only the frames that cannot are
+/// decoded and encoded again, as closed GOPs that begin with an IDR picture (``GOPRenderer``).
+///
+/// Frames are taken by presentation rank (``CutPoints``). For each run of frames the timeline
+/// shows, `[p, q)`:
+/// - copying may start at the first rank `r` in it from which a run may resume (an IDR that
+///   no earlier-decoded frame follows on screen); frames `[p, r)` are re-encoded;
+/// - copying stops at the last rank `s ≤ q` (at or after `r`) whose earlier-shown frames are a
+///   decode prefix, so no copied frame refers to one the timeline drops (B-frames shown before a
+///   cut that refer to a P-frame after it); frames `[s, q)` are re-encoded.
+/// Copied frames `[r, s)` are then a contiguous run of the decode order that needs nothing else.
+struct SmartCut {
+    /// What the output video is made of, in its decode order.
+    enum Item: Equatable {
+        /// The source packet at this index of the decode order.
+        case copy(Int)
+        /// Frame `frame` (0-based) of re-encoded span `span`.
+        case encoded(span: Int, frame: Int)
+    }
+
+    /// Presentation ranks to re-encode, each `[from, to)`, in order.
+    let spans: [Range<Int>]
+    let items: [Item]
+    /// The timeline's cuts that needed frames re-encoded.
+    let cuts: Int
+
+    /// Plans `scan`'s frames for `segments` (the timeline, cuts unmoved).
+    init(scan: VideoScan, segments: [CompositionTrackSegment]) {
+        let points = scan.cutPoints
+        let pts = scan.packets.map(\.pts)
+        // Decode index of each presentation rank (as CutPoints sorts them).
+        let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
+        let sources = segments.compactMap(\.source)
+        let shown = order.map { i in sources.contains { $0.contains(pts[i]) } }
+        var spans: [Range<Int>] = []
+        var pieces: [(rank: Int, items: [Item])] = []
+        var cuts = 0
+        var tailBefore = false
+        var p = 0
+        while p < shown.count {
+            guard shown[p] else { p += 1; continue }
+            var q = p
+            while q < shown.count && shown[q] { q += 1 }
+            var r = p
+            while r < q && !points.resumes[r] { r += 1 }
+            var s = q
+            while s > r && !points.endsRun[s] { s -= 1 }
+            if s <= r { r = q; s = q }
+            if r > p {
+                pieces.append((p, (0..<(r - p)).map { .encoded(span: spans.count, frame: $0) }))
+                spans.append(p..<r)
+            }
+            if s > r { pieces.append((r, order[r..<s].sorted().map { .copy($0) })) }
+            if q > s {
+                pieces.append((s, (0..<(q - s)).map { .encoded(span: spans.count, frame: $0) }))
+                spans.append(s..<q)
+            }
+            // A cut re-encodes on one side or both (B-frames before it, a GOP resumed after it).
+            if r > p && !tailBefore { cuts += 1 }
+            if q > s { cuts += 1 }
+            tailBefore = q > s
+            p = q
+        }
+        self.spans = spans
+        self.items = pieces.sorted { $0.rank < $1.rank }.flatMap(\.items)
+        self.cuts = cuts
+        self.order = order
+    }
+
+    /// The decode index of each presentation rank.
+    let order: [Int]
+
+    /// Spans that run past a keyframe copying could not resume from (an open GOP's recovery
+    /// point, which refers to pictures before it): the re-encoding that open GOPs cost.
+    func spansPastKeyframes(_ scan: VideoScan) -> [Range<Int>] {
+        spans.filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.cutPoints.resumes[$0] } }
+    }
+
+    /// How many frames are re-encoded.
+    var encodedFrames: Int { spans.reduce(0) { $0 + $1.count } }
+
+    /// The source packet each item shows (for its timing): re-encoded frames take their
+    /// source frame's.
+    func sourceIndex(_ item: Item) -> Int {
+        switch item {
+        case .copy(let i): i
+        case .encoded(let span, let frame): order[spans[span].lowerBound + frame]
+        }
+    }
+
+    /// Why video stream `stream` of `movie` (scanned as `scan`) cannot be cut frame-exactly
+    /// into `container` for `segments`, or nil when it can: re-encoding needs to match what it
+    /// splices into (``SpliceEncoder``), and the plan covers what passthrough maps simply.
+    static func refusal(container: Container, movie: URL, stream: Int, name: String, scan: VideoScan,
+                        segments: [CompositionTrackSegment]) -> String? {
+        guard container.isQuickTime || container.isFullMatroska else { return "the output is \(container.displayName)" }
+        let input: InputFormatContext
+        do { input = try InputFormatContext(path: movie.path) } catch { return "\(error)" }
+        if let why = SpliceEncoder.refusal(input.stream(stream).parameters) { return "\(name)'s video \(why)" }
+        if segments.contains(where: \.isHold) { return "the timeline holds a frame" }
+        if scan.packets.contains(where: \.hidden) { return "\(name)'s edit list hides frames" }
+        if scan.packets.contains(where: \.damaged) { return "\(name) has damaged packets" }
+        return nil
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+internal import CFFmpeg
+
+/// A libx264 encoder whose pictures splice into a copied H.264 stream: the source's size,
+/// pixel format, profile, level, colour tags and sample aspect, progressive, no B-frames (its
+/// decode order is its presentation order), one IDR at the start of each span (a closed GOP),
+/// and parameter sets under an id the stream does not use (x264's `sps-id`).
+///
+/// Quality: CRF 8 gave 49.8-56 dB PSNR (luma, min per frame) against the decoded source
+/// frames on testsrc2 and noise sources at 320x240 and 1280x720; the issue asks for 45.
+/// Determinism: one thread, and x264's deterministic mode (its default), give the same bytes
+/// on every run (two runs of each test source compared packet by packet).
+final class SpliceEncoder {
+    private let context: CodecContext
+    private let packet: Packet
+    /// The new SPS and PPS (NAL units without start codes).
+    let sps: [UInt8]
+    let pps: [UInt8]
+    /// Constant rate factor of the re-encoded frames.
+    static let crf = 8
+
+    /// Why libx264 cannot match `source` (a phrase after "the video"), or nil.
+    static func refusal(_ source: UnsafePointer<AVCodecParameters>) -> String? {
+        let p = source.pointee
+        guard p.codec_id == AV_CODEC_ID_H264 else { return "is \(String(cString: avcodec_get_name(p.codec_id))), not H.264" }
+        let format = AVPixelFormat(rawValue: p.format)
+        guard [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].contains(format) else {
+            return "is \(av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "of another pixel format"), not 8-bit 4:2:0"
+        }
+        guard p.field_order == AV_FIELD_PROGRESSIVE || p.field_order == AV_FIELD_UNKNOWN else { return "is interlaced" }
+        guard profileName(p.profile) != nil else { return "is in a profile other than Baseline, Main or High" }
+        let record = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.extradata_size))) } ?? []
+        guard let sets = ParameterSets(avcC: record), sets.freeID != nil, let sps = sets.firstSequence else {
+            return "keeps its parameter sets other than in an avcC record with an id free for new ones"
+        }
+        guard sps.frameMBsOnly else { return "is interlaced" }
+        return nil
+    }
+
+    /// The reference frames (x264's `ref`) that give the new SPS the stream's decoded picture
+    /// buffer size (see ``SequenceParameterSet``).
+    static func references(matching sps: SequenceParameterSet?) -> Int {
+        min(16, max(1, sps?.maxDecFrameBuffering ?? sps?.maxNumRefFrames ?? 3))
+    }
+
+    private static func profileName(_ profile: Int32) -> String? {
+        switch profile {
+        case FF_PROFILE_H264_BASELINE, FF_PROFILE_H264_CONSTRAINED_BASELINE: "baseline"
+        case FF_PROFILE_H264_MAIN: "main"
+        case FF_PROFILE_H264_HIGH: "high"
+        default: nil
+        }
+    }
+
+    /// Opens libx264 for frames like `source`'s, timed in `timeBase`, numbering its parameter
+    /// sets `id`.
+    init(source: UnsafePointer<AVCodecParameters>, timeBase: AVRational, frameRate: AVRational, id: Int, references: Int,
+         display: String) throws {
+        try LibAV.load()
+        guard let codec = avcodec_find_encoder_by_name("libx264") else {
+            throw ExportError.unsupported("this libavcodec has no libx264 encoder, which frame-exact cuts need (export with --keyframe-cuts)")
+        }
+        context = try CodecContext(codec: codec)
+        let c = context.pointer, p = source.pointee
+        c.pointee.width = p.width
+        c.pointee.height = p.height
+        c.pointee.pix_fmt = AVPixelFormat(rawValue: p.format)
+        c.pointee.time_base = timeBase
+        if frameRate.num > 0 { c.pointee.framerate = frameRate }
+        c.pointee.sample_aspect_ratio = p.sample_aspect_ratio
+        c.pointee.color_primaries = p.color_primaries
+        c.pointee.color_trc = p.color_trc
+        c.pointee.colorspace = p.color_space
+        c.pointee.color_range = p.color_range
+        c.pointee.chroma_sample_location = p.chroma_location
+        c.pointee.field_order = AV_FIELD_PROGRESSIVE
+        c.pointee.max_b_frames = 0
+        c.pointee.gop_size = Int32.max / 2
+        c.pointee.thread_count = 1
+        c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "preset", "medium", 0)
+        av_dict_set(&options, "crf", String(Self.crf), 0)
+        av_dict_set(&options, "profile", Self.profileName(p.profile) ?? "high", 0)
+        if p.level > 0 { av_dict_set(&options, "level", String(p.level), 0) }
+        av_dict_set(&options, "x264-params", "sps-id=\(id):ref=\(references):scenecut=0:bframes=0:open-gop=0", 0)
+        let opened = avcodec_open2(c, codec, &options)
+        guard opened >= 0 else { throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening libx264 for a frame-exact cut")) }
+        packet = try Packet()
+        let extra = UnsafeBufferPointer(start: c.pointee.extradata, count: Int(c.pointee.extradata_size))
+        let units = ParameterSets.annexBUnits(extra)
+        guard let sps = units.first(where: { $0.first.map { $0 & 0x1F == 7 } ?? false }),
+              let pps = units.first(where: { $0.first.map { $0 & 0x1F == 8 } ?? false }) else {
+            throw ExportError.unsupported("libx264 gave no parameter sets for a frame-exact cut")
+        }
+        self.sps = sps
+        self.pps = pps
+    }
+
+    /// Encodes `frame` (nil drains) and hands each packet's NAL units (no SPS, PPS or access
+    /// unit delimiter: the output's record holds the sets) to `deliver`.
+    func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
+        if let frame { frame.pointee.pict_type = AV_PICTURE_TYPE_NONE }
+        let sent = avcodec_send_frame(context.pointer, frame)
+        guard sent >= 0 else { throw ExportError.libav(AVFailure(code: sent, operation: "re-encoding frames at a cut")) }
+        while true {
+            let got = avcodec_receive_packet(context.pointer, packet.pointer)
+            if got == sp_averror_eagain() || got == sp_averror_eof() { return }
+            guard got >= 0 else { throw ExportError.libav(AVFailure(code: got, operation: "re-encoding frames at a cut")) }
+            let bytes = UnsafeBufferPointer(start: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
+            deliver(ParameterSets.annexBUnits(bytes).filter { unit in
+                guard let type = unit.first.map({ $0 & 0x1F }) else { return false }
+                return type != 7 && type != 8 && type != 9
+            })
+            av_packet_unref(packet.pointer)
+        }
+    }
+}
