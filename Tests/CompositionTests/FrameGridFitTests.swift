@@ -129,8 +129,11 @@ import TestSupport
                 previousOriginalEnd = a.source?.end
             }
         }
+        // The timeline's end moves by the sum of the segments' changes, each within what the
+        // checks above allow: half a frame, or for a segment too short to keep (or one that
+        // would play at 1x) up to two and a half.
         let drift = try fitted.last!.target.end - original.last!.target.end
-        #expect(try magnitude(drift) <= frame.multiplied(by: Rational(Int64(max(moved, 1)))), "seed \(seed): the timeline moved \(drift.seconds) s")
+        #expect(try magnitude(drift) <= frame.multiplied(by: Rational(Int64(5 * max(moved, 1)), 2)), "seed \(seed): the timeline moved \(drift.seconds) s")
     }
 
     private func magnitude(_ t: Time) throws(CompositionError) -> Time { t < .zero ? try -t : t }
