@@ -63,6 +63,13 @@ struct AudioCodecChoice {
         }
     }
 
+    /// Whether a movie export splices this stream (smart audio): `container` holds the codec,
+    /// no pitch is shifted (`semitones`), and ``splices(_:container:)``. The one test the
+    /// audio tracks, the timeline's fitting and `info`'s plan share.
+    func splicesMovieAudio(_ source: AVCodecParameters, container: Container, semitones: Double) -> Bool {
+        container.holds(source.codec_id) && semitones == 0 && splices(source, container: container)
+    }
+
     /// Whether an export can keep a source stream's own packets where the timeline leaves its
     /// audio unchanged and splice encoded ones in between (smart audio, ``SplicedAudio``): the
     /// source's codec is kept and is AAC-LC (fixed 1024-sample frames, which slowpoke's AAC

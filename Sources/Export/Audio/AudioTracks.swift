@@ -28,7 +28,7 @@ final class AudioTracks {
             let changing = (try? AudioFormatScan.changes(path: setup.movie.path, stream: index)) != nil
             let copy = untouched && settings.semitones == 0 && holds && !changing
             let choice = AudioCodecChoice(source: parameters, container: setup.container, aacBitRate: setup.bitRate)
-            let splice = !copy && !changing && holds && settings.semitones == 0 && choice.splices(parameters, container: setup.container)
+            let splice = !copy && !changing && choice.splicesMovieAudio(parameters, container: setup.container, semitones: settings.semitones)
             do {
                 made.append(try AudioTrackOutput(setup, stream: index, mode: copy ? .copy : splice ? .splice : .render, choice: choice))
             } catch where index != streams.first {

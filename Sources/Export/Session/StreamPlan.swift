@@ -102,7 +102,7 @@ public struct StreamPlan: Sendable, Encodable {
                     notes[i] = AudioFormatChange.summary(changes) + "; it is encoded whole as \(target)"
                 } else if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
-                } else if holds && (settings?.semitones ?? 0) == 0 && choice.splices(parameters, container: output) {
+                } else if choice.splicesMovieAudio(parameters, container: output, semitones: settings?.semitones ?? 0) {
                     entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")
                 } else if let why = choice.why {
                     let target = Self.displayName(choice.codec)

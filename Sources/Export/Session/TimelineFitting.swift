@@ -11,9 +11,8 @@ enum TimelineFitting {
     /// The frame grid smart audio copies `parameters`' packets on into `container`; nil when
     /// that audio is copied whole, rendered whole, or is PCM (whose packets split at any sample).
     static func grid(of parameters: AVCodecParameters, container: Container, settings: TimePitchSettings) -> FrameGrid? {
-        guard settings.semitones == 0, container.holds(parameters.codec_id),
-              AudioCodecChoice(source: parameters, container: container, aacBitRate: 192_000).splices(parameters, container: container)
-        else { return nil }
+        guard AudioCodecChoice(source: parameters, container: container, aacBitRate: 192_000)
+            .splicesMovieAudio(parameters, container: container, semitones: settings.semitones) else { return nil }
         return grid(of: parameters)
     }
 
