@@ -143,6 +143,20 @@ public struct Composition: Sendable, Hashable, Codable {
         }
     }
 
+    /// Plays `range` backwards on every track; see ``CompositionTrack/reverseTimeRange(_:)``.
+    /// A track that ends inside the range is first padded to its end with a gap, so that what
+    /// it holds there plays under the same frames as before, backwards, and stays in sync.
+    public mutating func reverseTimeRange(_ range: TimeRange) throws(CompositionError) {
+        try checkEditable(range, verb: "reverse")
+        try applyToEveryTrack { track throws(CompositionError) in
+            guard track.duration > range.start else { return }
+            if track.duration < range.end {
+                try track.insertEmptyTimeRange(TimeRange(start: track.duration, end: range.end))
+            }
+            try track.reverseTimeRange(range)
+        }
+    }
+
     /// Scales consecutive steps on every track (ranges that tile one stretch of the timeline,
     /// in order, each with its new duration) in one splice per track: exactly what
     /// ``scaleTimeRange(_:toDuration:)`` on each step, last to first, gives, in time

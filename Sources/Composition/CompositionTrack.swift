@@ -102,7 +102,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         let segment = segments[index]
         var sourceTime = segment.heldTime
         if let source = segment.source, let rate = segment.rate {
-            let seconds = source.start.seconds + (t.seconds - segment.target.start.seconds) * rate.doubleValue
+            let played = (t.seconds - segment.target.start.seconds) * rate.doubleValue
+            let seconds = segment.isReversed ? source.end.seconds - played : source.start.seconds + played
             sourceTime = Time(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
         }
         return Presentation(segmentIndex: index, segment: segment, sourceTime: sourceTime)
@@ -125,7 +126,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
     public func approximateCompositionTime(forSourceTime s: Time, timescale: Int32) -> Time? {
         for segment in segments {
             guard let source = segment.source, let rate = segment.rate, source.contains(s) else { continue }
-            let seconds = segment.target.start.seconds + (s.seconds - source.start.seconds) / rate.doubleValue
+            let played = segment.isReversed ? source.end.seconds - s.seconds : s.seconds - source.start.seconds
+            let seconds = segment.target.start.seconds + played / rate.doubleValue
             return Time(value: Int64((seconds * Double(timescale)).rounded()), timescale: timescale)
         }
         return nil
@@ -202,6 +204,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         var source: TimeRange?
         var duration: Time
         var held: Time? = nil
+        /// Media played backwards.
+        var reversed = false
     }
 
     private func checkInsertionPoint(_ t: Time) throws(CompositionError) {
@@ -230,12 +234,14 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
             guard let clipped = try segment.target.clamped(to: range) else { continue }
             if let source = segment.source, let rate = segment.rate {
                 if clipped == segment.target {
-                    result.append(Piece(source: source, duration: clipped.duration))
+                    result.append(Piece(source: source, duration: clipped.duration, reversed: segment.isReversed))
                 } else {
-                    let sourceStart = try source.start + (clipped.start - segment.target.start).multiplied(by: rate)
+                    // Played backwards, the target's start plays the source's end.
+                    let skipped = segment.isReversed ? try segment.target.end - clipped.end : try clipped.start - segment.target.start
+                    let sourceStart = try source.start + skipped.multiplied(by: rate)
                     let sourceDuration = try clipped.duration.multiplied(by: rate)
                     result.append(Piece(source: try TimeRange(start: sourceStart, duration: sourceDuration),
-                                        duration: clipped.duration))
+                                        duration: clipped.duration, reversed: segment.isReversed))
                 }
             } else {
                 result.append(Piece(source: nil, duration: clipped.duration, held: segment.heldTime))
@@ -250,9 +256,10 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         for piece in pieces where piece.duration > .zero {
             if let last = merged.last, try continues(last, with: piece) {
                 let source = try last.source.map { s throws(CompositionError) in
-                    try TimeRange(start: s.start, end: piece.source!.end)
+                    last.reversed ? try TimeRange(start: piece.source!.start, end: s.end) : try TimeRange(start: s.start, end: piece.source!.end)
                 }
-                merged[merged.count - 1] = Piece(source: source, duration: try last.duration + piece.duration, held: last.held)
+                merged[merged.count - 1] = Piece(source: source, duration: try last.duration + piece.duration,
+                                                 held: last.held, reversed: last.reversed)
             } else {
                 merged.append(piece)
             }
@@ -263,7 +270,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
         for piece in merged {
             let target = try TimeRange(start: start, duration: piece.duration)
             if let source = piece.source {
-                segments.append(try CompositionTrackSegment(source: source, target: target))
+                segments.append(try CompositionTrackSegment(source: source, target: target, reversed: piece.reversed))
             } else if let held = piece.held {
                 segments.append(try CompositionTrackSegment(holding: held, target: target))
             } else {
@@ -280,7 +287,8 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
             // Two gaps, or two holds of the same frame.
             return a.held == b.held
         case let (sa?, sb?):
-            guard sa.end == sb.start else { return false }
+            // Forwards, b's source follows a's; backwards, it comes before it.
+            guard a.reversed == b.reversed, a.reversed ? sb.end == sa.start : sa.end == sb.start else { return false }
             return try sa.duration.ratio(to: a.duration) == sb.duration.ratio(to: b.duration)
         default:
             return false

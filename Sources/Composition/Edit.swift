@@ -16,6 +16,9 @@ public enum Edit: Sendable, Hashable {
     case freeze(range: TimeRange)
     /// iPhone-style slow motion: a ramp in, a slow middle and a ramp out, as one edit.
     case slowMotion(SlowMotion)
+    /// `range` played backwards on every track (``Composition/reverseTimeRange(_:)``); the
+    /// timeline's length and rates are unchanged, and reversing the range again undoes it.
+    case reverse(range: TimeRange)
 
     /// A scale edit that plays `range` at `rate`, after checking the rate.
     public static func scale(range: TimeRange, rate: Rational) throws(CompositionError) -> Edit {
@@ -47,6 +50,8 @@ public enum Edit: Sendable, Hashable {
             try edited.insertHold(at: range.start, duration: range.duration)
         case .slowMotion(let slowMotion):
             try slowMotion.apply(to: &edited)
+        case .reverse(let range):
+            try edited.reverseTimeRange(range)
         }
         if edited.duration > composition.duration { try TimelineLimits.checkTimeline(edited.duration) }
         if let changed = try retimed(before: composition, after: edited) {
@@ -73,7 +78,7 @@ public enum Edit: Sendable, Hashable {
         case .scale(let r, _): range = r
         case .ramp(let ramp): range = ramp.range
         case .slowMotion(let s): range = s.range
-        case .remove, .insertGap, .freeze: return nil
+        case .remove, .insertGap, .freeze, .reverse: return nil
         }
         return try TimeRange(start: range.start, end: range.end + (after.duration - before.duration))
     }
@@ -96,6 +101,8 @@ public enum Edit: Sendable, Hashable {
         case .slowMotion(let s):
             let length = (try? s.duration()).map { " to \($0.shown) s" } ?? ""
             return "slow motion \(s.range.shown)\(length) (\(s.rate.shown)x, ramps of \(s.rampLength.shown) s in and out)"
+        case .reverse(let range):
+            return "reverse \(range.shown)"
         }
     }
 }
@@ -112,6 +119,7 @@ extension Edit: Codable {
         case "remove": self = .remove(range: range)
         case "insertGap": self = .insertGap(range: range)
         case "freeze": self = .freeze(range: range)
+        case "reverse": self = .reverse(range: range)
         case "slomo":
             do {
                 self = .slowMotion(try SlowMotion(range: range, rate: try c.decode(Rational.self, forKey: .rate),
@@ -155,6 +163,9 @@ extension Edit: Codable {
             try c.encode(ramp.steps, forKey: .steps)
         case .freeze(let range):
             try c.encode("freeze", forKey: .op)
+            try c.encode(range, forKey: .range)
+        case .reverse(let range):
+            try c.encode("reverse", forKey: .op)
             try c.encode(range, forKey: .range)
         case .slowMotion(let s):
             try c.encode("slomo", forKey: .op)

@@ -1,7 +1,7 @@
 /// Undoing an edit without replaying the history before it.
 ///
 /// An edit that loses nothing has an inverse: a scale is scaled back, a ramp's steps are
-/// scaled back from where they ended, a gap or a held frame is removed. The inverse is
+/// scaled back from where they ended, a gap or a held frame is removed, a reversed range is reversed again. The inverse is
 /// trusted only when applying the edit again to its result gives back exactly the timeline it
 /// undid: these edits are one-to-one (a timeline and the edit determine what was before it),
 /// so that timeline is the one a replay would give. A cut (what it removed is gone) and slow
@@ -26,6 +26,8 @@ extension Edit {
                 try before.scaleSteps(steps)
             case .insertGap(let range), .freeze(let range):
                 try before.removeTimeRange(range)
+            case .reverse(let range):
+                try before.reverseTimeRange(range)
             case .remove, .slowMotion:
                 return nil
             }

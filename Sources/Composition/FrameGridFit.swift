@@ -90,7 +90,7 @@ public enum FrameGridFit {
         var run: [(segment: CompositionTrackSegment, length: Time)] = []
         var previousSourceEnd: Time?
         var reference = Time.zero
-        if let first = segments.first, first.rate == .one, let source = first.source { reference = try first.target.start - source.start }
+        if let first = segments.first, first.rate == .one, !first.isReversed, let source = first.source { reference = try first.target.start - source.start }
         func flush() throws(CompositionError) {
             for (segment, length) in run {
                 let target = try TimeRange(start: start, duration: length)
@@ -100,7 +100,8 @@ public enum FrameGridFit {
             run.removeAll()
         }
         for segment in segments {
-            guard segment.rate == .one, var source = segment.source else {
+            // A reversed segment is edited audio, whatever its rate.
+            guard segment.rate == .one, !segment.isReversed, var source = segment.source else {
                 run.append((segment, segment.target.duration))
                 continue
             }
@@ -198,7 +199,7 @@ extension CompositionTrackSegment {
     /// The same content over `target`: a media segment plays its source at the rate that
     /// takes; a gap stays a gap, a hold holds the same frame.
     func moved(to target: TimeRange) throws(CompositionError) -> CompositionTrackSegment {
-        if let source { return try CompositionTrackSegment(source: source, target: target) }
+        if let source { return try CompositionTrackSegment(source: source, target: target, reversed: isReversed) }
         if let heldTime { return try CompositionTrackSegment(holding: heldTime, target: target) }
         return try CompositionTrackSegment(emptyTarget: target)
     }

@@ -15,6 +15,9 @@ public struct Rational: Sendable, Hashable {
         self = try Rational.reduce(Int128(numerator), Int128(denominator))
     }
 
+    /// `-self` (a fraction of Int64.min, which has no negative, stays as it is).
+    public var negated: Rational { numerator == .min ? self : Rational(unchecked: -numerator, denominator) }
+
     private init(unchecked numerator: Int64, _ denominator: Int64) {
         self.numerator = numerator
         self.denominator = denominator

@@ -31,6 +31,9 @@ public struct TimeMapping: Sendable, Hashable {
 /// whole target range. A hold has no source range and no rate (it is not a very slow rate, so
 /// the 1/32 limit does not apply); audio treats it as a gap.
 ///
+/// A media segment may play its source backwards (`isReversed`): its target's start shows the
+/// end of its source, and `rate` stays the speed (positive); ``signedRate`` is negative.
+///
 /// ```
 ///   media   source [2 ==== 3)   target [2 ==== 3)
 ///   hold    held 3              target [3 ======== 5)     the frame on screen at 3, for 2 s
@@ -42,14 +45,19 @@ public struct CompositionTrackSegment: Sendable, Hashable {
     public let rate: Rational?
     /// For a hold, the source time whose frame stays on screen; nil otherwise.
     public let heldTime: Time?
+    /// Whether the source plays backwards: from `source.end` at `target.start` down to
+    /// `source.start` at `target.end`. Always false for a gap or a hold.
+    public let isReversed: Bool
 
-    /// A segment that plays `source` over `target` at rate `source.duration / target.duration`.
-    public init(source: TimeRange, target: TimeRange) throws(CompositionError) {
+    /// A segment that plays `source` over `target` at rate `source.duration / target.duration`,
+    /// backwards when `reversed`.
+    public init(source: TimeRange, target: TimeRange, reversed: Bool = false) throws(CompositionError) {
         guard !target.isEmpty else { throw .invalidRange("a segment's target range cannot be empty") }
         guard !source.isEmpty else { throw .invalidRange("a media segment's source range cannot be empty") }
         self.timeMapping = TimeMapping(source: source, target: target)
         self.rate = try source.duration.ratio(to: target.duration)
         self.heldTime = nil
+        self.isReversed = reversed
     }
 
     /// An empty segment (a gap) over `target`.
@@ -58,6 +66,7 @@ public struct CompositionTrackSegment: Sendable, Hashable {
         self.timeMapping = TimeMapping(source: nil, target: target)
         self.rate = nil
         self.heldTime = nil
+        self.isReversed = false
     }
 
     /// A hold over `target`: the frame on screen at source time `held` stays there.
@@ -67,6 +76,7 @@ public struct CompositionTrackSegment: Sendable, Hashable {
         self.timeMapping = TimeMapping(source: nil, target: target)
         self.rate = nil
         self.heldTime = held
+        self.isReversed = false
     }
 
     /// The same segment moved along the timeline to start at `start` (its rate is kept, not
@@ -83,35 +93,64 @@ public struct CompositionTrackSegment: Sendable, Hashable {
     public var isHold: Bool { heldTime != nil }
     public var source: TimeRange? { timeMapping.source }
     public var target: TimeRange { timeMapping.target }
+    /// The rate with its direction: negative for a reversed segment (`-1` plays backwards at
+    /// normal speed); nil for a gap or a hold.
+    public var signedRate: Rational? {
+        guard let rate else { return nil }
+        return isReversed ? rate.negated : rate
+    }
 
     /// The source time that plays at composition time `t`, which must lie in `target`: the
-    /// held time throughout a hold; nil for a gap.
+    /// held time throughout a hold; nil for a gap. In a reversed segment, the source time
+    /// reached at `t` going backwards: `source.end` at `target.start` (the frame on screen is
+    /// the one just before it).
     public func sourceTime(at t: Time) throws(CompositionError) -> Time? {
         if let heldTime { return heldTime }
         guard let source, let rate else { return nil }
-        return try source.start + (t - target.start).multiplied(by: rate)
+        let played = try (t - target.start).multiplied(by: rate)
+        return isReversed ? try source.end - played : try source.start + played
     }
 
     /// The composition time at which source time `s`, which must lie in `source`, plays; nil
-    /// for a gap or a hold.
+    /// for a gap or a hold. Reversed: where playing backwards reaches `s`.
     public func compositionTime(forSourceTime s: Time) throws(CompositionError) -> Time? {
         guard let source, let rate else { return nil }
-        return try target.start + (s - source.start).multiplied(by: rate.reciprocal)
+        let played = isReversed ? try source.end - s : try s - source.start
+        return try target.start + played.multiplied(by: rate.reciprocal)
+    }
+
+    /// The target range over which `part` of the source plays (part within `source`); nil for
+    /// a gap or a hold. Reversed segments play a later part earlier.
+    public func targetRange(ofSource part: TimeRange) throws(CompositionError) -> TimeRange? {
+        guard let a = try compositionTime(forSourceTime: part.start),
+              let b = try compositionTime(forSourceTime: part.end) else { return nil }
+        return try TimeRange(start: min(a, b), end: max(a, b))
+    }
+
+    /// The source range that plays over `part` of the target (within `target`); nil for a gap
+    /// or a hold.
+    public func sourceRange(ofTarget part: TimeRange) throws(CompositionError) -> TimeRange? {
+        guard source != nil, let a = try sourceTime(at: part.start), let b = try sourceTime(at: part.end) else { return nil }
+        return try TimeRange(start: min(a, b), end: max(a, b))
     }
 }
 
 extension CompositionTrackSegment: Codable {
-    private enum CodingKeys: String, CodingKey { case target, source, rate, hold }
+    private enum CodingKeys: String, CodingKey { case target, source, rate, hold, reverse }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let target = try c.decode(TimeRange.self, forKey: .target)
         let source = try c.decodeIfPresent(TimeRange.self, forKey: .source)
         let held = try c.decodeIfPresent(Time.self, forKey: .hold)
+        let reversed = try c.decodeIfPresent(Bool.self, forKey: .reverse) ?? false
+        guard !reversed || source != nil else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "only a segment that plays media can be reversed"))
+        }
         do throws(CompositionError) {
             if let source {
                 guard held == nil else { throw CompositionError.invalidRange("a segment is either media or a hold, not both") }
-                try self.init(source: source, target: target)
+                try self.init(source: source, target: target, reversed: reversed)
             } else if let held {
                 try self.init(holding: held, target: target)
             } else {
@@ -120,10 +159,11 @@ extension CompositionTrackSegment: Codable {
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
-        // The rate is written for readers; it must agree with the ranges it is derived from.
-        if let written = try c.decodeIfPresent(Rational.self, forKey: .rate), written != rate {
+        // The rate is written for readers (negative for a reversed segment); it must agree with
+        // the ranges it is derived from.
+        if let written = try c.decodeIfPresent(Rational.self, forKey: .rate), written != signedRate {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                debugDescription: "segment rate \(written) disagrees with its ranges (\(rate.map(\.description) ?? "gap"))"))
+                debugDescription: "segment rate \(written) disagrees with its ranges (\(signedRate.map(\.description) ?? "gap"))"))
         }
     }
 
@@ -131,8 +171,9 @@ extension CompositionTrackSegment: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(target, forKey: .target)
         try c.encodeIfPresent(source, forKey: .source)
-        try c.encodeIfPresent(rate, forKey: .rate)
+        try c.encodeIfPresent(signedRate, forKey: .rate)
         try c.encodeIfPresent(heldTime, forKey: .hold)
+        if isReversed { try c.encode(true, forKey: .reverse) }
     }
 }
 

@@ -51,12 +51,15 @@ public struct TimelinePiece: Sendable, Hashable {
     public var gap: Time
     /// A hold's held source time.
     public var held: Time?
+    /// Media played backwards.
+    public var reversed: Bool
 
     public init(_ segment: CompositionTrackSegment) {
         source = segment.source
         rate = segment.rate
         gap = segment.target.duration
         held = segment.heldTime
+        reversed = segment.isReversed
     }
 
     /// Segments playing `pieces` end to end from time 0: each media piece over its source's
@@ -68,7 +71,7 @@ public struct TimelinePiece: Sendable, Hashable {
             if let source = piece.source, let rate = piece.rate {
                 guard source.duration > .zero else { continue }
                 let target = try TimeRange(start: start, duration: source.duration.multiplied(by: rate.reciprocal))
-                result.append(try CompositionTrackSegment(source: source, target: target))
+                result.append(try CompositionTrackSegment(source: source, target: target, reversed: piece.reversed))
                 start = target.end
             } else if piece.source == nil, piece.gap > .zero {
                 let target = try TimeRange(start: start, duration: piece.gap)

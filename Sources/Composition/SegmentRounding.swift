@@ -12,7 +12,7 @@ extension CompositionTrackSegment {
             if let source = segment.source {
                 let rounded = try TimeRange(start: tick(source.start), end: tick(source.end))
                 guard !rounded.isEmpty else { continue }
-                result.append(try CompositionTrackSegment(source: rounded, target: target))
+                result.append(try CompositionTrackSegment(source: rounded, target: target, reversed: segment.isReversed))
             } else if let held = segment.heldTime {
                 result.append(try CompositionTrackSegment(holding: tick(held), target: target))
             } else {

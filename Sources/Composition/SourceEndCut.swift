@@ -9,9 +9,11 @@ extension CompositionTrackSegment {
             if let source = segment.source, let rate = segment.rate {
                 if source.start >= end { break }
                 if source.end > end {
+                    // Played backwards, the part that remains plays from where the segment starts.
                     let part = try TimeRange(start: source.start, end: end)
                     let target = try TimeRange(start: segment.target.start, duration: part.duration.multiplied(by: rate.reciprocal))
-                    kept.append(try CompositionTrackSegment(source: part, target: target))
+                    kept.append(try CompositionTrackSegment(source: part, target: target, reversed: segment.isReversed))
+                    if segment.isReversed { continue }
                     break
                 }
             } else if let held = segment.heldTime, held >= end {

@@ -18,8 +18,8 @@ public enum SourceMapping {
             }
             guard let source = segment.source, source.overlaps(range) else { continue }
             let from = max(source.start, range.start), to = min(source.end, range.end)
-            guard let start = compositionTime(of: from, in: segment), let end = compositionTime(of: to, in: segment),
-                  let piece = try? TimeRange(start: start, end: end), !piece.isEmpty else { continue }
+            guard let a = compositionTime(of: from, in: segment), let b = compositionTime(of: to, in: segment),
+                  let piece = try? TimeRange(start: min(a, b), end: max(a, b)), !piece.isEmpty else { continue }
             pieces.append(piece)
         }
         pieces.sort { $0.start < $1.start }
@@ -46,7 +46,9 @@ public enum SourceMapping {
                 best = segment.target.start
             }
             guard let source = segment.source, s < source.end else { continue }
-            guard let t = compositionTime(of: max(s, source.start), in: segment) else { continue }
+            // Backwards, the source after `s` first plays where the segment starts.
+            guard let t = segment.isReversed && s <= source.start ? segment.target.start
+                    : compositionTime(of: max(s, source.start), in: segment) else { continue }
             if best.map({ t < $0 }) ?? true { best = t }
         }
         return best
@@ -56,7 +58,8 @@ public enum SourceMapping {
     private static func compositionTime(of s: Time, in segment: CompositionTrackSegment) -> Time? {
         if let exact = try? segment.compositionTime(forSourceTime: s) { return exact }
         guard let source = segment.source else { return nil }
-        let fraction = (s.seconds - source.start.seconds) / max(source.duration.seconds, 1e-12)
+        let played = segment.isReversed ? source.end.seconds - s.seconds : s.seconds - source.start.seconds
+        let fraction = played / max(source.duration.seconds, 1e-12)
         let seconds = segment.target.start.seconds + fraction * segment.target.duration.seconds
         return Time(value: Int64((seconds * 1_000_000).rounded()), timescale: 1_000_000)
     }

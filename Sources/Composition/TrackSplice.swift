@@ -60,13 +60,30 @@ extension CompositionTrack {
         try splice(TimeRange(start: start, end: end), with: scaled)
     }
 
+    /// Plays `range` backwards: its pieces in reverse order, each media piece's direction
+    /// flipped (a reversed stretch plays forwards again); gaps and holds keep their length.
+    /// The track's length and every rate are unchanged, so reversing the same range again
+    /// undoes it.
+    public mutating func reverseTimeRange(_ range: TimeRange) throws(CompositionError) {
+        guard range.start >= .zero, range.end <= duration else {
+            throw .beyondTimeline("range \(range) goes beyond the track's 0-\(duration.secondsText) s")
+        }
+        guard !range.isEmpty else { throw .invalidRange("range \(range) is empty; there is nothing to reverse") }
+        let flipped = try pieces(in: range).reversed().map { piece in
+            var piece = piece
+            if piece.source != nil { piece.reversed.toggle() }
+            return piece
+        }
+        try splice(range, with: flipped)
+    }
+
     /// Whether no two neighbouring segments continue each other: the form every edit leaves a
     /// track in, and the one a document's stored timeline must have to be trusted.
     public var isSimplest: Bool {
         for index in segments.indices.dropFirst() {
             let a = segments[index - 1], b = segments[index]
-            let pa = Piece(source: a.source, duration: a.target.duration, held: a.heldTime)
-            let pb = Piece(source: b.source, duration: b.target.duration, held: b.heldTime)
+            let pa = Piece(source: a.source, duration: a.target.duration, held: a.heldTime, reversed: a.isReversed)
+            let pb = Piece(source: b.source, duration: b.target.duration, held: b.heldTime, reversed: b.isReversed)
             if (try? Self.continues(pa, with: pb)) != false { return false }
         }
         return true

@@ -112,7 +112,10 @@ public enum DocumentStore {
         } catch {
             throw .corruptDocument(path: path, reason: "\(error)")
         }
-        let checksum = version == ProjectDocument.currentVersion ? StoredTimeline.checksum(of: data) : .missing
+        guard document.version <= max(version, 4) else {
+            throw .corruptDocument(path: path, reason: "it holds a reverse, which version \(version) documents cannot hold")
+        }
+        let checksum = version >= 4 ? StoredTimeline.checksum(of: data) : .missing
         if !replaying, checksum == .matches,
            StoredTimeline.isPlausible(document.timeline, in: document.media, name: document.movie.path) {
             return (document, checksum)

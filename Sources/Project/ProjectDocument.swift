@@ -21,10 +21,11 @@ public struct ProjectDocument: Sendable, Hashable {
     /// edit, version 3 the `freeze` and `slomo` edits (and hold segments), version 4 the
     /// `checksum` that lets a document be read without replaying its history. Versions 1 to 3
     /// were written with the oldest version that could hold the history; every document this
-    /// slowpoke writes is version 4, and an older slowpoke refuses it by its version ("written by
-    /// a newer slowpoke") rather than as corrupt. It reads and exports versions 1 to 3 as before
-    /// (replaying their history), and writes them back as version 4.
-    public static let currentVersion = 4
+    /// slowpoke writes is version 4 or later, and an older slowpoke refuses it by its version
+    /// ("written by a newer slowpoke") rather than as corrupt. It reads and exports versions 1 to
+    /// 3 as before (replaying their history), and writes them back as version 4. Version 5 added
+    /// the `reverse` edit (and reversed segments); only a document that holds one is written as 5.
+    public static let currentVersion = 5
     public static let formatName = "slowpoke"
 
     public let movie: MovieReference
@@ -93,15 +94,21 @@ public struct ProjectDocument: Sendable, Hashable {
 }
 
 extension ProjectDocument {
-    /// The format version the document is written with: ``currentVersion`` (4), since every
-    /// document carries its checksum. (``DocumentStore`` checks the version it reads.)
-    public var version: Int { Self.currentVersion }
+    /// The format version the document is written with: 5 when its history or timeline holds
+    /// a reverse, else 4, since every document carries its checksum. (``DocumentStore`` checks
+    /// the version it reads.)
+    public var version: Int {
+        let reverses = history.entries.contains { if case .reverse = $0.edit { true } else { false } }
+            || timeline.tracks.contains { $0.segments.contains(where: \.isReversed) }
+        return reverses ? 5 : 4
+    }
 
     /// The oldest version that holds the history (applied or undone edits) without a checksum:
     /// 3 with a freeze or slow motion, 2 with a ramp, else 1.
     public var historyVersion: Int {
         history.entries.map { entry in
             switch entry.edit {
+            case .reverse: 5
             case .freeze, .slowMotion: 3
             case .ramp: 2
             case .scale, .remove, .insertGap: 1

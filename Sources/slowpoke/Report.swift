@@ -68,30 +68,38 @@ enum Report {
     ///    0.262x ███████████████████████▇▆▅▃▂▁███████████████████████████████
     static func speedGraph(_ track: CompositionTrack, columns: Int = 60, rows: Int = 3) -> String {
         let rates = track.segments.compactMap(\.rate)
-        guard let slowest = rates.min(), let fastest = rates.max(), slowest != fastest, track.duration > .zero else { return "" }
+        let reverses = track.segments.contains(where: \.isReversed)
+        guard let slowest = rates.min(), let fastest = rates.max(), slowest != fastest || reverses, track.duration > .zero else { return "" }
         let lo = log2(slowest.doubleValue), hi = log2(fastest.doubleValue)
         let levels = rows * 8
         let length = track.duration.seconds
         var heights: [Int?] = []
+        var backwards: [Bool] = []
         var index = 0
         for column in 0..<columns {
             let t = (Double(column) + 0.5) / Double(columns) * length
             while index < track.segments.count - 1, track.segments[index].target.end.seconds <= t { index += 1 }
+            backwards.append(track.segments[index].isReversed)
             guard let rate = track.segments[index].rate else { heights.append(nil); continue }
-            let fraction = (log2(rate.doubleValue) - lo) / (hi - lo)
+            let fraction = hi > lo ? (log2(rate.doubleValue) - lo) / (hi - lo) : 1
             heights.append(max(1, Int((fraction * Double(levels)).rounded())))
         }
         let blocks = Array(" ▁▂▃▄▅▆▇█")
         // A step's rate such as 16/61 reads as 0.262x here.
         func label(_ r: Rational) -> String { (r.exactDecimal(maxDigits: 3) ?? String(format: "%.3g", r.doubleValue)) + "x" }
         let top = label(fastest), bottom = label(slowest)
-        let width = max(top.count, bottom.count)
+        let width = max(top.count, bottom.count, reverses ? 3 : 0)
         var out = "Speed over the timeline (0 - \(track.duration.shown) s, log scale):\n"
         for row in 0..<rows {
             let floor = (rows - 1 - row) * 8
             let label = row == 0 ? top : row == rows - 1 ? bottom : ""
             let cells = heights.map { h in h.map { blocks[min(8, max(0, $0 - floor))] } ?? " " }
             out += "  " + String(repeating: " ", count: width - label.count) + label + " " + String(cells) + "\n"
+            if slowest == fastest { break }
+        }
+        if reverses {
+            // Backwards playback: arrows under its columns.
+            out += "  " + String(repeating: " ", count: width - 3) + "rev " + String(backwards.map { $0 ? "◀" : " " }) + "\n"
         }
         return out
     }
@@ -141,7 +149,7 @@ enum Report {
         var index = 0
         while index < segments.count {
             if let (ramp, count) = rampRun(in: segments, at: index, stepRates), segments[index].source != nil,
-               segments[index + count - 1].source != nil {
+               segments[index + count - 1].source != nil, !segments[index..<(index + count)].contains(where: \.isReversed) {
                 spans.append((index..<(index + count), ramp))
                 index += count
             } else {
@@ -168,9 +176,10 @@ enum Report {
                 rows.append([
                     "\(range.lowerBound + 1)",
                     "\(first.target.start.shown) - \(first.target.end.shown)",
-                    first.source.map { "\($0.start.shown) - \($0.end.shown)" }
+                    first.source.map { first.isReversed ? "\($0.end.shown) - \($0.start.shown)" : "\($0.start.shown) - \($0.end.shown)" }
                         ?? first.heldTime.map { "\($0.shown) (held)" } ?? "(gap)",
-                    first.rate.map { "\($0.shown)x" } ?? (first.isHold ? "freeze" : ""),
+                    first.rate.map { first.isReversed ? ($0 == .one ? "reverse" : "reverse \($0.shown)x") : "\($0.shown)x" }
+                        ?? (first.isHold ? "freeze" : ""),
                 ])
             }
         }

@@ -96,6 +96,7 @@ public struct ConstantRateExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        try source.refuseReverse("this slowpoke cannot export that yet")
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false) { warning(line) }

@@ -51,6 +51,7 @@ public struct PassthroughExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        try source.refuseReverse("passthrough cannot play it backwards yet (export with --fps)")
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
         let grid = try session.copiedAudioGrid(exact: exactTimeline)
