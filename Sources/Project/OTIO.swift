@@ -14,6 +14,12 @@ public import Composition
 /// held time and lasts the hold, with one `FreezeFrame.1` effect (a LinearTimeWarp of
 /// `time_scalar` 0). Every clip has an `ExternalReference.1` to the movie.
 ///
+/// A reversed segment is a clip whose LinearTimeWarp scalar is negative (-1 backwards at normal
+/// speed, -0.5 at half speed). As OpenTimelineIO reads a warp (media time = `start_time` +
+/// scalar × time in the clip) and as CMX 3600 EDLs give a reverse's source in, `start_time` is
+/// the first frame shown: a frame before the end of the media it plays (`4 - 2` at 30 fps is
+/// start 119/30, duration 2, scalar -1).
+///
 /// Files from slowpoke before this convention (timeline `metadata.slowpoke.version` 1) wrote
 /// the media span as `source_range.duration`; they still import as they were meant.
 ///
@@ -40,7 +46,7 @@ public enum OTIO {
         var times: [Time] = [movie.availableRange.start, movie.availableRange.duration]
         for track in composition.tracks {
             for segment in track.segments {
-                if let source = segment.source { times += [source.start, source.duration] }
+                if let source = segment.source { times += [source.start, source.duration] + (segment.isReversed ? [(try? firstShown(source, movie)) ?? source.start] : []) }
                 if let held = segment.heldTime { times.append(held) }
                 times.append(segment.target.duration)
             }
@@ -60,7 +66,7 @@ public enum OTIO {
             counts[track.mediaType, default: 0] += 1
             let kind = track.mediaType == .video ? "Video" : "Audio"
             let children = track.segments.enumerated().map { index, segment in
-                item(segment, index: index, movie: movie.name, reference: reference, rate: rate)
+                item(segment, index: index, movie: movie, reference: reference, rate: rate)
             }
             tracks.append(.object([
                 ("OTIO_SCHEMA", .string("Track.1")),
@@ -95,18 +101,21 @@ public enum OTIO {
 
     /// One segment as an OTIO item: a clip (with a LinearTimeWarp unless it plays at rate 1), a
     /// frozen clip, or a gap, each with slowpoke's exact times in its metadata.
-    private static func item(_ segment: CompositionTrackSegment, index: Int, movie: String, reference: OrderedJSON,
+    private static func item(_ segment: CompositionTrackSegment, index: Int, movie: OTIOMovie, reference: OrderedJSON,
                              rate: Int64) -> OrderedJSON {
-        if let source = segment.source, let segmentRate = segment.rate {
+        if let source = segment.source, let segmentRate = segment.signedRate {
+            let start = segment.isReversed ? (try? firstShown(source, movie)) ?? source.start : source.start
+            var exact: [(String, OrderedJSON)] = [
+                ("source_start", .string(source.start.secondsText)),
+                ("source_duration", .string(source.duration.secondsText)),
+                ("rate", .string(segmentRate.description)),
+            ]
+            if segment.isReversed { exact.append(("frame", .string(movie.frame.secondsText))) }
             return .object([
                 ("OTIO_SCHEMA", .string("Clip.2")),
-                ("metadata", .object([("slowpoke", .object([
-                    ("source_start", .string(source.start.secondsText)),
-                    ("source_duration", .string(source.duration.secondsText)),
-                    ("rate", .string(segmentRate.description)),
-                ]))])),
-                ("name", .string("\(movie) \(index + 1)")),
-                ("source_range", timeRange(start: source.start, duration: segment.target.duration, rate: rate)),
+                ("metadata", .object([("slowpoke", .object(exact))])),
+                ("name", .string("\(movie.name) \(index + 1)")),
+                ("source_range", timeRange(start: start, duration: segment.target.duration, rate: rate)),
                 ("effects", .array(segmentRate == .one ? [] : [.object([
                     ("OTIO_SCHEMA", .string("LinearTimeWarp.1")),
                     ("metadata", .object([])),
@@ -126,7 +135,7 @@ public enum OTIO {
                     ("held", .string(held.secondsText)),
                     ("duration", .string(segment.target.duration.secondsText)),
                 ]))])),
-                ("name", .string("\(movie) \(index + 1) (freeze)")),
+                ("name", .string("\(movie.name) \(index + 1) (freeze)")),
                 ("source_range", timeRange(start: held, duration: segment.target.duration, rate: rate)),
                 ("effects", .array([.object([
                     ("OTIO_SCHEMA", .string("FreezeFrame.1")),
@@ -153,6 +162,12 @@ public enum OTIO {
                 ("enabled", .bool(true)),
             ])
         }
+    }
+
+    /// A reversed clip's `start_time`: its last frame, a frame before its media's end (its
+    /// start, for media shorter than a frame).
+    static func firstShown(_ source: TimeRange, _ movie: OTIOMovie) throws(CompositionError) -> Time {
+        max(source.start, try source.end - movie.frame)
     }
 
     /// The rate in which every time is a whole number, or `preferred` if none fits.

@@ -110,16 +110,20 @@ extension OTIO {
             guard start >= .zero else { throw .unsupported("\(label) freezes media time \(start.secondsText) s, before the movie's first frame") }
             return .init(item: .hold(frame: start, duration: duration), label: label, media: media, reel: reel)
         }
-        if scalar < 0 {
-            throw .unsupported("\(label) has time_scalar \(scalar) and would play backwards, which slowpoke cannot do")
-        }
         var rate = warps == 0 ? Rational.one : simplestFraction(scalar)
+        // Backwards, `start_time` is the first frame shown: the media ends a frame after it (a
+        // frame of the rate its time is written in, or slowpoke's own below).
+        let backwards = scalar < 0
+        if backwards {
+            let timeRate = (((item["source_range"] as? [String: Any])?["start_time"] as? [String: Any])?["rate"] as? NSNumber)?.doubleValue ?? 0
+            if timeRate > 0, let frame = try? Time(seconds: ntscRate(timeRate).reciprocal), let end = try? start + frame { start = end }
+        }
         // The media the clip consumes: its length in the track times its scalar.
         // (Worked out only when slowpoke's own exact fields below do not apply: a span they
         // state exactly may not fit a timescale when recomputed from the rounded scalar.)
         func mediaSpan() throws(OTIOError) -> Time {
             guard spans == .trackLength else { return duration }
-            do { return try duration.multiplied(by: rate) } catch {
+            do { return try duration.multiplied(by: backwards ? rate.negated : rate) } catch {
                 throw .unsupported("\(label): its \(field).duration \(duration.secondsText) s at time_scalar \(scalar) is no exact media span: \(error.description)")
             }
         }
@@ -127,22 +131,34 @@ extension OTIO {
         if let exact,
            let exactStart = (exact["source_start"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
            let exactSpan = (exact["source_duration"] as? String).flatMap({ try? Time(seconds: Rational(parsing: $0)) }),
-           let written = (exact["rate"] as? String).flatMap({ try? Rational(parsing: $0) }), written > .zero,
-           let exactLength = spans == .mediaSpan ? exactSpan : (try? exactSpan.multiplied(by: written.reciprocal)),
-           agrees(exactStart, start), agrees(exactLength, duration),
-           abs(written.doubleValue - scalar) <= 1e-9 * max(1, scalar) {
-            (start, span, rate) = (exactStart, exactSpan, written)
+           let written = (exact["rate"] as? String).flatMap({ try? Rational(parsing: $0) }), written != .zero,
+           (written < .zero) == backwards, let speed = Optional(backwards ? written.negated : written),
+           let exactLength = spans == .mediaSpan ? exactSpan : (try? exactSpan.multiplied(by: speed.reciprocal)),
+           agrees(backwards ? firstShown(exactStart, exactSpan, exact) : exactStart, backwards ? rangeStart : start), agrees(exactLength, duration),
+           abs(written.doubleValue - scalar) <= 1e-9 * max(1, abs(scalar)) {
+            (start, span, rate) = (backwards ? (try? exactStart + exactSpan) ?? exactStart : exactStart, exactSpan, written)
         }
         let length: Time
         if let span { length = span } else { length = try mediaSpan() }
         let source: TimeRange
-        do { source = try TimeRange(start: start, duration: length) } catch {
+        do {
+            // Backwards, `start` stands at the media's end.
+            source = backwards ? try TimeRange(start: start - length, duration: length) : try TimeRange(start: start, duration: length)
+        } catch {
             throw .unsupported("\(label): its \(field) \(error.description)")
         }
-        do { try PlaybackRate.validate(rate) } catch {
+        do { try PlaybackRate.validate(backwards ? rate.negated : rate) } catch {
             throw .unsupported("\(label): \(error.description)")
         }
         return .init(item: .clip(source: source, rate: rate), label: label, media: media, reel: reel)
+    }
+
+    /// Where slowpoke wrote a reversed clip's `start_time`: its media's end less the frame it
+    /// recorded (`metadata.slowpoke.frame`).
+    private static func firstShown(_ start: Time, _ span: Time, _ exact: [String: Any]) -> Time {
+        let frame = (exact["frame"] as? String).flatMap { try? Time(seconds: Rational(parsing: $0)) } ?? .zero
+        guard let end = try? start + span, let shown = try? end - frame else { return start }
+        return max(start, shown)
     }
 
     /// A gap: its length, slowpoke's exact one when it still describes the field.

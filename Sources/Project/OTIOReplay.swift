@@ -5,7 +5,7 @@ extension OTIO {
     /// The items a composition track plays, in order, as OTIO would hold them.
     public static func items(of track: CompositionTrack) -> [OTIOTimeline.Item] {
         track.segments.map { segment in
-            if let source = segment.source, let rate = segment.rate { .clip(source: source, rate: rate) }
+            if let source = segment.source, let rate = segment.signedRate { .clip(source: source, rate: rate) }
             else if let held = segment.heldTime { .hold(frame: held, duration: segment.target.duration) }
             else { .gap(duration: segment.target.duration) }
         }
@@ -147,7 +147,7 @@ extension OTIO {
     /// against every track. Tries the edits in timeline order, then from the end, then grouped by kind; throws
     /// naming the item when the timeline cannot be represented.
     public static func replay(_ timeline: OTIOTimeline, on original: Composition) throws(OTIOError) -> (edits: [Edit], composition: Composition) {
-        let track = try primaryTrack(of: timeline)
+        let (track, reverses) = try forwards(primaryTrack(of: timeline))
         let movieDuration = original.duration
         var failure: CompositionError?
         for attempt in 0..<3 {
@@ -158,9 +158,10 @@ extension OTIO {
                 case 1: try editsBackward(toPlay: track, movieDuration: movieDuration)
                 default: try editsByKind(toPlay: track, movieDuration: movieDuration)
                 }
-                for edit in list { try edit.apply(to: &composition) }
+                let edits = list + reverses.map { Edit.reverse(range: $0) }
+                for edit in edits { try edit.apply(to: &composition) }
                 try check(timeline, against: composition)
-                return (list, composition)
+                return (edits, composition)
             } catch let error as OTIOError {
                 throw error
             } catch let error as CompositionError {
@@ -223,8 +224,8 @@ extension OTIO {
                 if let sum = try? a + b { result[result.count - 1] = .gap(duration: sum); continue }
             case let (.hold(fa, a)?, .hold(fb, b)) where fa == fb:
                 if let sum = try? a + b { result[result.count - 1] = .hold(frame: fa, duration: sum); continue }
-            case let (.clip(sa, ra)?, .clip(sb, rb)) where ra == rb && sa.end == sb.start:
-                if let joined = try? TimeRange(start: sa.start, end: sb.end) {
+            case let (.clip(sa, ra)?, .clip(sb, rb)) where ra == rb && (ra < .zero ? sb.end == sa.start : sa.end == sb.start):
+                if let joined = try? TimeRange(start: min(sa.start, sb.start), end: max(sa.end, sb.end)) {
                     result[result.count - 1] = .clip(source: joined, rate: ra)
                     continue
                 }

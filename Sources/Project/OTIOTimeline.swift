@@ -5,7 +5,8 @@ public import Composition
 /// (a source range of the movie at a rate), holds (freeze frames) and gaps.
 public struct OTIOTimeline: Sendable, Hashable {
     public enum Item: Sendable, Hashable {
-        /// Plays `source` (media time) at `rate`: it lasts `source.duration / rate` on the track.
+        /// Plays `source` (media time) at `rate`: it lasts `source.duration / |rate|` on the
+        /// track; a negative rate plays it backwards, from its end.
         case clip(source: TimeRange, rate: Rational)
         case gap(duration: Time)
         /// Holds the frame on screen at media time `frame` for `duration` (a `FreezeFrame` clip).

@@ -45,8 +45,11 @@ struct OTIOExport: ParsableCommand {
     /// What an OTIO file says about the movie: its name, a file URL, its range, its rate.
     static func otioMovie(_ document: ProjectDocument, movieURL: URL) throws -> OTIOMovie {
         let available = try document.media.asset(name: document.movie.path).timeRange
+        // A frame of the video, where a reversed clip's start_time stands back from its end.
+        let fps = document.media.primaryVideo.flatMap { $0.averageFrameRate ?? $0.realFrameRate }
+        let frame = fps.flatMap { $0 > .zero ? try? Time(seconds: $0.reciprocal) : nil }
         return OTIOMovie(name: movieURL.lastPathComponent, targetURL: movieURL.standardizedFileURL.absoluteString,
-                         availableRange: available, preferredRate: preferredRate(document.media))
+                         availableRange: available, preferredRate: preferredRate(document.media), frameDuration: frame)
     }
 
     /// The whole frame rate (60), else the video timescale, else the audio sample rate, else 600.

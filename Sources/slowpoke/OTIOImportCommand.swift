@@ -8,24 +8,28 @@ import SafeFiles
 struct OTIOImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Read an OpenTimelineIO file into a slowpoke document.",
+        abstract: "Read an OpenTimelineIO file (or a CMX 3600 EDL) into a slowpoke document.",
         discussion: """
             The timeline must play one movie, in order, each part at most once, at rates from \
-            1/32 to 32 (LinearTimeWarp), with gaps anywhere; every track must be cut alike, since \
-            slowpoke edits audio and video together. Anything else (transitions, freeze frames, \
-            other effects, nested stacks, a second movie) is refused with an error naming the item. \
-            An EDL converted by OTIO's CMX 3600 adapter (M2 speed lines become time warps) \
-            imports with --movie, since its clips have no linked media. \
+            1/32 to 32 (LinearTimeWarp; a negative scalar plays the clip backwards from its \
+            start_time, the first frame shown), with gaps and freeze frames anywhere; every track \
+            must be cut alike, since slowpoke edits audio and video together. Anything else \
+            (transitions, other effects, nested stacks, a second movie) is refused with an error \
+            naming the item. \
+            A CMX 3600 EDL (.edl) is read directly, with --movie, since its events name no \
+            file: cuts, gaps, M2 speed lines (a negative speed plays backwards from the source \
+            in, as editors write a reverse) and M2 at speed 0 (a freeze). An EDL converted by \
+            OTIO's CMX 3600 adapter imports too, but that adapter plays a reverse at normal \
+            speed forwards. \
             The document records the timeline as edits, so it can be undone step by step.
 
             Examples:
               slowpoke otio import timeline.otio -o clip.slowpoke
               slowpoke otio import from-resolve.otio --movie ~/Movies/dog.mov
-              otioconvert -i cut.edl -o cut.otio -a rate=30
-              slowpoke otio import cut.otio --movie dog.mov
+              slowpoke otio import cut.edl --movie dog.mov
             """)
 
-    @Argument(help: ArgumentHelp("The .otio file to read.", valueName: "timeline.otio"), completion: .file(extensions: ["otio"]))
+    @Argument(help: ArgumentHelp("The .otio (or CMX 3600 .edl) file to read.", valueName: "timeline.otio"), completion: .file(extensions: ["otio", "edl"]))
     var timeline: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The document to write (default: <movie-stem>.slowpoke beside the movie).", valueName: "doc"),
@@ -47,10 +51,20 @@ struct OTIOImport: ParsableCommand {
             throw ExportError.cannotOpen(path: timeline, reason: "no such file or not readable")
         }
         data = try InputFile.read(otioURL)
-        let parsed: OTIOTimeline
-        do { parsed = try OTIO.read(data) } catch { throw CLIError("\(timeline): \(error.description)") }
         if let movie, !FileManager.default.fileExists(atPath: movie) {
             throw CLIError("--movie \(movie): no such file; name the movie the timeline's clips play")
+        }
+        let parsed: OTIOTimeline
+        if otioURL.pathExtension.lowercased() == "edl" {
+            // An EDL counts frames of the movie it cuts, so the movie comes first.
+            guard let movie else { throw CLIError("\(timeline) is an EDL, whose events name no file; name the movie it cuts with --movie") }
+            let video = try Prober.probe(URL(fileURLWithPath: movie)).primaryVideo
+            guard let rate = video.flatMap({ $0.averageFrameRate ?? $0.realFrameRate }), rate > .zero else {
+                throw CLIError("\(timeline) is an EDL, which counts video frames, and \(movie) has no video frame rate")
+            }
+            do { parsed = try EDL.read(String(decoding: data, as: UTF8.self), frameRate: rate) } catch { throw CLIError("\(timeline): \(error.description)") }
+        } else {
+            do { parsed = try OTIO.read(data) } catch { throw CLIError("\(timeline): \(error.description)") }
         }
         let movieURL: URL
         do {
