@@ -12,6 +12,10 @@ internal import CSDL2
 /// engine's position already accounts for its latency); the device's consumption of the queue
 /// then says which of those frames is playing now.
 ///
+/// Played backwards (`J`), the engine reads the composition audio mirrored: its position p is
+/// composition frame `frameCount - p`, and each block it reads is the block before that,
+/// reversed. The clock then runs down.
+///
 /// `@unchecked Sendable`: the engine and the composition audio (and the C objects inside them:
 /// Rubber Band state, the file reader) are used only by the feeder thread once it has started.
 /// Everything the player's thread touches (`pending…`, `generation`, `log`, `queuedTotal`,
@@ -37,7 +41,9 @@ final class AudioFeeder: @unchecked Sendable {
     private var heardRate: Double
     /// Settings and a restart the player asked for, not yet applied by the feeder thread.
     private var pendingSettings: PlaybackSettings?
-    private var pendingReset: (position: Double, audio: CompositionAudio?)?
+    private var pendingReset: (position: Double, audio: CompositionAudio?, backwards: Bool)?
+    /// Whether the engine plays the audio backwards (the feeder thread's, set by a reset).
+    private var backwards = false
     /// Bumped by every restart; a block rendered before one is dropped, not queued.
     private var generation = 0
     private var stopping = false
@@ -107,15 +113,21 @@ final class AudioFeeder: @unchecked Sendable {
     }
 
     /// Drops what is queued and plays on from composition frame `position`, optionally from new
-    /// composition audio (after an edit). The clock reads `position` at once.
-    func seek(to position: Double, audio newAudio: CompositionAudio? = nil) throws {
+    /// composition audio (after an edit), backwards or forwards (nil: as before). The clock
+    /// reads `position` at once.
+    func seek(to position: Double, audio newAudio: CompositionAudio? = nil, backwards: Bool? = nil) throws {
         lock.withLock {
             generation += 1
-            pendingReset = (position, newAudio ?? pendingReset?.audio)
+            let direction = backwards ?? pendingReset?.backwards ?? heardBackwards
+            pendingReset = (position, newAudio ?? pendingReset?.audio, direction)
+            heardBackwards = direction
             SDL_ClearQueuedAudio(device)
             log = [(handedLocked(), position)]
         }
     }
+
+    /// The direction the clock runs in (the player's view, under the lock).
+    private var heardBackwards = false
 
     /// The composition frame being heard now.
     var heardPosition: Double {
@@ -129,7 +141,7 @@ final class AudioFeeder: @unchecked Sendable {
                 let span = Double(next.frame - entry.frame)
                 return entry.position + (next.position - entry.position) * Double(heard - entry.frame) / span
             }
-            return entry.position + Double(heard - entry.frame) * heardRate
+            return entry.position + Double(heard - entry.frame) * (heardBackwards ? -heardRate : heardRate)
         }
     }
 
@@ -149,7 +161,8 @@ final class AudioFeeder: @unchecked Sendable {
             do {
                 if let reset {
                     if let newAudio = reset.audio { audio = newAudio }
-                    try engine.reset(at: reset.position)
+                    backwards = reset.backwards
+                    try engine.reset(at: backwards ? Double(audio.frameCount) - reset.position : reset.position)
                 }
                 if let settings {
                     if engine.algorithm != settings.algorithm { try engine.setAlgorithm(settings.algorithm) }
@@ -172,9 +185,17 @@ final class AudioFeeder: @unchecked Sendable {
 
     private func renderBlock(generation rendered: Int) throws {
         let n = Self.block
-        let position = engine.sourcePosition
         let audio = self.audio
-        let out = try engine.render(n) { from, count in try audio.read(from: from, count: count) }
+        let total = audio.frameCount
+        let backwards = self.backwards
+        let position = backwards ? Double(total) - engine.sourcePosition : engine.sourcePosition
+        let out = try engine.render(n) { from, count in
+            guard backwards else { return try audio.read(from: from, count: count) }
+            // Mirrored: the block that ends at frame total - from, reversed.
+            var block = try audio.read(from: total - from - Int64(count), count: count)
+            for c in block.indices { block[c].reverse() }
+            return block
+        }
         let channels = format.channels
         if interleaved.count != n * channels { interleaved = [Float](repeating: 0, count: n * channels) }
         for c in 0..<channels {

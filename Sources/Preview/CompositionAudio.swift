@@ -71,10 +71,12 @@ final class CompositionAudio {
             }
         }
         for (i, span) in spans.enumerated() {
-            if span.source != nil, span.rate != .one { add(span.target.lowerBound - fade, span.target.upperBound + fade) }
+            // Scaled and reversed spans are rendered whole.
+            if span.source != nil, span.rate != .one || span.segment.isReversed { add(span.target.lowerBound - fade, span.target.upperBound + fade) }
             guard i + 1 < spans.count else { continue }
             let next = spans[i + 1]
             let continues = span.rate == .one && next.rate == .one && span.source != nil && span.source?.upperBound == next.source?.lowerBound
+                && !span.segment.isReversed && !next.segment.isReversed
             let silent = span.source == nil && next.source == nil
             if !continues && !silent { add(next.target.lowerBound - fade, next.target.lowerBound + fade) }
         }
@@ -103,7 +105,7 @@ final class CompositionAudio {
         let low = time(max(0, region.lowerBound - margin)), high = time(region.upperBound + margin)
         var window: [CompositionTrackSegment] = []
         for segment in segments where segment.target.end > low && segment.target.start < high {
-            if segment.rate != nil && segment.rate != .one { window.append(segment); continue }
+            if segment.rate != nil && segment.rate != .one || segment.isReversed { window.append(segment); continue }
             let start = max(segment.target.start, low), end = min(segment.target.end, high)
             let target = try TimeRange(start: start, end: end)
             if let source = segment.source {
@@ -123,7 +125,7 @@ final class CompositionAudio {
         if first.target.start > shift { shifted.append(try CompositionTrackSegment(emptyTarget: try TimeRange(start: .zero, end: first.target.start - shift))) }
         for segment in window {
             let target = try TimeRange(start: segment.target.start - shift, end: segment.target.end - shift)
-            if let source = segment.source { shifted.append(try CompositionTrackSegment(source: source, target: target)) }
+            if let source = segment.source { shifted.append(try CompositionTrackSegment(source: source, target: target, reversed: segment.isReversed)) }
             else { shifted.append(try CompositionTrackSegment(emptyTarget: target)) }
         }
         let keep = (region.lowerBound - origin)..<(region.upperBound - origin)

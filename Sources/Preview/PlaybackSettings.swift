@@ -10,6 +10,8 @@ public struct PlaybackSettings: Sendable, Hashable {
     /// The pitch-preserving algorithm `c` returns to.
     public var stretchAlgorithm: TimePitchAlgorithm
     public var playing = false
+    /// Playing backwards (`J`).
+    public var backwards = false
     public var markIn: Time?
     public var markOut: Time?
 
@@ -53,7 +55,7 @@ public struct PlaybackSettings: Sendable, Hashable {
 
     /// `0.75x  spectral  +2 st  00:03.250 / 00:10.000  [2.000–4.500]`.
     public func status(time: Time, duration: Time) -> String {
-        var parts = [playing ? "▶" : "❚❚", "\(Self.rateText(rate))x", algorithm.rawValue]
+        var parts = [playing ? (backwards ? "◀" : "▶") : "❚❚", "\(Self.rateText(rate))x", algorithm.rawValue]
         if algorithm != .varispeed { parts.append("\(semitones >= 0 ? "+" : "")\(semitones) st") }
         parts.append("\(Self.clock(time)) / \(Self.clock(duration))")
         switch (markIn, markOut) {

@@ -23,6 +23,8 @@ public final class Player {
     var feeder: AudioFeeder?
     private var video: VideoView?
     var reader: VideoFrameReader?
+    /// Pictures for video that runs backwards (a reversed range, or `J`).
+    var backwardFrames: BackwardFrames?
     /// The movie's audio tracks and the one playing (`t` moves on).
     var audioChoice: AudioTrackChoice
     /// The audio track `t` asked for, being made.
@@ -65,6 +67,7 @@ public final class Player {
         wallPosition = start
         if options.video {
             if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
+            backwardFrames = reader.map { BackwardFrames(reader: $0) }
             // HDR pictures are tone-mapped at (at most) the window's size, not at 4K.
             reader?.limitToneMappedPictures(toFit: 960, 720)
             // Shown as ffplay shows it: the stream's sample aspect and display-matrix rotation applied.
@@ -92,7 +95,8 @@ public final class Player {
         if let feeder {
             seconds = feeder.heardPosition / Double(feeder.format.sampleRate)
         } else {
-            seconds = wallPosition + (settings.playing ? Date().timeIntervalSince(wallAnchor) * settings.rate.doubleValue : 0)
+            let direction: Double = settings.backwards ? -1 : 1
+            seconds = wallPosition + (settings.playing ? Date().timeIntervalSince(wallAnchor) * settings.rate.doubleValue * direction : 0)
         }
         return PlaybackClock.time(seconds: seconds)
     }
@@ -124,7 +128,10 @@ public final class Player {
             var event = SDL_Event()
             while SDL_PollEvent(&event) != 0 {
                 if event.type == SDL_QUIT.rawValue { quit = true }
-                if event.type == SDL_KEYDOWN.rawValue, let key = Self.key(for: event.key.keysym.sym) { pressed.append(key) }
+                if event.type == SDL_KEYDOWN.rawValue,
+                   let key = Self.key(for: event.key.keysym.sym, shift: Int32(event.key.keysym.mod) & Int32(KMOD_SHIFT.rawValue) != 0) {
+                    pressed.append(key)
+                }
                 if event.type == SDL_WINDOWEVENT.rawValue { lastShown = nil }
             }
             while let key = keys() {
@@ -139,11 +146,17 @@ public final class Player {
             try adoptPreparedAudio(message: message)
             adoptSubtitles(message: message)
             var now = currentTime
-            if settings.playing && now >= composition.duration {
+            if settings.playing && !settings.backwards && now >= composition.duration {
                 try setPlaying(false)
                 try seek(to: composition.duration)
                 now = composition.duration
                 message("end of the timeline")
+            }
+            if settings.playing && settings.backwards && now <= .zero {
+                try setPlaying(false)
+                try setDirection(backwards: false)
+                now = .zero
+                message("start of the timeline")
             }
             let shown = min(now, composition.duration)
             let line = ([settings.status(time: shown, duration: composition.duration)] + overlayNotes).joined(separator: "  ")
@@ -187,6 +200,16 @@ public final class Player {
         let fps = 1 / (reader.nominalFrameDuration ?? (1.0 / 30))
         let framesPerSecond = effective * fps
         reader.skipping = framesPerSecond > 960 ? .keyframesOnly : framesPerSecond > 200 ? .nonReference : .none
+        // The source runs backwards in a reversed range, or everywhere while `J` plays: the
+        // picture on screen is the one before the source time reached, from decoded stretches.
+        if let backwardFrames, presentation.segment.isReversed != (settings.backwards && settings.playing) {
+            reader.skipping = .none
+            let before = presentation.segment.isReversed ? (try? source - PlaybackClock.tick) ?? source : source
+            guard try backwardFrames.show(at: before) else { return false }
+            try backwardFrames.withPlanes { planes, linesizes in video.update(planes: planes, linesizes: linesizes) }
+            return true
+        }
+        backwardFrames?.clear()
         guard try reader.show(at: source) else { return false }
         try reader.withPlanes { planes, linesizes in video.update(planes: planes, linesizes: linesizes) }
         return true
@@ -196,7 +219,14 @@ public final class Player {
 
     private func handle(_ key: PreviewKey, message: (String) -> Void) throws {
         switch key {
-        case .playPause: try setPlaying(!settings.playing)
+        case .playPause:
+            // Space after `J` pauses; space again plays forwards.
+            if !settings.playing && settings.backwards { try setDirection(backwards: false) }
+            try setPlaying(!settings.playing)
+        case .playBackwards:
+            if currentTime <= .zero { return message("at the start of the timeline: nothing to play backwards") }
+            try setDirection(backwards: true)
+            if !settings.playing { try setPlaying(true) }
         case .slower, .faster:
             settings.stepRate(key == .faster ? 1 : -1)
             try applySettings()
@@ -238,9 +268,19 @@ public final class Player {
         }
     }
 
+    /// Plays on from where it is, backwards or forwards.
+    private func setDirection(backwards: Bool) throws {
+        guard backwards != settings.backwards else { return }
+        let now = currentTime
+        settings.backwards = backwards
+        wallPosition = now.seconds
+        wallAnchor = Date()
+        if let feeder { try feeder.seek(to: now.seconds * Double(feeder.format.sampleRate), backwards: backwards) }
+    }
+
     private func setPlaying(_ playing: Bool) throws {
         // Play at the end starts again from the beginning.
-        if playing && currentTime >= composition.duration { try seek(to: .zero) }
+        if playing && !settings.backwards && currentTime >= composition.duration { try seek(to: .zero) }
         if !playing { wallPosition = currentTime.seconds }
         settings.playing = playing
         wallAnchor = Date()
@@ -254,7 +294,7 @@ public final class Player {
         // Scaled sections follow chipmunk mode too: render them again, pitch kept or not.
         if let feeder, audioIsVarispeed != (settings.algorithm == .varispeed),
            let track = composition.tracks(withMediaType: .audio).first,
-           track.segments.contains(where: { $0.rate != nil && $0.rate != .one }) {
+           track.segments.contains(where: { $0.rate != nil && $0.rate != .one || $0.isReversed }) {
             let audio = try CompositionAudio(movie: movie, track: track, varispeed: settings.algorithm == .varispeed,
                                              stream: audioChoice.stream)
             try feeder.seek(to: feeder.heardPosition, audio: audio)

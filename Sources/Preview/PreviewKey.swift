@@ -2,7 +2,7 @@
 public enum PreviewKey: Sendable, Hashable {
     case playPause, slower, faster, pitchUp, pitchDown, chipmunk, toggleStretch
     case stepBack, stepForward, seekBack, seekForward, markStart, markEnd, apply, undo, help, quit
-    case nextAudioTrack, subtitles
+    case nextAudioTrack, subtitles, playBackwards
 }
 
 /// The key list, as `--help` and the `h` overlay show it.
@@ -14,6 +14,7 @@ public let previewKeyHelp: [(keys: String, action: String)] = [
     ("a", "toggle spectral / timeDomain"),
     (", / .", "step one frame back / forward (paused)"),
     ("j / l", "seek −5 s / +5 s"),
+    ("J", "play backwards from here (space pauses; space again plays forwards)"),
     ("[ / ]", "mark the edit range's start / end"),
     ("Enter", "scale the marked range to the current rate; save"),
     ("u", "undo the last edit; save"),

@@ -2,7 +2,8 @@ internal import CSDL2
 
 /// Which SDL key does what in the preview window (the list users see is ``previewKeyHelp``).
 extension Player {
-    static func key(for sym: SDL_Keycode) -> PreviewKey? {
+    static func key(for sym: SDL_Keycode, shift: Bool = false) -> PreviewKey? {
+        if shift && sym == Int32(SDLK_j.rawValue) { return .playBackwards }
         switch sym {
         case Int32(SDLK_SPACE.rawValue): return .playPause
         case Int32(SDLK_LEFT.rawValue): return .slower

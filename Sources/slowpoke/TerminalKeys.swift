@@ -67,6 +67,7 @@ final class TerminalKeys {
             case UInt8(ascii: ","): return .stepBack
             case UInt8(ascii: "."): return .stepForward
             case UInt8(ascii: "j"): return .seekBack
+            case UInt8(ascii: "J"): return .playBackwards
             case UInt8(ascii: "l"): return .seekForward
             case UInt8(ascii: "["): return .markStart
             case UInt8(ascii: "]"): return .markEnd
