@@ -120,18 +120,19 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         case scale(range: String, rate: Rational?, duration: String?)
         case remove(range: String)
         case insertGap(at: String, duration: String)
+        case reverse(range: String)
 
-        private enum Kind: String, CodingKey { case scale, remove, insertGap = "insert_gap" }
+        private enum Kind: String, CodingKey { case scale, remove, insertGap = "insert_gap", reverse }
         private enum Field: String, CodingKey { case range, rate, duration, at }
 
         public init(from decoder: any Decoder) throws {
-            try RecipeKeys.check(decoder, known: ["scale", "remove", "insert_gap"], in: "an edit")
+            try RecipeKeys.check(decoder, known: ["scale", "remove", "insert_gap", "reverse"], in: "an edit")
             let c = try decoder.container(keyedBy: Kind.self)
             guard c.allKeys.count == 1, let kind = c.allKeys.first else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                    debugDescription: "an edit is an object with one key: scale, remove or insert_gap"))
+                    debugDescription: "an edit is an object with one key: scale, remove, insert_gap or reverse"))
             }
-            let fields: [Kind: [Field]] = [.scale: [.range, .rate, .duration], .remove: [.range], .insertGap: [.at, .duration]]
+            let fields: [Kind: [Field]] = [.scale: [.range, .rate, .duration], .remove: [.range], .insertGap: [.at, .duration], .reverse: [.range]]
             try RecipeKeys.check(decoder, nested: kind.stringValue, known: fields[kind]!.map(\.stringValue), in: "a \(kind.stringValue) edit")
             let f = try c.nestedContainer(keyedBy: Field.self, forKey: kind)
             switch kind {
@@ -145,6 +146,8 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                 self = .scale(range: try f.decode(String.self, forKey: .range), rate: rate, duration: duration)
             case .remove:
                 self = .remove(range: try f.decode(String.self, forKey: .range))
+            case .reverse:
+                self = .reverse(range: try f.decode(String.self, forKey: .range))
             case .insertGap:
                 self = .insertGap(at: try f.decode(FlexibleText.self, forKey: .at).text,
                                   duration: try f.decode(FlexibleText.self, forKey: .duration).text)
@@ -161,6 +164,9 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                 try f.encodeIfPresent(duration, forKey: .duration)
             case .remove(let range):
                 var f = c.nestedContainer(keyedBy: Field.self, forKey: .remove)
+                try f.encode(range, forKey: .range)
+            case .reverse(let range):
+                var f = c.nestedContainer(keyedBy: Field.self, forKey: .reverse)
                 try f.encode(range, forKey: .range)
             case .insertGap(let at, let duration):
                 var f = c.nestedContainer(keyedBy: Field.self, forKey: .insertGap)
@@ -183,6 +189,8 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
                     throw .invalidRange("range \(range) is the whole timeline; removing it would leave nothing")
                 }
                 return .remove(range: r)
+            case .reverse(let range):
+                return .reverse(range: try BatchRecipe.range(range, timelineEnd: timelineEnd))
             case .insertGap(let at, let duration):
                 let start = try BatchRecipe.time(at, timelineEnd: timelineEnd)
                 let length = try BatchRecipe.time(duration, timelineEnd: timelineEnd)

@@ -43,12 +43,18 @@ import TestSupport
         var composition = try Composition(asset: movie())
         for spec in recipe.edits { try spec.resolved(timelineEnd: composition.duration).apply(to: &composition) }
         #expect(describe(composition.tracks[0]) == ["0-1 <- 0-1 @1", "1-1.5 <- gap", "1.5-3 <- 1-2.5 @1", "3-13 <- 2.5-5 @1/4", "13-18 <- 5-10 @1"])
+        // A reverse, as `slowpoke reverse` makes it.
+        let reverse = try BatchRecipe.parse(Data(#"{"movies": ["a.mp4"], "edits": [{"reverse": {"range": "20%-40%"}}]}"#.utf8), path: "r.json")
+        var reversed = try Composition(asset: movie())
+        for spec in reverse.edits { try spec.resolved(timelineEnd: reversed.duration).apply(to: &reversed) }
+        #expect(reversed.tracks[0].segments.map(\.isReversed) == [false, true, false])
+        #expect(reversed.tracks[0].segments[1].source == range("2", "4"))
     }
 
     @Test func recipeErrorsSayWhere() {
         let cases = [
             ("{\"movies\": [{\"edits\": []}]}", "r.json: not a valid recipe: at .movies[0]: \"path\" is missing"),
-            ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"spin\": {}}]}", "r.json: not a valid recipe: at .edits[0]: an edit has no key \"spin\"; its keys are scale, remove, insert_gap"),
+            ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"spin\": {}}]}", "r.json: not a valid recipe: at .edits[0]: an edit has no key \"spin\"; its keys are scale, remove, insert_gap, reverse"),
             ("{\"movies\": [\"a.mp4\"], \"edits\": [{\"scale\": {\"range\": \"1-2\", \"rate\": \"fast\"}}]}", "r.json: not a valid recipe: at .edits[0].scale.rate: \"fast\" is not a number; write 0.25, 1/4 or 30000/1001"),
         ]
         for (json, message) in cases {
