@@ -61,6 +61,21 @@ import TestSupport
         #expect(try segment.compositionTime(forSourceTime: Time(seconds: r("7/2"))) == .seconds(3))
     }
 
+    /// A ramp across a reversed range ramps its speed: every step still plays backwards, the
+    /// rates run from the ramp's first to its last in timeline order, and the source still
+    /// falls from 6 to 2.
+    @Test func aRampAcrossAReversedRangeRampsItsSpeed() throws {
+        var c = try Composition(asset: movie())
+        try Edit.reverse(range: range("2", "6")).apply(to: &c)
+        try Edit.ramp(Ramp(range: range("2", "6"), from: r("1"), to: r("1/4"), steps: 8)).apply(to: &c)
+        let steps = c.tracks[0].segments.filter(\.isReversed)
+        #expect(steps.count == 8)
+        let rates = steps.compactMap(\.rate)
+        #expect(rates.first! > rates.last! && rates == rates.sorted(by: >), "\(rates)")
+        #expect(steps.first?.source?.end == s("6") && steps.last?.source?.start == s("2"))
+        for (a, b) in zip(steps, steps.dropFirst()) { #expect(a.source?.start == b.source?.end) }
+    }
+
     /// A reversed segment split by a scale and scaled back merges into one again (backwards
     /// contiguity: the later piece plays the earlier source).
     @Test func reversedPiecesMergeBack() throws {
