@@ -40,7 +40,11 @@ struct Info: ParsableCommand {
         let document = try DocumentStore.read(url)
         let plan = Result { try Self.exportPlan(document, at: url) }
         if json {
-            try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? plan.get()))
+            let exports = (try? plan.get()) != nil
+            let fit = exports ? (try? Self.exportFit(document, at: url)) ?? nil : nil
+            let cuts = document.media.primaryVideo == nil ? nil
+                : (try? CutPreview.make(source: ExportSource(document: document, at: url), output: DefaultOutput.movie(for: document, at: url))) ?? nil
+            try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? plan.get(), fit: fit, cuts: cuts))
         } else {
             print(Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
             print(Report.export(plan), terminator: "")
@@ -88,9 +92,33 @@ struct InfoJSON: Encodable {
     let editsApplied: Int
     let editsUndone: Int
     let export: StreamPlan?
+    /// How the default export fits the timeline to the copied audio's frames (issue 38).
+    let exportFit: Fit?
+    /// What the default export's cuts re-encode (issue 41).
+    let exportCuts: Cuts?
 
-    init(documentURL: URL, document: ProjectDocument, export: StreamPlan??) {
+    struct Fit: Encodable {
+        let codec: String
+        let samplesPerFrame: Int64
+        let sampleRate: Int32
+        let duration: Time
+        let fittedDuration: Time
+        let segmentsMoved: Int
+    }
+
+    struct Cuts: Encodable {
+        let reencodedFrames: Int
+        let cuts: Int
+        let copiedFrames: Int
+        let keyframeCutsBecause: String?
+    }
+
+    init(documentURL: URL, document: ProjectDocument, export: StreamPlan??, fit: FrameGridFit.Summary? = nil, cuts: CutPreview? = nil) {
         self.export = export ?? nil
+        exportFit = fit.flatMap { $0.moved == 0 ? nil : $0 }.map { Fit(codec: $0.grid.codecName, samplesPerFrame: $0.grid.samplesPerFrame, sampleRate: $0.grid.sampleRate,
+                                  duration: $0.before, fittedDuration: $0.after, segmentsMoved: $0.moved) }
+        exportCuts = cuts.map { Cuts(reencodedFrames: $0.reencodedFrames, cuts: $0.cuts, copiedFrames: $0.copiedFrames,
+                                     keyframeCutsBecause: $0.keyframeCutsBecause) }
         self.document = documentURL.path
         self.movie = DocumentStore.movieURL(of: document, at: documentURL).path
         self.media = document.media
