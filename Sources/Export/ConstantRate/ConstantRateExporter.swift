@@ -127,7 +127,8 @@ public struct ConstantRateExporter {
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan,
                                        needed: pictures.framesNeeded(plan.needed, frameCount: scan.frameCount),
                                        name: name, warning: warning)
-        let source: any PictureSource = fieldOrder == nil ? decoder : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
+        let deinterlacer = fieldOrder == nil ? nil : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
+        let source: any PictureSource = deinterlacer ?? decoder
         let stream = decoder.decoderStream
         let parameters = stream.parameters
         var encoderSettings = try encoding(stream, movieName: name, warning: warning)
@@ -170,7 +171,9 @@ public struct ConstantRateExporter {
         if let written = encoder.writtenProfile { encoderSettings.profile = written }
         return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
-                      sourceFrames: scan.frameCount, deinterlaced: fieldOrder.map { "bwdif, \($0)" }, fit: fit)
+                      sourceFrames: scan.frameCount,
+                      deinterlaced: fieldOrder.map { "bwdif, \($0); \(deinterlacer?.framesCombed ?? 0) of \(deinterlacer?.framesChecked ?? 0) frames combed, the rest kept whole" },
+                      fit: fit)
     }
 
     /// The flow interpolator for the interpolated frames of `plan`, or nil when it has none.

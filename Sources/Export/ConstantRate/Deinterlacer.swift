@@ -2,9 +2,15 @@ import Foundation
 internal import CFFmpeg
 
 /// Progressive pictures from interlaced video, one per field, made by libavfilter's `bwdif`
-/// (`mode=send_field:parity=auto:deint=all`): picture 2i is frame i's first field and 2i + 1
-/// its second (see ``PictureTimes``), each with the missing lines filled in from that field and
-/// from the frames either side.
+/// (`mode=send_field:parity=auto:deint=interlaced`): picture 2i is frame i's first field and
+/// 2i + 1 its second (see ``PictureTimes``), each with the missing lines filled in from that
+/// field and from the frames either side.
+///
+/// Only frames that comb are deinterlaced (decomb): a ``CombDetector`` looks at each frame
+/// first, and one without combing (progressive content coded as interlaced: film broadcast as
+/// 1080i, PsF) is handed to the filter as progressive, which passes it through whole as picture
+/// 2i; picture 2i + 1 is the same frame. It keeps its full vertical detail, which bwdif would
+/// halve and fill in.
 ///
 /// The filter is fed decoded frames in presentation order and holds three of them (previous,
 /// current, next), so picture p is ready once frame p/2 + 1 is in. Forward requests go on
@@ -13,7 +19,7 @@ internal import CFFmpeg
 /// Memory stays bounded: the graph's three frames and the few fields not yet asked for.
 final class Deinterlacer: PictureSource {
     /// The filter chain; `parity=auto` takes each frame's own field order.
-    static let chain = "bwdif=mode=send_field:parity=auto:deint=all"
+    static let chain = "bwdif=mode=send_field:parity=auto:deint=interlaced"
 
     private let decoder: FrameDecoder
     private let frameCount: Int
@@ -23,6 +29,14 @@ final class Deinterlacer: PictureSource {
     private var nextPicture = 0
     private var ended = false
     private var made: [Int: Frame] = [:]
+    private var lastPicture: Int?
+    private var detector = CombDetector()
+    /// Each frame's decision, made once: a frame fed again after a restart is treated alike.
+    private var combed: [Int: Bool] = [:]
+
+    /// Frames looked at so far, and how many of them combed (and were deinterlaced).
+    var framesChecked: Int { combed.count }
+    var framesCombed: Int { combed.values.filter { $0 }.count }
 
     /// Fields of the `frameCount` frames `decoder` decodes.
     init(decoder: FrameDecoder, frameCount: Int) throws {
@@ -56,7 +70,11 @@ final class Deinterlacer: PictureSource {
         made = [:]
         nextFrame = frame
         nextPicture = 2 * frame
+        lastPicture = nil
         ended = false
+        detector = CombDetector()
+        // The frame before, for the motion test of the first one fed.
+        if frame > 0 { _ = detector.isCombed(try decoder.frame(frame - 1)) }
     }
 
     /// Gives the filter the next frame (or the end), then keeps every field it made.
@@ -64,8 +82,12 @@ final class Deinterlacer: PictureSource {
         if nextFrame < frameCount {
             let frame = try decoder.frame(nextFrame)
             if graph == nil { graph = try makeGraph(for: frame) }
-            // The frame index as timestamp: bwdif stamps the fields of frame i 2i and 2i + 1.
-            try graph!.add(frame, pts: Int64(nextFrame))
+            let combs = detector.isCombed(frame)
+            let decided = combed[nextFrame] ?? combs
+            combed[nextFrame] = decided
+            // The frame index as timestamp: bwdif stamps the fields of frame i 2i and 2i + 1,
+            // and a frame it passes through whole 2i.
+            try graph!.add(frame, pts: Int64(nextFrame), progressive: !decided)
             decoder.release(before: nextFrame)
             nextFrame += 1
         } else {
@@ -73,8 +95,16 @@ final class Deinterlacer: PictureSource {
             ended = true
         }
         while let field = try graph?.next() {
-            made[nextPicture] = field
-            nextPicture += 1
+            let p = Int(field.pointer.pointee.pts)
+            // A frame passed through whole stands for both its fields.
+            if let last = lastPicture, last % 2 == 0, p > last + 1 { made[last + 1] = made[last] }
+            made[p] = field
+            lastPicture = p
+            nextPicture = p + 1
+        }
+        if ended, let last = lastPicture, last % 2 == 0 {
+            made[last + 1] = made[last]
+            nextPicture = last + 2
         }
     }
 

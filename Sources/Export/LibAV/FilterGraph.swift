@@ -53,7 +53,8 @@ final class FilterGraph {
     }
 
     /// Gives the chain a reference to `frame`'s picture, stamped `pts`; nil ends the input.
-    func add(_ frame: Frame?, pts: Int64 = 0) throws {
+    /// `progressive` hands the frame over as progressive, whatever it was coded as.
+    func add(_ frame: Frame?, pts: Int64 = 0, progressive: Bool = false) throws {
         guard let frame else {
             _ = library.sourceAddFrame(source, nil)
             return
@@ -64,6 +65,7 @@ final class FilterGraph {
         var owned: UnsafeMutablePointer<AVFrame>? = copy
         defer { av_frame_free(&owned) }
         copy.pointee.pts = pts
+        if progressive { copy.pointee.interlaced_frame = 0 }
         let added = library.sourceAddFrame(source, copy)
         guard added >= 0 else { throw ExportError.libav(AVFailure(code: added, operation: work)) }
     }
