@@ -7,8 +7,8 @@ internal import CFFmpeg
 /// first's timestamps.
 ///
 /// Like ffmpeg's discontinuity handling (`-dts_delta_threshold`), for demuxers that declare
-/// discontinuous timestamps (`AVFMT_TS_DISCONT`: MPEG-TS and -PS, Ogg): when a stream's decode
-/// time steps back by more than 0.1 s, or forward by more than 10 s, every stream from there on
+/// discontinuous timestamps (`AVFMT_TS_DISCONT`: MPEG-TS and -PS, Ogg): when an audio or video
+/// stream's decode time steps back by more than 0.1 s, or forward by more than 10 s, every stream from there on
 /// is moved by one offset, so that this packet follows the stream's previous one plus its
 /// duration and the streams keep their sync. When the primary video stream was not the stream
 /// that found the restart, its first packet after it sets the offset instead, so that its
@@ -95,6 +95,8 @@ struct ClockRestarts: Sendable {
             let stream = input.stream($0)
             return stream.parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && stream.pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
         }
+        // Only audio and video find restarts, as in ffmpeg: subtitles and data are sparse.
+        let timed = (0..<count).map { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains(input.stream($0).parameters.pointee.codec_type) }
         let avBase = AVRational(num: 1, den: sp_av_time_base())
         var last = [Int64?](repeating: nil, count: count), next = [Int64?](repeating: nil, count: count)
         var segmentOf = [Int](repeating: 0, count: count)
@@ -111,7 +113,7 @@ struct ClockRestarts: Sendable {
             let pts = p.pts != sp_av_nopts_value() ? p.pts : raw
             var k = p.pos >= 0 ? found.segment(at: p.pos) : segmentOf[s]
             var corrected = raw + ticks(found.offset(k))
-            if let l = last[s], let n = next[s] {
+            if timed[s], let l = last[s], let n = next[s] {
                 func jumps(_ t: Int64) -> Bool { t < l - ticks(Int64(sp_av_time_base()) / 10) || t > n + ticks(10 * Int64(sp_av_time_base())) }
                 let newest = found.restarts.count
                 if jumps(corrected) && p.pos >= 0 {
@@ -135,7 +137,7 @@ struct ClockRestarts: Sendable {
                 let delta = av_rescale_q(n - corrected, base, avBase)
                 found.restarts[k - 1].offset += delta
                 found.restarts[k - 1].byPrimary = true
-                found.restarts[k - 1].at = av_rescale_q(pts + n - corrected, base, avBase)
+                found.restarts[k - 1].at = av_rescale_q(pts - raw + n, base, avBase)
                 for other in 0..<count where other != s && segmentOf[other] == k {
                     let b = input.stream(other).pointer.pointee.time_base
                     last[other] = last[other].map { $0 + av_rescale_q(delta, avBase, b) }
