@@ -21,7 +21,7 @@ internal import CFFmpeg
 /// applies them to every packet it reads, so the media index (`Prober`) and every export
 /// reader see the same single clock, and its `seek` lands by byte on the recorded keyframe at
 /// or before a time on that clock (seeking by time would find the repeated times of either
-/// recording).
+/// recording). Sums wrap rather than trap: a hostile file's timestamps may be anything.
 struct ClockRestarts: Sendable {
     struct Restart: Sendable {
         /// The byte position from which the offset holds.
@@ -66,7 +66,7 @@ struct ClockRestarts: Sendable {
     /// the running clock); the first one's when none is.
     func seekPosition(stream: Int, time: Int64, base: AVRational) -> Int64? {
         guard stream < seekPoints.count, let first = seekPoints[stream].first else { return nil }
-        let corrected = { (p: SeekPoint) in p.time + av_rescale_q(offset(p.segment), AVRational(num: 1, den: sp_av_time_base()), base) }
+        let corrected = { (p: SeekPoint) in p.time &+ av_rescale_q(offset(p.segment), AVRational(num: 1, den: sp_av_time_base()), base) }
         return seekPoints[stream].last { corrected($0) <= time }?.position ?? first.position
     }
 
@@ -112,47 +112,47 @@ struct ClockRestarts: Sendable {
             func ticks(_ avTime: Int64) -> Int64 { av_rescale_q(avTime, avBase, base) }
             let pts = p.pts != sp_av_nopts_value() ? p.pts : raw
             var k = p.pos >= 0 ? found.segment(at: p.pos) : segmentOf[s]
-            var corrected = raw + ticks(found.offset(k))
+            var corrected = raw &+ ticks(found.offset(k))
             if timed[s], let l = last[s], let n = next[s] {
-                func jumps(_ t: Int64) -> Bool { t < l - ticks(Int64(sp_av_time_base()) / 10) || t > n + ticks(10 * Int64(sp_av_time_base())) }
+                func jumps(_ t: Int64) -> Bool { t < l &- ticks(Int64(sp_av_time_base()) / 10) || t > n &+ ticks(10 * Int64(sp_av_time_base())) }
                 let newest = found.restarts.count
                 if jumps(corrected) && p.pos >= 0 {
                     if k == newest {
-                        let offset = found.offset(k) + av_rescale_q(n - corrected, base, avBase)
-                        found.restarts.append(Restart(position: p.pos, offset: offset, byPrimary: s == primary, at: av_rescale_q(pts, base, avBase) + offset))
+                        let offset = found.offset(k) &+ av_rescale_q(n &- corrected, base, avBase)
+                        found.restarts.append(Restart(position: p.pos, offset: offset, byPrimary: s == primary, at: av_rescale_q(pts, base, avBase) &+ offset))
                         k = newest + 1
-                        corrected = raw + ticks(offset)
-                    } else if k == newest - 1, !jumps(raw + ticks(found.offset(newest))) {
+                        corrected = raw &+ ticks(offset)
+                    } else if k == newest - 1, !jumps(raw &+ ticks(found.offset(newest))) {
                         // The newest restart's recording starts here already: a PES packet that
                         // began before the one that found the restart, handed over after it.
                         found.restarts[newest - 1].position = p.pos
                         k = newest
-                        corrected = raw + ticks(found.offset(k))
+                        corrected = raw &+ ticks(found.offset(k))
                     }
                 }
             }
             if s == primary, k > 0, k == found.restarts.count, !found.restarts[k - 1].byPrimary, segmentOf[s] < k, let n = next[s] {
                 // The primary video's first packet after a restart another stream found: its
                 // frames follow on exactly; the streams already read after the restart move too.
-                let delta = av_rescale_q(n - corrected, base, avBase)
-                found.restarts[k - 1].offset += delta
+                let delta = av_rescale_q(n &- corrected, base, avBase)
+                found.restarts[k - 1].offset &+= delta
                 found.restarts[k - 1].byPrimary = true
-                found.restarts[k - 1].at = av_rescale_q(pts - raw + n, base, avBase)
+                found.restarts[k - 1].at = av_rescale_q(pts &- raw &+ n, base, avBase)
                 for other in 0..<count where other != s && segmentOf[other] == k {
                     let b = input.stream(other).pointer.pointee.time_base
-                    last[other] = last[other].map { $0 + av_rescale_q(delta, avBase, b) }
-                    next[other] = next[other].map { $0 + av_rescale_q(delta, avBase, b) }
+                    last[other] = last[other].map { $0 &+ av_rescale_q(delta, avBase, b) }
+                    next[other] = next[other].map { $0 &+ av_rescale_q(delta, avBase, b) }
                 }
                 corrected = n
             }
-            let step = last[s].map { corrected - $0 } ?? 0
+            let step = last[s].map { corrected &- $0 } ?? 0
             last[s] = corrected
-            next[s] = corrected + (p.duration > 0 ? p.duration : max(0, step))
-            let shift = corrected - raw
-            found.ends[s] = max(found.ends[s], pts + shift + max(0, p.duration))
+            next[s] = corrected &+ (p.duration > 0 ? p.duration : max(0, step))
+            let shift = corrected &- raw
+            found.ends[s] = max(found.ends[s], pts &+ shift &+ max(0, p.duration))
             if p.flags & AV_PKT_FLAG_KEY != 0, p.pos >= 0 {
                 let previous = found.seekPoints[s].last
-                if previous.map({ $0.segment != k || pts - $0.time >= ticks(Int64(sp_av_time_base()) / 5) }) ?? true {
+                if previous.map({ $0.segment != k || pts &- $0.time >= ticks(Int64(sp_av_time_base()) / 5) }) ?? true {
                     found.seekPoints[s].append(SeekPoint(position: p.pos, time: pts, segment: k))
                 }
             }

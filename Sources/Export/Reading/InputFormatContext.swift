@@ -59,11 +59,11 @@ final class InputFormatContext {
             let st = stream(index).pointer
             let start = st.pointee.start_time
             guard start != sp_av_nopts_value() else { continue }
-            st.pointee.duration = max(st.pointee.duration, found.ends[index] - start)
+            st.pointee.duration = max(st.pointee.duration, found.ends[index] &- start)
             fileEnd = max(fileEnd, av_rescale_q(found.ends[index], st.pointee.time_base, AVRational(num: 1, den: sp_av_time_base())))
         }
         let start = pointer.pointee.start_time
-        if fileEnd != .min, start != sp_av_nopts_value() { pointer.pointee.duration = max(pointer.pointee.duration, fileEnd - start) }
+        if fileEnd != .min, start != sp_av_nopts_value() { pointer.pointee.duration = max(pointer.pointee.duration, fileEnd &- start) }
     }
 
     deinit {
@@ -89,8 +89,8 @@ final class InputFormatContext {
             let segment = p.pointee.pos >= 0 ? clock.segment(at: p.pointee.pos) : segments[index]
             segments[index] = segment
             let shift = av_rescale_q(clock.offset(segment), AVRational(num: 1, den: sp_av_time_base()), stream(index).pointer.pointee.time_base)
-            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts += shift }
-            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts += shift }
+            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts &+= shift }
+            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts &+= shift }
         }
         return true
     }
