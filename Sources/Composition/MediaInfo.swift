@@ -20,6 +20,11 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// nil when it has none. Exports keep them (see `MovieWriter`).
     public var quickTimeMetadata: [String: String]?
 
+    /// Where the file's clock starts again (two transport-stream recordings joined with `cat`),
+    /// as times into the movie on the one running clock every frame is placed by; nil when it
+    /// runs on.
+    public var clockRestarts: [Time]?
+
     public static let fullFrameRatePlaybackIntentKey = "com.apple.quicktime.full-frame-rate-playback-intent"
 
     public init(container: String, containerLongName: String?, duration: Time?, bitRate: Int64?,

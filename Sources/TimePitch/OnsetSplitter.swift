@@ -8,8 +8,10 @@ extension TimelineRenderer {
     /// backwards by up to half its analysis window times the time ratio: Rubber Band R3 starts
     /// a beep slowed 4x about 28 ms early, so a drum hit or a beep would sound before the frame
     /// that shows it. Each onset instead starts a new piece, rendered with the audio before it as
-    /// warm-up but heard only from the onset on, while the piece before it reads silence past
-    /// the onset and fades out over the last millisecond. The attack lands on its sample.
+    /// warm-up (R3 plays it at 1x, ``onsetContext(_:ratio:)``) but heard only from the onset on,
+    /// while the piece before it reads the background predicted on past the onset
+    /// (``BackgroundTail``) and fades out over the last millisecond. The attack lands on its
+    /// sample.
     func splitAtOnsets(_ plans: [Plan], source: AudioSource) throws -> [Plan] {
         guard splitsAtOnsets else { return plans }
         var result: [Plan] = []
@@ -50,11 +52,32 @@ extension TimelineRenderer {
                              sourceEnd: plan.sourceEnd, rate: rate)
                 piece.keyFrames = plan.keyFrames.filter { $0.source > onset && $0.source < plan.sourceEnd }
                 piece.fadeOut = plan.fadeOut
+                piece.startsAtOnset = true
                 piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
             }
             result.append(piece)
         }
         return result
+    }
+
+    /// For R3, a piece that starts at an onset: the source frames to read, the output position
+    /// of the first, the overall time ratio and a key-frame map that plays the warm-up before
+    /// the onset at 1x and the piece at its own ratio from the onset on.
+    ///
+    /// Warmed up at the piece's ratio, R3 placed the attack by where the onset fell in its
+    /// analysis: slowed 4x after 2048 frames of a tone, the beep rose 14 ms early (cut off with
+    /// the warm-up) and came back to half its level only 16-17 ms after the onset, and after
+    /// 1024 or 1472 frames it was on time (measured with Rubber Band 3.1.2 through its C API,
+    /// 6 and 18 dB over a 300 Hz tone). With the warm-up at 1x, the attack reached half its
+    /// level 0.02 ms after the onset for every warm-up length tried (1024 to 2240 frames) and
+    /// every ratio from 1.5 to 16. Warm-up is the same length as before: the piece's context.
+    func onsetContext(_ plan: Plan, ratio: Double) -> (first: Int64, count: Int, outputOrigin: Int64, ratio: Double, map: [(input: Int, output: Int)]) {
+        let (first, count, _) = context(plan, ratio: ratio)
+        let before = Int(plan.sourceStart - first), after = count - before - Int(plan.sourceCount)
+        let origin = plan.outStart - Int64(before)
+        let map = [(input: before, output: before), (input: before + Int(plan.sourceCount), output: before + Int(plan.outCount))]
+        let total = Double(before) + Double(plan.outCount) + Double(after) * ratio
+        return (first, count, origin, total / Double(count), map)
     }
 
     /// Source frames in `[from, to)` where an attack starts over what plays before it (see

@@ -21,10 +21,12 @@ extension TimelineRenderer {
         var fadeIn = 0
         var fadeOut = 0
         /// A split at an onset inside a stretched segment (see `splitAtOnsets`): the piece before
-        /// it fades out over `fadeOut` frames ending exactly at the onset and reads silence, not
-        /// the onset, past its end; the piece after starts at full level exactly at the onset.
+        /// it fades out over `fadeOut` frames ending exactly at the onset and reads the background
+        /// predicted on (``BackgroundTail``), not the onset, past its end; the piece after starts at full level exactly at the onset.
         var endsAtOnset = false
-        /// The source frame from which this piece reads silence instead of the source: the onset
+        /// The piece after such a split: it starts at the onset (see ``onsetContext(_:ratio:)``).
+        var startsAtOnset = false
+        /// The source frame from which this piece reads ``BackgroundTail`` instead of the source: the onset
         /// that starts the next piece or follows the segment, kept out of its context.
         var silentFrom: Int64?
         /// Stretched steps joined into this plan (see ``joinedSteps(_:)``): where each step

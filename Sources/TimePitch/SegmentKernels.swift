@@ -43,6 +43,8 @@ extension TimelineRenderer {
         if !plan.keyFrames.isEmpty {
             // A ramp's steps in one run: the key-frame map places each step (see StepJoining).
             (first, count, origin, ratio, map) = steppedContext(plan)
+        } else if plan.startsAtOnset && settings.algorithm == .spectral {
+            (first, count, origin, ratio, map) = onsetContext(plan, ratio: ratio)
         }
         let sectionRatios = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }
         let stretcher = try Stretcher(sampleRate: format.sampleRate, channels: format.channels, algorithm: settings.algorithm,
@@ -60,8 +62,9 @@ extension TimelineRenderer {
         var dither = Dither()
         // R2 computes its stretch profile from a study pass over the same input. R3 does not use
         // one: its output is bit-identical without it, so the input is read only once.
+        let tail = try plan.silentFrom.flatMap { $0 < first + Int64(count) ? try BackgroundTail(onset: $0, source: source) : nil }
         if settings.algorithm == .timeDomain {
-            try study(plan, from: source, first: first, count: count, dithered: dithered, stretcher: stretcher)
+            try study(plan, from: source, first: first, count: count, dithered: dithered, tail: tail, stretcher: stretcher)
         }
         // Rubber Band drops output that overflows its buffer within one process call (4096
         // frames in at time ratio 32 lost half the output), so each call gets only as much input
@@ -91,7 +94,7 @@ extension TimelineRenderer {
         var offset = 0
         while offset < count {
             let n = min(chunk, count - offset)
-            try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
+            try read(plan, from: source, at: first + Int64(offset), count: n, tail: tail, into: &input)
             if dithered { dither.add(to: &input, count: n) }
             stretcher.process(input, count: n, final: offset + n == count)
             offset += n
@@ -115,24 +118,30 @@ extension TimelineRenderer {
     /// R2's study pass: the same `count` frames from `first` (dithered alike) that the process
     /// pass then reads.
     private func study(_ plan: Plan, from source: AudioSource, first: Int64, count: Int, dithered: Bool,
-                       stretcher: Stretcher) throws {
+                       tail: BackgroundTail?, stretcher: Stretcher) throws {
         var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         var dither = Dither()
         var offset = 0
         while offset < count {
             let n = min(blockSize, count - offset)
-            try read(plan, from: source, at: first + Int64(offset), count: n, into: &input)
+            try read(plan, from: source, at: first + Int64(offset), count: n, tail: tail, into: &input)
             if dithered { dither.add(to: &input, count: n) }
             stretcher.study(input, count: n, final: offset + n == count)
             offset += n
         }
     }
 
-    /// Reads source frames for `plan`; past the end of a piece that ends at an onset, silence,
-    /// so that the onset cannot leak into it.
-    func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, into buffer: inout [[Float]]) throws {
+    /// Reads source frames for `plan`; past the end of a piece that ends at an onset, the
+    /// background before the onset faded out (`tail`, see ``BackgroundTail``), so that the onset
+    /// cannot leak into it.
+    func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, tail: BackgroundTail?,
+              into buffer: inout [[Float]]) throws {
         try readFinite(from: source, at: position, count: count, into: &buffer)
         guard let silent = plan.silentFrom, position + Int64(count) > silent else { return }
+        if let tail, tail.start == silent {
+            tail.fill(&buffer, at: position, count: count)
+            return
+        }
         let from = Int(max(0, silent - position))
         for c in buffer.indices { for i in from..<count { buffer[c][i] = 0 } }
     }

@@ -33,6 +33,10 @@ enum Report {
         for (key, value) in (media.quickTimeMetadata ?? [:]).sorted(by: { $0.key < $1.key }) where key != MediaInfo.fullFrameRatePlaybackIntentKey {
             out += "  \(key) = \(value)\n"
         }
+        if let restarts = media.clockRestarts, !restarts.isEmpty {
+            let times = restarts.map { String(format: "%.3f s", $0.seconds) }.joined(separator: ", ")
+            out += "  clock starts again at \(times) (recordings joined with cat): read on one running clock\n"
+        }
         out += "\n"
 
         let tracks = document.timeline.tracks

@@ -164,27 +164,4 @@ import Testing
         #expect(middle > 40, "the HD picture's middle averages \(middle)")
         #expect(sdTop > 40, "the SD picture's top averages \(sdTop)")
     }
-
-    /// Two recordings joined with plain `cat` repeat each other's clock (both start at 1.4 s):
-    /// `open` refuses, saying where the clock starts again and how to join them, rather than
-    /// lay the halves over each other (it made a 2 s timeline of 100 frames); the remux it names
-    /// opens as 4 s of 100 frames.
-    @Test func aClockThatStartsAgainIsRefusedWithTheRemedy() throws {
-        let folder = try TemporaryFolder("ts-clock")
-        for k in 0..<2 {
-            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
-                                                       "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-f", "mpegts", folder.file("p\(k).ts").path])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
-        try #require(try TestSupport.tool("sh", ["-c", "cd \(folder.url.path) && cat p0.ts p1.ts > joined.ts"]).status == 0)
-        let opened = try TestSupport.run(TestSupport.slowpoke, ["open", folder.file("joined.ts").path])
-        #expect(opened.status != 0 && opened.stderr.contains("its clock starts again after 1.9") && opened.stderr.contains("concat demuxer"), "\(opened.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: folder.file("joined.slowpoke").path))
-        let remux = try #require(opened.stderr.range(of: "ffmpeg -dts_delta_threshold").map { String(opened.stderr[$0.lowerBound...].prefix { $0 != ")" }) })
-        let ran = try TestSupport.tool("sh", ["-c", "cd \(folder.url.path) && \(remux.replacingOccurrences(of: "ffmpeg ", with: "ffmpeg -v error "))"])
-        try #require(ran.status == 0, "\(remux): \(ran.stderr)")
-        try #require(try TestSupport.run(TestSupport.slowpoke, ["open", folder.file("remuxed.ts").path]).status == 0)
-        let info = try TestSupport.run(TestSupport.slowpoke, ["info", folder.file("remuxed.slowpoke").path])
-        #expect(info.stdout.contains("100 frames"), "\(info.stdout)")
-    }
 }

@@ -78,16 +78,8 @@ import TimePitch
             let (offset, preEcho, floor) = Self.measure(output, alone: alone, expected: expected)
             report.append("\(Int(db)) dB \(algorithm) \(rate): attack \(String(format: "%+.2f", offset)) ms, "
                           + "pre-echo \(String(format: "%.1f", preEcho)) dB (tone alone \(String(format: "%.1f", floor)) dB)")
-            // Measured misses: R3 at 1/4 brings the beep in at -15 dB for its first 16 ms
-            // (a new stretcher's build-up at that ratio; 1/8 and 1/2 land within 0.3 ms), and
-            // R2 at 1/8 leaves 2 kHz hash at -29.4 dB of the quietest beep before it, from the
-            // tone stopping dead at the end of the piece before the onset.
-            withKnownIssue("R3 at 1/4 reaches half the beep's level 16 ms late") {
-                #expect(abs(offset) <= 2, "\(db) dB, \(algorithm) at \(rate): attack off by \(offset) ms")
-            } when: { algorithm == .spectral && rate == "1/4" }
-            withKnownIssue("R2 at 1/8: 2 kHz hash before a beep 6 dB over the tone") {
-                #expect(preEcho <= max(-30, floor + 3), "\(db) dB, \(algorithm) at \(rate): pre-echo \(preEcho) dB, tone alone \(floor) dB")
-            } when: { algorithm == .timeDomain && rate == "1/8" && db == 6 }
+            #expect(abs(offset) <= 2, "\(db) dB, \(algorithm) at \(rate): attack off by \(offset) ms")
+            #expect(preEcho <= max(-30, floor + 3), "\(db) dB, \(algorithm) at \(rate): pre-echo \(preEcho) dB, tone alone \(floor) dB")
             checked += 1
         }
         print(report.joined(separator: "\n"))

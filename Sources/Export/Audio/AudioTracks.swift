@@ -24,8 +24,11 @@ final class AudioTracks {
             let parameters = input.stream(index).parameters.pointee
             let holds = setup.container.holds(parameters.codec_id)
             // Audio that changes format mid-file is rendered whole in one format: copied packets
-            // would splice formats one output stream cannot state.
-            let changing = (try? AudioFormatScan.changes(path: setup.movie.path, stream: index)) != nil
+            // would splice formats one output stream cannot state. So is the audio of a file
+            // whose clock starts again (``ClockRestarts``): the recordings' packets overlap at
+            // the join (each one's AAC starts with priming stamped before its video), and copied
+            // packets would go back in time; the reader drops what repeats.
+            let changing = (try? AudioFormatScan.changes(path: setup.movie.path, stream: index)) != nil || input.clock != nil
             let copy = untouched && settings.semitones == 0 && holds && !changing
             let choice = AudioCodecChoice(source: parameters, container: setup.container, aacBitRate: setup.bitRate)
             let splice = !copy && !changing && choice.splicesMovieAudio(parameters, container: setup.container, semitones: settings.semitones)

@@ -81,7 +81,9 @@ public struct AudioExporter {
         let parameters = input.stream(stream.index).parameters.pointee
         try checkEncoder(container: container, sampleRate: Int(parameters.sample_rate), channels: Int(parameters.ch_layout.nb_channels))
         let choice = AudioCodecChoice(audioFile: container, source: parameters, defaultBitRate: audioBitRate)
-        let changing = try AudioFormatScan.changes(path: source.movie.path, stream: stream.index) != nil
+        // Audio whose format changes, or whose clock starts again (its recordings' packets
+        // overlap at the join), is rendered whole (see AudioTracks).
+        let changing = try AudioFormatScan.changes(path: source.movie.path, stream: stream.index) != nil || input.clock != nil
         let copy = ExportSession.playsSourceUntouched(edited.segments, settings: settings) && parameters.codec_id == choice.codec && !changing
         for line in StreamPlan(audioFileOf: input, source: source, container: ext).warnings(movieName: name, input: input) {
             warning(line)

@@ -48,7 +48,7 @@ struct GOPRenderer {
                                deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
         let key = scan.keyframe(before: span.lowerBound)
         let keyTicks = scan.presentationTicks[key]
-        if av_seek_frame(input.pointer, Int32(index), keyTicks, AVSEEK_FLAG_BACKWARD) < 0 {
+        if input.seek(stream: index, to: keyTicks) < 0 {
             _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
         }
         let decoder = try CodecContext.decoder(for: input.stream(index), threads: 1)

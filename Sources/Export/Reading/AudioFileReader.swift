@@ -223,7 +223,7 @@ public final class AudioFileReader: AudioSource {
             // encoder's priming, which the decoder needs and then drops itself.
             target = -(Int64(1) << 40)
         }
-        var result = av_seek_frame(input.pointer, Int32(streamIndex), target, AVSEEK_FLAG_BACKWARD)
+        var result = input.seek(stream: streamIndex, to: target)
         if result < 0 {
             // Some formats cannot seek by time; start again from the top instead.
             target = -(Int64(1) << 40)
@@ -239,7 +239,7 @@ public final class AudioFileReader: AudioSource {
         while bufferStart == Int64.min && !endOfStream { try decodeMore() }
         if bufferStart == Int64.min { bufferStart = frameIndex }
         if bufferStart > frameIndex && frameIndex >= 0 && target > 0 {
-            av_seek_frame(input.pointer, Int32(streamIndex), -(Int64(1) << 40), AVSEEK_FLAG_BACKWARD)
+            input.seek(stream: streamIndex, to: -(Int64(1) << 40))
             avcodec_flush_buffers(decoder.pointer)
             converter = nil
             discardNextFrame = false

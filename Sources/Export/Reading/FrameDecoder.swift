@@ -92,10 +92,10 @@ final class FrameDecoder {
             // Far before the start: the first packet.
             let fromTop = attempt >= 6 || aim == 0
             let ticks = fromTop ? -(Int64(1) << 40) : scan.presentationTicks[aim]
-            var result = av_seek_frame(input.pointer, Int32(stream), ticks, AVSEEK_FLAG_BACKWARD)
+            var result = input.seek(stream: stream, to: ticks)
             if result < 0 && fromTop {
                 // AVI refuses a time before its index starts: the first frame's, else the file's start.
-                result = av_seek_frame(input.pointer, Int32(stream), scan.presentationTicks.first ?? 0, AVSEEK_FLAG_BACKWARD)
+                result = input.seek(stream: stream, to: scan.presentationTicks.first ?? 0)
                 if result < 0 { result = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0) }
             }
             if result < 0 { throw ExportError.av(path: name, AVFailure(code: result, operation: "seeking")) }

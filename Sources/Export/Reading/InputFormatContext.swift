@@ -11,8 +11,15 @@ final class InputFormatContext {
     let pointer: UnsafeMutablePointer<AVFormatContext>
     let path: String
 
-    /// Opens `path` and reads its stream information.
-    init(path: String) throws(ExportError) {
+    /// Where the clock starts again (see ``ClockRestarts``); nil when it runs on.
+    private(set) var clock: ClockRestarts?
+    /// Per stream, the segment of its last packet: a packet without a byte position (an audio
+    /// frame split from a PES packet) takes it.
+    private var segments: [Int] = []
+
+    /// Opens `path` and reads its stream information. Unless `followingClockRestarts` is false,
+    /// a demuxer whose timestamps may start again has them put on one running clock.
+    init(path: String, followingClockRestarts: Bool = true) throws(ExportError) {
         self.path = path
         // A FIFO or a device would block or never end: only regular files are read.
         if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
@@ -36,6 +43,27 @@ final class InputFormatContext {
             // deinit closes the context.
             throw .notMedia(path: path, reason: AVFailure(code: found, operation: "reading stream information").message)
         }
+        if followingClockRestarts, context.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 {
+            let found = try ClockRestarts.of(path: path)
+            if !found.restarts.isEmpty { follow(found) }
+        }
+    }
+
+    /// Takes `found` on: every packet read from here is moved onto its running clock, and the
+    /// streams' and the file's durations stated on it.
+    private func follow(_ found: ClockRestarts) {
+        clock = found
+        segments = Array(repeating: 0, count: streamCount)
+        var fileEnd = Int64.min
+        for index in 0..<min(streamCount, found.ends.count) where found.ends[index] != .min {
+            let st = stream(index).pointer
+            let start = st.pointee.start_time
+            guard start != sp_av_nopts_value() else { continue }
+            st.pointee.duration = max(st.pointee.duration, found.ends[index] &- start)
+            fileEnd = max(fileEnd, av_rescale_q(found.ends[index], st.pointee.time_base, AVRational(num: 1, den: sp_av_time_base())))
+        }
+        let start = pointer.pointee.start_time
+        if fileEnd != .min, start != sp_av_nopts_value() { pointer.pointee.duration = max(pointer.pointee.duration, fileEnd &- start) }
     }
 
     deinit {
@@ -54,6 +82,27 @@ final class InputFormatContext {
         let result = av_read_frame(pointer, packet.pointer)
         if result == sp_averror_eof() { return false }
         if result < 0 { throw .av(path: path, AVFailure(code: result, operation: "reading a packet")) }
+        if let clock {
+            let p = packet.pointer
+            let index = Int(p.pointee.stream_index)
+            guard index < segments.count else { return true }
+            let segment = p.pointee.pos >= 0 ? clock.segment(at: p.pointee.pos) : segments[index]
+            segments[index] = segment
+            let shift = av_rescale_q(clock.offset(segment), AVRational(num: 1, den: sp_av_time_base()), stream(index).pointer.pointee.time_base)
+            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts &+= shift }
+            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts &+= shift }
+        }
         return true
+    }
+
+    /// Seeks to the keyframe of `stream` at or before `ticks` (its time base), as
+    /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD` does; on a clock that starts again, by byte,
+    /// to the keyframe recorded there (see ``ClockRestarts``). Returns libav's result.
+    @discardableResult
+    func seek(stream index: Int, to ticks: Int64) -> Int32 {
+        guard let clock, let position = clock.seekPosition(stream: index, time: ticks, base: stream(index).pointer.pointee.time_base) else {
+            return av_seek_frame(pointer, Int32(index), ticks, AVSEEK_FLAG_BACKWARD)
+        }
+        return av_seek_frame(pointer, -1, position, AVSEEK_FLAG_BYTE)
     }
 }

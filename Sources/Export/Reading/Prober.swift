@@ -40,6 +40,12 @@ public enum Prober {
             entry = next
         }
         info.quickTimeMetadata = apple.isEmpty ? nil : apple
+        if let clock = input.clock {
+            // Where the clock starts again, into the movie: from its primary stream's start.
+            let primary = (info.primaryVideo ?? info.primaryAudio).map { input.stream($0.index).pointer.pointee }
+            let start = primary.map { $0.start_time == sp_av_nopts_value() ? 0 : av_rescale_q($0.start_time, $0.time_base, AVRational(num: 1, den: sp_av_time_base())) } ?? 0
+            info.clockRestarts = clock.restarts.map { Time(value: $0.at &- start, timescale: Int32(sp_av_time_base())) }
+        }
         return info
     }
 
@@ -125,7 +131,6 @@ public enum Prober {
         // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
         var unplaced = [Int](repeating: 0, count: streams.count)
-        var clock = ClockRestart(input)
         let packet = try Packet()
         while true {
             let more: Bool
@@ -137,7 +142,6 @@ public enum Prober {
             let p = packet.pointer.pointee
             let index = Int(p.stream_index)
             guard index < tallies.count else { continue }
-            clock.add(p)
             let pts = p.pts != sp_av_nopts_value() || reorders[index] ? p.pts : p.dts
             guard pts != sp_av_nopts_value() else {
                 unplaced[index] += 1
@@ -150,7 +154,6 @@ public enum Prober {
             default: tallies[index].add(p, at: pts)
             }
         }
-        if let refusal = clock.failure(path: input.path) { throw refusal }
         if let video = streams.firstIndex(where: { $0.kind == .video && !$0.isAttachedPicture }), tallies[video].count == 0, unplaced[video] > 0 {
             let codec = streams[video].codec
             throw .notMedia(path: input.path, reason: "its \(codec) video reorders its frames (B-frames) but the file stores only the order they are decoded in, not when each is shown (as AVI does), so slowpoke cannot place them; convert it first, for example: ffmpeg -i \((input.path as NSString).lastPathComponent) -c:v libx264 -crf 18 -c:a copy converted.mkv")

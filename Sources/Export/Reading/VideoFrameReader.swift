@@ -209,8 +209,8 @@ public final class VideoFrameReader {
     private func seek(to t: Time) throws(ExportError) {
         seeks += 1
         let ticks = sourceTicks(t)
-        var result = av_seek_frame(input.pointer, Int32(streamIndex), ticks, AVSEEK_FLAG_BACKWARD)
-        if result < 0 { result = av_seek_frame(input.pointer, Int32(streamIndex), Int64.min / 2, AVSEEK_FLAG_BACKWARD) }
+        var result = input.seek(stream: streamIndex, to: ticks)
+        if result < 0 { result = input.seek(stream: streamIndex, to: Int64.min / 2) }
         avcodec_flush_buffers(decoder.pointer)
         av_frame_unref(shown.pointer)
         av_frame_unref(ahead.pointer)

@@ -100,6 +100,9 @@ public struct StreamPlan: Sendable, Encodable {
                     let target = Self.displayName(choice.codec)
                     entry(.retimed, "retimed through the timeline, encoded whole as \(target) in one format (\(AudioFormatChange.declared(changes).formatName)): it changes format mid-file")
                     notes[i] = AudioFormatChange.summary(changes) + "; it is encoded whole as \(target)"
+                } else if let restarts = source.media.clockRestarts, !restarts.isEmpty {
+                    // As AudioTracks does: the recordings' packets overlap at each join.
+                    entry(.retimed, "retimed through the timeline, encoded whole as \(Self.displayName(choice.codec)): the file's clock starts again, and its recordings' packets overlap at the join")
                 } else if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
                 } else if choice.splicesMovieAudio(parameters, container: output, semitones: settings?.semitones ?? 0) {

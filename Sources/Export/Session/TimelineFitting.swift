@@ -68,6 +68,8 @@ extension ExportSession {
     func copiedAudioGrid(exact: Bool) throws -> FrameGrid? {
         guard !exact, let first = source.audioStreams.first else { return nil }
         let input = try InputFormatContext(path: movie.path)
+        // Audio on a clock that starts again is rendered whole (see AudioTracks): no grid.
+        guard input.clock == nil else { return nil }
         return TimelineFitting.grid(of: input.stream(first).parameters.pointee, container: container, settings: settings)
     }
 
@@ -91,7 +93,7 @@ extension FrameGridFit {
         guard let container = audioOnly ? Container(audioFile: output.pathExtension) : Container(movie: output.pathExtension) else { return nil }
         let input = try InputFormatContext(path: source.movie.path)
         let parameters = input.stream(stream.index).parameters.pointee
-        let grid = audioOnly
+        let grid = input.clock != nil ? nil : audioOnly
             ? (AudioCodecChoice(audioFile: container, source: parameters, defaultBitRate: 192_000).splices(parameters, container: container)
                 ? TimelineFitting.grid(of: parameters) : nil)
             : TimelineFitting.grid(of: parameters, container: container, settings: try TimePitchSettings())

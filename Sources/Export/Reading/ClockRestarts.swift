@@ -1,0 +1,163 @@
+import Foundation
+import Synchronization
+internal import CFFmpeg
+
+/// Where a file's clock starts again, and the offsets that make it run on: two transport-stream
+/// recordings joined with `cat` (each starting at 1.4 s, say), whose second half repeats the
+/// first's timestamps.
+///
+/// Like ffmpeg's discontinuity handling (`-dts_delta_threshold`), for demuxers that declare
+/// discontinuous timestamps (`AVFMT_TS_DISCONT`: MPEG-TS and -PS, Ogg): when an audio or video
+/// stream's decode time steps back by more than 0.1 s, or forward by more than 10 s, every stream from there on
+/// is moved by one offset, so that this packet follows the stream's previous one plus its
+/// duration and the streams keep their sync. When the primary video stream was not the stream
+/// that found the restart, its first packet after it sets the offset instead, so that its
+/// frames follow on exactly (audio packets are no finer than 21 ms).
+///
+/// A restart is placed by byte position, not by reading order: the demuxer hands a packet over
+/// when its PES packet ends, so the first recording's last video frame comes out after the
+/// second recording's first audio, and each keeps its own recording's offset. Because the
+/// offsets belong to positions in the file, they hold after any seek: ``InputFormatContext``
+/// applies them to every packet it reads, so the media index (`Prober`) and every export
+/// reader see the same single clock, and its `seek` lands by byte on the recorded keyframe at
+/// or before a time on that clock (seeking by time would find the repeated times of either
+/// recording). Sums wrap rather than trap: a hostile file's timestamps may be anything.
+struct ClockRestarts: Sendable {
+    struct Restart: Sendable {
+        /// The byte position from which the offset holds.
+        var position: Int64
+        /// Added to every timestamp from `position` on, in `AV_TIME_BASE` units.
+        var offset: Int64
+        /// Whether the primary video stream set the offset.
+        var byPrimary: Bool
+        /// Where the clock started again, in `AV_TIME_BASE` units on the running clock: the
+        /// presentation time of the packet whose stream set the offset.
+        var at: Int64
+    }
+
+    /// A keyframe to seek to by byte: its position, its raw presentation time and the segment
+    /// (restarts before it) whose offset it takes.
+    struct SeekPoint: Sendable {
+        let position: Int64
+        let time: Int64
+        let segment: Int
+    }
+
+    private(set) var restarts: [Restart] = []
+    /// Per stream, keyframes at least 0.2 s apart, in reading order.
+    private(set) var seekPoints: [[SeekPoint]] = []
+    /// Per stream, where its last packet ends on the running clock (its time base).
+    private(set) var ends: [Int64] = []
+
+    /// The segment (number of restarts before it) of a packet at byte `position`.
+    func segment(at position: Int64) -> Int {
+        var low = 0, high = restarts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if restarts[mid].position <= position { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The offset of `segment`, in `AV_TIME_BASE` units.
+    func offset(_ segment: Int) -> Int64 { segment == 0 ? 0 : restarts[segment - 1].offset }
+
+    /// The byte position of the last keyframe of `stream` at or before `time` (its time base, on
+    /// the running clock); the first one's when none is.
+    func seekPosition(stream: Int, time: Int64, base: AVRational) -> Int64? {
+        guard stream < seekPoints.count, let first = seekPoints[stream].first else { return nil }
+        let corrected = { (p: SeekPoint) in p.time &+ av_rescale_q(offset(p.segment), AVRational(num: 1, den: sp_av_time_base()), base) }
+        return seekPoints[stream].last { corrected($0) <= time }?.position ?? first.position
+    }
+
+    private static let cache = Mutex<[String: ClockRestarts]>([:])
+
+    /// The restarts of the file at `path`, found once per file, size and modification time.
+    static func of(path: String) throws(ExportError) -> ClockRestarts {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        let key = "\(path)|\(size)|\(modified)"
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let input = try InputFormatContext(path: path, followingClockRestarts: false)
+        let found = try scan(input)
+        cache.withLock { $0[key] = found }
+        return found
+    }
+
+    /// Reads every packet of `input` (which must not correct them itself).
+    static func scan(_ input: InputFormatContext) throws(ExportError) -> ClockRestarts {
+        let count = input.streamCount
+        var found = ClockRestarts()
+        found.seekPoints = Array(repeating: [], count: count)
+        found.ends = Array(repeating: .min, count: count)
+        let primary = (0..<count).first {
+            let stream = input.stream($0)
+            return stream.parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && stream.pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
+        // Only audio and video find restarts, as in ffmpeg: subtitles and data are sparse.
+        let timed = (0..<count).map { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains(input.stream($0).parameters.pointee.codec_type) }
+        let avBase = AVRational(num: 1, den: sp_av_time_base())
+        var last = [Int64?](repeating: nil, count: count), next = [Int64?](repeating: nil, count: count)
+        var segmentOf = [Int](repeating: 0, count: count)
+        let packet = try Packet()
+        // A damaged tail ends the scan; what was read so far is still true.
+        while (try? input.read(into: packet)) == true {
+            let p = packet.pointer.pointee
+            let s = Int(p.stream_index)
+            guard s < count else { continue }
+            let raw = p.dts != sp_av_nopts_value() ? p.dts : p.pts
+            guard raw != sp_av_nopts_value() else { continue }
+            let base = input.stream(s).pointer.pointee.time_base
+            func ticks(_ avTime: Int64) -> Int64 { av_rescale_q(avTime, avBase, base) }
+            let pts = p.pts != sp_av_nopts_value() ? p.pts : raw
+            var k = p.pos >= 0 ? found.segment(at: p.pos) : segmentOf[s]
+            var corrected = raw &+ ticks(found.offset(k))
+            if timed[s], let l = last[s], let n = next[s] {
+                func jumps(_ t: Int64) -> Bool { t < l &- ticks(Int64(sp_av_time_base()) / 10) || t > n &+ ticks(10 * Int64(sp_av_time_base())) }
+                let newest = found.restarts.count
+                if jumps(corrected) && p.pos >= 0 {
+                    if k == newest {
+                        let offset = found.offset(k) &+ av_rescale_q(n &- corrected, base, avBase)
+                        found.restarts.append(Restart(position: p.pos, offset: offset, byPrimary: s == primary, at: av_rescale_q(pts, base, avBase) &+ offset))
+                        k = newest + 1
+                        corrected = raw &+ ticks(offset)
+                    } else if k == newest - 1, !jumps(raw &+ ticks(found.offset(newest))) {
+                        // The newest restart's recording starts here already: a PES packet that
+                        // began before the one that found the restart, handed over after it.
+                        found.restarts[newest - 1].position = p.pos
+                        k = newest
+                        corrected = raw &+ ticks(found.offset(k))
+                    }
+                }
+            }
+            if s == primary, k > 0, k == found.restarts.count, !found.restarts[k - 1].byPrimary, segmentOf[s] < k, let n = next[s] {
+                // The primary video's first packet after a restart another stream found: its
+                // frames follow on exactly; the streams already read after the restart move too.
+                let delta = av_rescale_q(n &- corrected, base, avBase)
+                found.restarts[k - 1].offset &+= delta
+                found.restarts[k - 1].byPrimary = true
+                found.restarts[k - 1].at = av_rescale_q(pts &- raw &+ n, base, avBase)
+                for other in 0..<count where other != s && segmentOf[other] == k {
+                    let b = input.stream(other).pointer.pointee.time_base
+                    last[other] = last[other].map { $0 &+ av_rescale_q(delta, avBase, b) }
+                    next[other] = next[other].map { $0 &+ av_rescale_q(delta, avBase, b) }
+                }
+                corrected = n
+            }
+            let step = last[s].map { corrected &- $0 } ?? 0
+            last[s] = corrected
+            next[s] = corrected &+ (p.duration > 0 ? p.duration : max(0, step))
+            let shift = corrected &- raw
+            found.ends[s] = max(found.ends[s], pts &+ shift &+ max(0, p.duration))
+            if p.flags & AV_PKT_FLAG_KEY != 0, p.pos >= 0 {
+                let previous = found.seekPoints[s].last
+                if previous.map({ $0.segment != k || pts &- $0.time >= ticks(Int64(sp_av_time_base()) / 5) }) ?? true {
+                    found.seekPoints[s].append(SeekPoint(position: p.pos, time: pts, segment: k))
+                }
+            }
+            segmentOf[s] = k
+        }
+        return found
+    }
+}
