@@ -12,7 +12,7 @@ struct GOPRenderer {
     /// The output's parameter sets: the stream's, then the re-encoded frames'.
     let parameterSets: ParameterSets
 
-    init(movie: URL, stream index: Int, scan: VideoScan, spans: [Range<Int>], name: String) throws {
+    init(movie: URL, stream index: Int, scan: VideoScan, spans: [SmartCut.Span], name: String) throws {
         let input = try InputFormatContext(path: movie.path)
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let stream = input.stream(index)
@@ -30,8 +30,13 @@ struct GOPRenderer {
                                             references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
             made = made ?? sets.adding(sps: encoder.sps, pps: encoder.pps)
             var out: [[UInt8]] = []
-            try Self.decode(input, stream: index, scan: scan, span: span, name: name) { frame in
+            let encode = { (frame: UnsafeMutablePointer<AVFrame>) in
                 try encoder.encode(frame) { out.append(ParameterSets.sample($0, lengthSize: sets.lengthSize)) }
+            }
+            if span.reversed {
+                try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, deliver: encode)
+            } else {
+                try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, deliver: encode)
             }
             try encoder.encode(nil) { out.append(ParameterSets.sample($0, lengthSize: sets.lengthSize)) }
             guard out.count == span.count else {
@@ -41,6 +46,33 @@ struct GOPRenderer {
         }
         self.samples = samples
         parameterSets = made ?? sets
+    }
+
+    /// Decodes the frames of a reversed `span` and hands them to `deliver` last first: one GOP
+    /// at a time from the span's end (each decoded from its keyframe, its frames held until
+    /// the GOP is done), so memory holds one GOP of pictures, never the whole span. The frames
+    /// are stamped with the span's presentation times in the order they are handed on, so the
+    /// encoder sees time run forwards.
+    private static func decodeBackwards(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: SmartCut.Span,
+                                        name: String, deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
+        var upper = span.ranks.upperBound
+        var handed = 0
+        while upper > span.ranks.lowerBound {
+            let lower = max(span.ranks.lowerBound, scan.keyframe(before: upper - 1))
+            var pictures: [Frame] = []
+            try decode(input, stream: index, scan: scan, span: lower..<upper, name: name) { frame in
+                guard let copy = av_frame_clone(frame) else {
+                    throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a decoded frame to play it backwards"))
+                }
+                pictures.append(Frame(owning: copy))
+            }
+            for picture in pictures.reversed() {
+                picture.pointer.pointee.pts = scan.presentationTicks[span.ranks.lowerBound + handed]
+                try deliver(picture.pointer)
+                handed += 1
+            }
+            upper = lower
+        }
     }
 
     /// Decodes the frames of `span` (presentation ranks) and hands them to `deliver` in order.
