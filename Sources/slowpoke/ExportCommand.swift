@@ -31,7 +31,10 @@ struct ExportMovie: ParsableCommand {
             frame-exact: in H.264 (8-bit, progressive) in .mp4, .mov or .mkv only the frames \
             between a cut and the next keyframe are re-encoded (at 45 dB or better), every other \
             packet is copied, and the export says how many; other codecs, and --keyframe-cuts, \
-            move cuts to keyframes and the export says where. Audio follows the same timeline through \
+            move cuts to keyframes and the export says where. A reversed range copies intra-only \
+            video (ProRes, MJPEG, DNxHD, PNG, FFV1) frame by frame in reverse, re-encodes long-GOP \
+            8-bit progressive H.264 backwards (and says how many frames), and is refused for other codecs and with \
+            --keyframe-cuts (export with --fps). Audio follows the same timeline through \
             the chosen time-pitch algorithm: where the edits leave it unchanged the source's own \
             packets are kept (AAC, PCM, and Opus in .mkv or .webm) and only the edited stretches \
             are encoded, in the source's codec where the container holds it (else AAC; in .webm \
