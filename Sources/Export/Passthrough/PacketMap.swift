@@ -118,7 +118,11 @@ struct PacketMap {
                 dropped += 1
                 continue
             }
-            var end = try map(packet.pts + packet.duration)
+            // A frame whose end a reversed segment plays (the last one before a reverse) ends
+            // where its own segment does, not where playing backwards reaches that time.
+            let frameEnd = try packet.pts + packet.duration
+            let endsReversed = track.segments.contains { $0.isReversed && $0.source?.contains(frameEnd) == true }
+            var end = endsReversed ? nil : try map(frameEnd)
             if end == nil {
                 do { end = try Self.endOfFrame(pts: packet.pts, duration: packet.duration, track: track) } catch CompositionError.overflow {
                     rounded = true
