@@ -118,11 +118,8 @@ struct PacketMap {
                 dropped += 1
                 continue
             }
-            // A frame whose end a reversed segment plays (the last one before a reverse) ends
-            // where its own segment does, not where playing backwards reaches that time.
             let frameEnd = try packet.pts + packet.duration
-            let endsReversed = track.segments.contains { $0.isReversed && $0.source?.contains(frameEnd) == true }
-            var end = endsReversed ? nil : try map(frameEnd)
+            var end = Self.playsBackwards(frameEnd, in: track) ? nil : try map(frameEnd)
             if end == nil {
                 do { end = try Self.endOfFrame(pts: packet.pts, duration: packet.duration, track: track) } catch CompositionError.overflow {
                     rounded = true
@@ -199,6 +196,13 @@ struct PacketMap {
         for (r, t) in sorted.enumerated() { rank[t] = r }
         let depth = max(0, pts.indices.map { $0 - rank[pts[$0]]! }.max() ?? 0)
         return pts.indices.map { i in i >= depth ? sorted[i - depth] : first - step * Int64(depth - i) }
+    }
+
+    /// Whether a reversed segment plays source time `s`: then a forward frame that ends there
+    /// (the last one before a reverse) ends where its own segment does, not where playing
+    /// backwards reaches `s`.
+    private static func playsBackwards(_ s: Time, in track: CompositionTrack) -> Bool {
+        track.segments.contains { $0.isReversed && $0.source?.contains(s) == true }
     }
 
     /// Where a frame that starts at source time `pts` shows when a reversed segment plays it:

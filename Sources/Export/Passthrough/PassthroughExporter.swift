@@ -234,7 +234,7 @@ public struct PassthroughExporter {
         let reader = try PacketReader(input: video, stream: videoStream, ticks: ticks, name: session.movieName)
         let entries = map.entries
         for (n, entry) in entries.enumerated() {
-            if let sample = encodedSample(entry) {
+            if let sample = try encodedSample(entry) {
                 try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
             } else if let source = sourceItem(entry) {
                 let packet = try reader.packet(at: source)
@@ -258,10 +258,10 @@ public struct PassthroughExporter {
             return nil
         }
         /// A re-encoded frame's sample, and whether it starts its span (an IDR picture).
-        func encodedSample(_ entry: PacketMap.Entry) -> (bytes: [UInt8], idr: Bool)? {
+        func encodedSample(_ entry: PacketMap.Entry) throws -> (bytes: [UInt8], idr: Bool)? {
             guard let smart = plan.smart, let rendered = plan.rendered,
                   case .encoded(let span, let frame) = smart.items[entry.index] else { return nil }
-            return (rendered.samples[span][frame], frame == 0)
+            return (try rendered.samples.sample(span: span, frame: frame), frame == 0)
         }
     }
 
