@@ -95,6 +95,29 @@ import Testing
         #expect(checked >= Self.frames, "only \(checked) frames checked")
     }
 
+    /// With audio (AAC beside ProRes): the frames as without it, and the audio stream there and
+    /// as long as the timeline (what it plays backwards is the audio renderer's, checked there).
+    @Test func aMovieWithAudioKeepsItsAudioStream() throws {
+        let folder = try TemporaryFolder("reverse-audio")
+        let source = folder.file("prores-aac.mov")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=\(Self.rate):duration=\(Self.seconds)",
+                                                   "-f", "lavfi", "-i", "sine=f=440:d=\(Self.seconds)", "-c:v", "prores_ks", "-profile:v", "0",
+                                                   "-c:a", "aac", "-shortest", source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (output, result, _) = try Self.export(source, edits: [["reverse", "--range", "2-4"]], ext: "mov", in: folder)
+        try #require(result.status == 0, "\(result.stderr)")
+        let (sourceMD5s, _) = try TestSupport.frameMD5s(source)
+        let (md5s, errors) = try TestSupport.frameMD5s(output)
+        #expect(errors.isEmpty, "ffmpeg says \(errors)")
+        try #require(sourceMD5s.count == Self.frames && md5s.count == Self.frames, "\(md5s.count) frames")
+        #expect(md5s == Self.expected.map { sourceMD5s[$0] }, "the frames are not the source's with 60..119 reversed")
+        let json = try TestSupport.ffprobe(output, ["-show_entries", "stream=codec_type,duration"])
+        let audio = (json["streams"] as? [[String: Any]] ?? []).filter { $0["codec_type"] as? String == "audio" }
+        #expect(audio.count == 1, "\(json)")
+        let seconds = (audio.first?["duration"] as? String).flatMap(Double.init) ?? 0
+        #expect(abs(seconds - Double(Self.seconds)) < 0.05, "the audio lasts \(seconds) s")
+    }
+
     /// (c) Reverse then half speed: the range plays backwards with every frame lasting 2/30 s.
     @Test func reversedAndSlowedIntraFramesLastTwiceAsLong() throws {
         let folder = try TemporaryFolder("reverse-scale")

@@ -14,7 +14,12 @@ final class PacketReader {
     /// Each packet's timestamp (decode order), and the decode index of each timestamp: how a
     /// packet read after a seek is recognised.
     private let ticks: [Int64]
-    private var index: [Int64: Int] = [:]
+    /// Made on the first seek: an export that only reads on never needs it.
+    private lazy var index: [Int64: Int] = {
+        var index: [Int64: Int] = [:]
+        for (i, t) in ticks.enumerated() where index[t] == nil { index[t] = i }
+        return index
+    }()
     private let name: String
     /// The decode index of the packet the demuxer gives next; nil after a seek, until a packet
     /// is recognised.
@@ -29,7 +34,6 @@ final class PacketReader {
         self.stream = stream
         self.ticks = ticks
         self.name = name
-        for (i, t) in ticks.enumerated() where index[t] == nil { index[t] = i }
         packet = try Packet()
     }
 
