@@ -68,9 +68,11 @@ import Testing
         let shape = try #require(Self.intra.first { $0.name == name })
         let source = try Self.make(name, shape.args, in: folder)
         let ext = (name as NSString).pathExtension
-        let (output, result, _) = try Self.export(source, edits: [["reverse", "--range", "2-4"]], ext: ext, in: folder)
+        let (output, result, document) = try Self.export(source, edits: [["reverse", "--range", "2-4"]], ext: ext, in: folder)
         try #require(result.status == 0, "\(result.stderr)")
         #expect(!result.stdout.contains("re-encoded"), "\(result.stdout)")
+        let info = try TestSupport.run(TestSupport.slowpoke, ["info", document.path])
+        #expect(info.stdout.contains("nothing re-encoded; 180 frames copied"), "\(info.stdout)")
 
         let (sourceMD5s, sourceErrors) = try TestSupport.frameMD5s(source)
         try #require(sourceErrors.isEmpty && sourceMD5s.count == Self.frames, "\(sourceErrors)")

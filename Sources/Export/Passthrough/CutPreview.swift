@@ -25,7 +25,8 @@ public struct CutPreview: Sendable, Equatable {
         if scan.truncated { segments = try CompositionTrackSegment.cut(segments, atSourceEnd: scan.end) }
         let smart = SmartCut(scan: scan, segments: segments)
         let copied = smart.items.count - smart.encodedFrames
-        if smart.encodedFrames == 0 && copied == scan.packets.count { return nil }
+        // A reversed range is said even when its intra frames are all copied.
+        if smart.encodedFrames == 0 && copied == scan.packets.count && !segments.contains(where: \.isReversed) { return nil }
         if let why = SmartCut.refusal(container: container, movie: source.movie, stream: video.index, name: source.name,
                                       scan: scan, segments: segments) {
             // A reversed range is never moved to keyframes: the export copies it (intra
