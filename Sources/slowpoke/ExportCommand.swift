@@ -31,7 +31,10 @@ struct ExportMovie: ParsableCommand {
             frame-exact: in H.264 (8-bit, progressive) in .mp4, .mov or .mkv only the frames \
             between a cut and the next keyframe are re-encoded (at 45 dB or better), every other \
             packet is copied, and the export says how many; other codecs, and --keyframe-cuts, \
-            move cuts to keyframes and the export says where. Audio follows the same timeline through \
+            move cuts to keyframes and the export says where. A reversed range copies intra-only \
+            video (ProRes, MJPEG, DNxHD, PNG, FFV1) frame by frame in reverse, re-encodes long-GOP \
+            8-bit progressive H.264 backwards (and says how many frames), and is refused for other codecs and with \
+            --keyframe-cuts (export with --fps). Audio follows the same timeline through \
             the chosen time-pitch algorithm: where the edits leave it unchanged the source's own \
             packets are kept (AAC, PCM, and Opus in .mkv or .webm) and only the edited stretches \
             are encoded, in the source's codec where the container holds it (else AAC; in .webm \
@@ -124,7 +127,7 @@ struct ExportMovie: ParsableCommand {
         let shown = output ?? exporter.output.lastPathComponent
         let timing = result.exact ? "every frame at its exact time" : "timestamps rounded to 1/\(result.timescale) s"
         let cuts = result.reencodedFrames > 0
-            ? "; \(result.reencodedFrames) frames re-encoded at \(result.reencodedCuts) cut\(result.reencodedCuts == 1 ? "" : "s"); \(result.copiedFrames) copied" : ""
+            ? "; \(result.reencodedFrames) frames re-encoded at \(Self.places(cuts: result.reencodedCuts, reversals: result.reencodedReversals)); \(result.copiedFrames) copied" : ""
         print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), \(Self.said(result.audio))\(cuts)")
         if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
@@ -162,6 +165,13 @@ struct ExportMovie: ParsableCommand {
         print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// Where frames were re-encoded: "2 cuts", "1 reversed range", "2 cuts and 1 reversed range".
+    static func places(cuts: Int, reversals: Int) -> String {
+        let parts = [cuts > 0 || reversals == 0 ? "\(cuts) cut\(cuts == 1 ? "" : "s")" : nil,
+                     reversals > 0 ? "\(reversals) reversed range\(reversals == 1 ? "" : "s")" : nil]
+        return parts.compactMap { $0 }.joined(separator: " and ")
     }
 
     /// What became of the audio, in plain words.

@@ -134,7 +134,8 @@ enum Report {
         guard case .success(let preview?) = preview else { return "" }
         if let why = preview.keyframeCutsBecause { return "  video cuts move to keyframes (nothing re-encoded), because \(why)\n" }
         if preview.reencodedFrames == 0 { return "  video cuts are frame-exact at keyframes: nothing re-encoded; \(preview.copiedFrames) frames copied\n" }
-        return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(plural(preview.cuts, "cut")); \(preview.copiedFrames) copied\n"
+        let places = preview.reversals > 0 ? ExportMovie.places(cuts: preview.cuts, reversals: preview.reversals) : plural(preview.cuts, "cut")
+        return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(places); \(preview.copiedFrames) copied\n"
     }
 
     /// The segment table: composition range, source range, rate. The steps of a ramp in

@@ -11,6 +11,11 @@ final class Frame {
         pointer = frame
     }
 
+    /// Takes ownership of `frame` (one from `av_frame_alloc` or `av_frame_clone`).
+    init(owning frame: UnsafeMutablePointer<AVFrame>) {
+        pointer = frame
+    }
+
     deinit {
         var frame: UnsafeMutablePointer<AVFrame>? = pointer
         av_frame_free(&frame)

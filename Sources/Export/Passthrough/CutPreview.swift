@@ -9,6 +9,8 @@ public struct CutPreview: Sendable, Equatable {
     /// Frames re-encoded, the cuts that need them, and frames copied.
     public let reencodedFrames: Int
     public let cuts: Int
+    /// Reversed ranges re-encoded backwards (long-GOP video).
+    public var reversals = 0
     public let copiedFrames: Int
     /// Why the cuts move to keyframes (nothing re-encoded), or nil when they are frame-exact.
     public let keyframeCutsBecause: String?
@@ -23,11 +25,20 @@ public struct CutPreview: Sendable, Equatable {
         if scan.truncated { segments = try CompositionTrackSegment.cut(segments, atSourceEnd: scan.end) }
         let smart = SmartCut(scan: scan, segments: segments)
         let copied = smart.items.count - smart.encodedFrames
-        if smart.encodedFrames == 0 && copied == scan.packets.count { return nil }
+        // A reversed range is said even when its intra frames are all copied.
+        if smart.encodedFrames == 0 && copied == scan.packets.count && !segments.contains(where: \.isReversed) { return nil }
         if let why = SmartCut.refusal(container: container, movie: source.movie, stream: video.index, name: source.name,
                                       scan: scan, segments: segments) {
-            return CutPreview(reencodedFrames: 0, cuts: 0, copiedFrames: 0, keyframeCutsBecause: why)
+            // A reversed range is never moved to keyframes: the export copies it (intra
+            // frames) or refuses.
+            if segments.contains(where: \.isReversed) {
+                guard smart.spans.isEmpty else { throw ReversePassthrough.refusal(segments, name: source.name, why: why) }
+            } else {
+                return CutPreview(reencodedFrames: 0, cuts: 0, copiedFrames: 0, keyframeCutsBecause: why)
+            }
         }
-        return CutPreview(reencodedFrames: smart.encodedFrames, cuts: smart.cuts, copiedFrames: copied, keyframeCutsBecause: nil)
+        var preview = CutPreview(reencodedFrames: smart.encodedFrames, cuts: smart.cuts, copiedFrames: copied, keyframeCutsBecause: nil)
+        preview.reversals = smart.reversedRuns
+        return preview
     }
 }

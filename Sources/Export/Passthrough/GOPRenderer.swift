@@ -7,12 +7,12 @@ internal import CFFmpeg
 /// are taken by their timestamps and encoded by a fresh ``SpliceEncoder``, so each span is a
 /// closed GOP that starts with an IDR picture.
 struct GOPRenderer {
-    /// Each span's samples (length-prefixed NAL units), one a frame, in presentation order.
-    let samples: [[[UInt8]]]
+    /// Each span's samples (length-prefixed NAL units), one a frame, in the order shown.
+    let samples: SampleSpool
     /// The output's parameter sets: the stream's, then the re-encoded frames'.
     let parameterSets: ParameterSets
 
-    init(movie: URL, stream index: Int, scan: VideoScan, spans: [Range<Int>], name: String) throws {
+    init(movie: URL, stream index: Int, scan: VideoScan, spans: [SmartCut.Span], name: String) throws {
         let input = try InputFormatContext(path: movie.path)
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let stream = input.stream(index)
@@ -23,24 +23,63 @@ struct GOPRenderer {
         }
         let timeBase = stream.pointer.pointee.time_base
         let rate = stream.pointer.pointee.avg_frame_rate
-        var samples: [[[UInt8]]] = []
+        let samples = try SampleSpool()
         var made: ParameterSets?
         for span in spans {
             let encoder = try SpliceEncoder(source: parameters, timeBase: timeBase, frameRate: rate, id: id,
                                             references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
             made = made ?? sets.adding(sps: encoder.sps, pps: encoder.pps)
-            var out: [[UInt8]] = []
-            try Self.decode(input, stream: index, scan: scan, span: span, name: name) { frame in
-                try encoder.encode(frame) { out.append(ParameterSets.sample($0, lengthSize: sets.lengthSize)) }
+            samples.startSpan()
+            var failure: (any Error)?
+            let keep = { (units: [[UInt8]]) in
+                do { try samples.append(ParameterSets.sample(units, lengthSize: sets.lengthSize)) } catch { failure = failure ?? error }
             }
-            try encoder.encode(nil) { out.append(ParameterSets.sample($0, lengthSize: sets.lengthSize)) }
-            guard out.count == span.count else {
-                throw ExportError.unsupported("re-encoding \(span.count) frames of \(name) at a cut gave \(out.count)")
+            let encode = { (frame: UnsafeMutablePointer<AVFrame>) in try encoder.encode(frame, deliver: keep) }
+            if span.reversed {
+                try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, deliver: encode)
+            } else {
+                try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, deliver: encode)
             }
-            samples.append(out)
+            try encoder.encode(nil, deliver: keep)
+            if let failure { throw failure }
+            let made = samples.count(samples.spans - 1)
+            guard made == span.count else {
+                throw ExportError.unsupported("re-encoding \(span.count) frames of \(name) at a cut gave \(made)")
+            }
         }
         self.samples = samples
         parameterSets = made ?? sets
+    }
+
+    /// Pictures a reversed span holds at once (about 100 MB at 1080p).
+    static let backwardsWindow = 32
+
+    /// Decodes the frames of a reversed `span` and hands them to `deliver` last first: a GOP at
+    /// a time from the span's end, or the last ``backwardsWindow`` frames of what is left of
+    /// one (each window decoded from its GOP's keyframe, its pictures held until it is done),
+    /// so memory holds a window of pictures whatever the span's or the GOP's length; a long GOP
+    /// costs more decoding instead. The frames are stamped with the span's presentation times
+    /// in the order they are handed on, so the encoder sees time run forwards.
+    private static func decodeBackwards(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: SmartCut.Span,
+                                        name: String, deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
+        var upper = span.ranks.upperBound
+        var handed = 0
+        while upper > span.ranks.lowerBound {
+            let lower = max(span.ranks.lowerBound, scan.keyframe(before: upper - 1), upper - Self.backwardsWindow)
+            var pictures: [Frame] = []
+            try decode(input, stream: index, scan: scan, span: lower..<upper, name: name) { frame in
+                guard let copy = av_frame_clone(frame) else {
+                    throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a decoded frame to play it backwards"))
+                }
+                pictures.append(Frame(owning: copy))
+            }
+            for picture in pictures.reversed() {
+                picture.pointer.pointee.pts = scan.presentationTicks[span.ranks.lowerBound + handed]
+                try deliver(picture.pointer)
+                handed += 1
+            }
+            upper = lower
+        }
     }
 
     /// Decodes the frames of `span` (presentation ranks) and hands them to `deliver` in order.

@@ -77,7 +77,7 @@ struct PacketMap {
          carriesHidden: Bool = false, limits: Limits? = nil) throws {
         var mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)] = []
         let first = track.segments.first
-        let startsAtZero = carriesHidden && first?.source?.start == .zero
+        let startsAtZero = carriesHidden && first?.source?.start == .zero && first?.isReversed == false
         var dropped = 0
         // Where exact arithmetic overflows (rates like 1/(31·29·23·19) stacked on a 1/15360 s
         // grid), times are rounded to `preferred` ticks instead, and the map says it is inexact.
@@ -110,11 +110,16 @@ struct PacketMap {
                 }
                 continue
             }
+            if !packet.damaged, let played = try Self.playedBackwards(pts: packet.pts, duration: packet.duration, track: track) {
+                mapped.append((index, played.start, played.end, false))
+                continue
+            }
             guard !packet.damaged, let pts = try map(packet.pts) else {
                 dropped += 1
                 continue
             }
-            var end = try map(packet.pts + packet.duration)
+            let frameEnd = try packet.pts + packet.duration
+            var end = Self.playsBackwards(frameEnd, in: track) ? nil : try map(frameEnd)
             if end == nil {
                 do { end = try Self.endOfFrame(pts: packet.pts, duration: packet.duration, track: track) } catch CompositionError.overflow {
                     rounded = true
@@ -191,6 +196,29 @@ struct PacketMap {
         for (r, t) in sorted.enumerated() { rank[t] = r }
         let depth = max(0, pts.indices.map { $0 - rank[pts[$0]]! }.max() ?? 0)
         return pts.indices.map { i in i >= depth ? sorted[i - depth] : first - step * Int64(depth - i) }
+    }
+
+    /// Whether a reversed segment plays source time `s`: then a forward frame that ends there
+    /// (the last one before a reverse) ends where its own segment does, not where playing
+    /// backwards reaches `s`.
+    private static func playsBackwards(_ s: Time, in track: CompositionTrack) -> Bool {
+        track.segments.contains { $0.isReversed && $0.source?.contains(s) == true }
+    }
+
+    /// Where a frame that starts at source time `pts` shows when a reversed segment plays it:
+    /// from where playing backwards reaches its end (the segment's start for a frame that runs
+    /// past the source's end) to where it reaches its start. Nil when no reversed segment
+    /// plays `pts`.
+    /// ```
+    ///   source    [2.000 frame 60)...[3.967 frame 119)4     reversed over target 2-4
+    ///   target    2 [frame 119 2.033) ... [frame 60 4)
+    /// ```
+    private static func playedBackwards(pts: Time, duration: Time, track: CompositionTrack) throws -> (start: Time, end: Time)? {
+        guard let segment = track.segments.first(where: { $0.isReversed && $0.source?.contains(pts) == true }),
+              let source = segment.source,
+              let start = try segment.compositionTime(forSourceTime: min(try pts + duration, source.end)),
+              let end = try segment.compositionTime(forSourceTime: pts) else { return nil }
+        return (start, end)
     }
 
     /// Where a frame that shows across a held time (`pts < held < pts + duration`) stops

@@ -37,6 +37,8 @@ public struct PassthroughExporter {
         public let fit: FrameGridFit.Summary?
         public let reencodedFrames: Int
         public let reencodedCuts: Int
+        /// Reversed ranges re-encoded backwards (long-GOP video; intra frames are copied).
+        public let reencodedReversals: Int
         public let copiedFrames: Int
     }
 
@@ -51,7 +53,7 @@ public struct PassthroughExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        try source.refuseReverse("passthrough cannot play it backwards yet (export with --fps)")
+        try ReversePassthrough.check(source, container: ExportSession.container(of: output), keyframeCuts: keyframeCuts)
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
         let grid = try session.copiedAudioGrid(exact: exactTimeline)
@@ -102,7 +104,7 @@ public struct PassthroughExporter {
         }
 
         // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, video: video, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
+        try copyVideo(map: map, video: video, ticks: scan.decodeTicks, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
                       warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
@@ -112,6 +114,7 @@ public struct PassthroughExporter {
                       timescale: map.timescale, exact: map.exact && !snapped.rounded, audio: audioOutput.handling,
                       cuts: snapped.cuts.map { ($0.requested, $0.actual) },
                       fit: video.fit, reencodedFrames: video.smart?.encodedFrames ?? 0, reencodedCuts: video.smart?.cuts ?? 0,
+                      reencodedReversals: video.smart?.reversedRuns ?? 0,
                       copiedFrames: map.entries.count { !$0.hidden } - (video.smart?.encodedFrames ?? 0))
     }
 
@@ -134,7 +137,10 @@ public struct PassthroughExporter {
                       warning: (String) -> Void) throws -> VideoPlan {
         let refusal = keyframeCuts ? nil : SmartCut.refusal(container: session.container, movie: session.movie, stream: session.videoStream.index,
                                                              name: session.movieName, scan: scan, segments: readable)
-        guard !keyframeCuts, refusal == nil else {
+        // A reversed range is played by the frame-exact plan (copied intra frames, or long-GOP
+        // ones re-encoded backwards), never by moving cuts to keyframes.
+        let reversed = readable.contains(where: \.isReversed)
+        guard reversed || (!keyframeCuts && refusal == nil) else {
             if let refusal, !KeyframeSnapping.removesNothing(readable) {
                 warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264, into .mp4, .mov or .mkv; export with --fps to cut exactly)")
             }
@@ -147,6 +153,9 @@ public struct PassthroughExporter {
         // Cuts are frame-exact wherever the fit puts them.
         let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exactTimeline)
         let smart = SmartCut(scan: scan, segments: fitted)
+        if let refusal, !smart.spans.isEmpty {
+            throw ReversePassthrough.refusal(fitted, name: session.movieName, why: refusal)
+        }
         for span in smart.spansPastKeyframes(scan) {
             warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
         }
@@ -207,8 +216,8 @@ public struct PassthroughExporter {
     // MARK: Muxing
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
-    private func copyVideo(map: PacketMap, video plan: VideoPlan, audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
-                           session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
+    private func copyVideo(map: PacketMap, video plan: VideoPlan, ticks: [Int64], audio: AudioTracks, segments: [CompositionTrackSegment],
+                           origin: Time, session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
         for other in 0..<video.streamCount where other != videoStream { video.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
@@ -220,32 +229,24 @@ public struct PassthroughExporter {
         }
 
         let mapTimeBase = AVRational(num: 1, den: map.timescale)
-        let packet = try Packet()
-        var sourceIndex = -1
-        var next = 0
+        // Packets in the order the timeline plays them: read on for forward runs, a block at a
+        // time backwards for reversed runs of intra frames.
+        let reader = try PacketReader(input: video, stream: videoStream, ticks: ticks, name: session.movieName)
         let entries = map.entries
-        while next < entries.count, try video.read(into: packet) {
-            let p = packet.pointer
-            guard Int(p.pointee.stream_index) == videoStream else { continue }
-            sourceIndex += 1
-            // Re-encoded frames due before this packet go first.
-            while next < entries.count, let sample = encodedSample(entries[next]) {
-                try writeEncoded(sample, entry: entries[next], session: session, timeBase: mapTimeBase)
-                next += 1
+        for (n, entry) in entries.enumerated() {
+            if let sample = try encodedSample(entry) {
+                try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
+            } else if let source = sourceItem(entry) {
+                let packet = try reader.packet(at: source)
+                try withExtendedLifetime(packet) {
+                    let p = packet.pointer
+                    p.pointee.pts = entry.pts
+                    p.pointee.dts = entry.dts
+                    p.pointee.duration = entry.duration
+                    try session.write(video: p, in: mapTimeBase)
+                }
             }
-            guard next < entries.count, sourceItem(entries[next]) == sourceIndex else { continue }
-            let entry = entries[next]
-            next += 1
-            p.pointee.pts = entry.pts
-            p.pointee.dts = entry.dts
-            p.pointee.duration = entry.duration
-            try session.write(video: p, in: mapTimeBase)
-            if next % 64 == 0 { try progress(Double(next) / Double(entries.count)) }
-        }
-        // Re-encoded frames at the end of the timeline.
-        while next < entries.count, let sample = encodedSample(entries[next]) {
-            try writeEncoded(sample, entry: entries[next], session: session, timeBase: mapTimeBase)
-            next += 1
+            if (n + 1) % 64 == 0 { try progress(Double(n + 1) / Double(entries.count)) }
         }
         try session.finish()
         try progress(1)
@@ -257,10 +258,10 @@ public struct PassthroughExporter {
             return nil
         }
         /// A re-encoded frame's sample, and whether it starts its span (an IDR picture).
-        func encodedSample(_ entry: PacketMap.Entry) -> (bytes: [UInt8], idr: Bool)? {
+        func encodedSample(_ entry: PacketMap.Entry) throws -> (bytes: [UInt8], idr: Bool)? {
             guard let smart = plan.smart, let rendered = plan.rendered,
                   case .encoded(let span, let frame) = smart.items[entry.index] else { return nil }
-            return (rendered.samples[span][frame], frame == 0)
+            return (try rendered.samples.sample(span: span, frame: frame), frame == 0)
         }
     }
 

@@ -13,6 +13,11 @@ import Composition
 ///   decode prefix, so no copied frame refers to one the timeline drops (B-frames shown before a
 ///   cut that refer to a P-frame after it); frames `[s, q)` are re-encoded.
 /// Copied frames `[r, s)` are then a contiguous run of the decode order that needs nothing else.
+///
+/// Runs the timeline plays backwards (``PlayedRun``) are copied last frame first when every
+/// frame is an intra picture that decodes alone (ProRes, MJPEG, all-IDR H.264), else re-encoded
+/// whole, last frame first, as one closed GOP; the forward runs around them end and resume as
+/// at any cut. Items follow the timeline's order.
 struct SmartCut {
     /// What the output video is made of, in its decode order.
     enum Item: Equatable {
@@ -22,11 +27,24 @@ struct SmartCut {
         case encoded(span: Int, frame: Int)
     }
 
-    /// Presentation ranks to re-encode, each `[from, to)`, in order.
-    let spans: [Range<Int>]
+    /// Frames to re-encode: presentation ranks `[from, to)`, encoded in presentation order, or
+    /// from the last to the first for a run the timeline plays backwards.
+    struct Span: Equatable {
+        let ranks: Range<Int>
+        var reversed = false
+        var count: Int { ranks.count }
+        var lowerBound: Int { ranks.lowerBound }
+        /// The presentation rank of the span's `frame`-th encoded frame.
+        func rank(_ frame: Int) -> Int { reversed ? ranks.upperBound - 1 - frame : ranks.lowerBound + frame }
+    }
+
+    /// The spans to re-encode, in the order the output shows them.
+    let spans: [Span]
     let items: [Item]
     /// The timeline's cuts that needed frames re-encoded.
     let cuts: Int
+    /// The reversed runs that are re-encoded (a long-GOP stream played backwards).
+    let reversedRuns: Int
 
     /// Plans `scan`'s frames for `segments` (the timeline, cuts unmoved).
     init(scan: VideoScan, segments: [CompositionTrackSegment]) {
@@ -34,40 +52,46 @@ struct SmartCut {
         let pts = scan.packets.map(\.pts)
         // Decode index of each presentation rank (as CutPoints sorts them).
         let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
-        let sources = segments.compactMap(\.source)
-        let shown = order.map { i in sources.contains { $0.contains(pts[i]) } }
-        var spans: [Range<Int>] = []
-        var pieces: [(rank: Int, items: [Item])] = []
-        var cuts = 0
+        var spans: [Span] = []
+        var items: [Item] = []
+        var cuts = 0, reversedRuns = 0
         var tailBefore = false
-        var p = 0
-        while p < shown.count {
-            guard shown[p] else { p += 1; continue }
-            var q = p
-            while q < shown.count && shown[q] { q += 1 }
+        func encode(_ span: Span) {
+            items += (0..<span.count).map { .encoded(span: spans.count, frame: $0) }
+            spans.append(span)
+        }
+        for run in PlayedRun.runs(times: points.times, segments: segments) {
+            let (p, q) = (run.ranks.lowerBound, run.ranks.upperBound)
+            if run.reversed {
+                // Backwards, frames are copied only when each one decodes alone (every frame
+                // an intra picture nothing else refers to); otherwise the whole run is decoded
+                // GOP by GOP from its end and encoded again, last frame first.
+                if run.ranks.allSatisfy({ points.resumes[$0] && points.endsRun[$0 + 1] }) {
+                    items += run.ranks.reversed().map { .copy(order[$0]) }
+                } else {
+                    encode(Span(ranks: run.ranks, reversed: true))
+                    reversedRuns += 1
+                }
+                tailBefore = false
+                continue
+            }
             var r = p
             while r < q && !points.resumes[r] { r += 1 }
             var s = q
             while s > r && !points.endsRun[s] { s -= 1 }
             if s <= r { r = q; s = q }
-            if r > p {
-                pieces.append((p, (0..<(r - p)).map { .encoded(span: spans.count, frame: $0) }))
-                spans.append(p..<r)
-            }
-            if s > r { pieces.append((r, order[r..<s].sorted().map { .copy($0) })) }
-            if q > s {
-                pieces.append((s, (0..<(q - s)).map { .encoded(span: spans.count, frame: $0) }))
-                spans.append(s..<q)
-            }
+            if r > p { encode(Span(ranks: p..<r)) }
+            if s > r { items += order[r..<s].sorted().map { .copy($0) } }
+            if q > s { encode(Span(ranks: s..<q)) }
             // A cut re-encodes on one side or both (B-frames before it, a GOP resumed after it).
             if r > p && !tailBefore { cuts += 1 }
             if q > s { cuts += 1 }
             tailBefore = q > s
-            p = q
         }
         self.spans = spans
-        self.items = pieces.sorted { $0.rank < $1.rank }.flatMap(\.items)
+        self.items = items
         self.cuts = cuts
+        self.reversedRuns = reversedRuns
         self.order = order
     }
 
@@ -77,7 +101,7 @@ struct SmartCut {
     /// Spans that run past a keyframe copying could not resume from (an open GOP's recovery
     /// point, which refers to pictures before it): the re-encoding that open GOPs cost.
     func spansPastKeyframes(_ scan: VideoScan) -> [Range<Int>] {
-        spans.filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.cutPoints.resumes[$0] } }
+        spans.filter { !$0.reversed }.map(\.ranks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.cutPoints.resumes[$0] } }
     }
 
     /// How many frames are re-encoded.
@@ -88,7 +112,7 @@ struct SmartCut {
     func sourceIndex(_ item: Item) -> Int {
         switch item {
         case .copy(let i): i
-        case .encoded(let span, let frame): order[spans[span].lowerBound + frame]
+        case .encoded(let span, let frame): order[spans[span].rank(frame)]
         }
     }
 

@@ -24,6 +24,9 @@ struct VideoScan {
     /// Whether the movie lists more frames than could be read (truncated or damaged): then the
     /// export stops at ``end``.
     var truncated = false
+    /// Every packet's timestamp in stream ticks, in decode order (the presentation time, else
+    /// the decode time): how a packet read after a seek is recognised.
+    var decodeTicks: [Int64] = []
     /// Whether frame i (in presentation order) is a keyframe.
     var isKey: [Bool] = []
     /// Where passthrough may end and resume copying.
@@ -107,6 +110,7 @@ struct VideoScan {
                 warning(which + ", so the frame before stays on screen")
             }
         }
+        if keepPackets { decodeTicks = raw.map(\.pts) }
         presentationTicks = order.map { raw[$0].pts }
         presentationTimes = order.map { times[$0] }
         isKey = order.map { raw[$0].key }
