@@ -43,7 +43,8 @@ extension TimelineRenderer {
         if !plan.keyFrames.isEmpty {
             // A ramp's steps in one run: the key-frame map places each step (see StepJoining).
             (first, count, origin, ratio, map) = steppedContext(plan)
-        } else if plan.startsAtOnset && settings.algorithm == .spectral {
+        } else if plan.startsAtOnset && settings.algorithm == .spectral,
+                  try !silentBefore(plan, from: first, source: source) {
             (first, count, origin, ratio, map) = onsetContext(plan, ratio: ratio)
         }
         let sectionRatios = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }
