@@ -65,7 +65,7 @@ public struct ProjectDocument: Sendable, Hashable {
         if let before = edit.undone(on: timeline) {
             timeline = before
         } else {
-            timeline = try Self.replay(history.appliedEdits, on: originalTimeline())
+            timeline = try Self.replay(try history.appliedEdits, on: originalTimeline())
         }
         self.history = history
         return edit
@@ -100,13 +100,21 @@ extension ProjectDocument {
     /// The oldest version that holds the history (applied or undone edits) without a checksum:
     /// 3 with a freeze or slow motion, 2 with a ramp, else 1.
     public var historyVersion: Int {
-        history.entries.map { entry in
-            switch entry.edit {
-            case .freeze, .slowMotion: 3
-            case .ramp: 2
-            case .scale, .remove, .insertGap: 1
-            }
-        }.max() ?? 1
+        get throws(ProjectError) {
+            try history.entries.map { entry in
+                switch entry.edit {
+                case .freeze, .slowMotion: 3
+                case .ramp: 2
+                case .scale, .remove, .insertGap: 1
+                }
+            }.max() ?? 1
+        }
+    }
+
+    /// The document read with `history` in place of the one it was decoded with (for
+    /// ``DocumentStore``, which reads a history's entries as text).
+    mutating func replaceHistory(with history: EditHistory) {
+        self.history = history
     }
 }
 
@@ -133,6 +141,11 @@ extension ProjectDocument: Codable {
         try c.encode(movie, forKey: .movie)
         try c.encode(media, forKey: .media)
         try c.encode(timeline, forKey: .timeline)
-        try c.encode(history, forKey: .history)
+        if encoder.userInfo[HistoryText.placeholderKey] != nil {
+            // DocumentStore.encode writes the history in its place (see HistoryText).
+            try c.encode(HistoryText.placeholder, forKey: .history)
+        } else {
+            try c.encode(history, forKey: .history)
+        }
     }
 }
