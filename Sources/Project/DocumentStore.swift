@@ -82,7 +82,8 @@ public enum DocumentStore {
                 data = try encoder().encode(document)
             }
             data.append(0x0A)
-            return StoredTimeline.seal(data)
+            StoredTimeline.seal(&data)
+            return data
         } catch {
             throw .io(path: document.movie.path, reason: "cannot encode the document: \(error)")
         }

@@ -23,44 +23,67 @@ struct JSONOutline {
     /// The members of the object at `range` (which holds just the object, maybe with
     /// whitespace around it), in order.
     func members(ofObjectIn range: Range<Int>) -> [Member]? {
-        var i = skipSpace(range.lowerBound, before: range.upperBound)
-        guard i < range.upperBound, bytes[i] == UInt8(ascii: "{") else { return nil }
-        i = skipSpace(i + 1, before: range.upperBound)
         var members: [Member] = []
-        if i < range.upperBound, bytes[i] == UInt8(ascii: "}") { return end(i + 1, of: range) ? members : nil }
-        while true {
-            guard i < range.upperBound, bytes[i] == UInt8(ascii: "\""), let keyEnd = stringEnd(i, before: range.upperBound) else { return nil }
-            let key = (i + 1)..<(keyEnd - 1)
-            i = skipSpace(keyEnd, before: range.upperBound)
-            guard i < range.upperBound, bytes[i] == UInt8(ascii: ":") else { return nil }
-            i = skipSpace(i + 1, before: range.upperBound)
-            guard let valueEnd = valueEnd(i, before: range.upperBound) else { return nil }
-            members.append(Member(key: key, value: i..<valueEnd))
-            i = skipSpace(valueEnd, before: range.upperBound)
-            guard i < range.upperBound else { return nil }
-            if bytes[i] == UInt8(ascii: "}") { return end(i + 1, of: range) ? members : nil }
-            guard bytes[i] == UInt8(ascii: ",") else { return nil }
-            i = skipSpace(i + 1, before: range.upperBound)
-        }
+        let start = skipSpace(range.lowerBound, before: range.upperBound)
+        guard let end = object(at: start, before: range.upperBound, { key, value in
+            guard let end = valueEnd(value, before: range.upperBound) else { return nil }
+            members.append(Member(key: key, value: value..<end))
+            return end
+        }), self.end(end, of: range) else { return nil }
+        return members
     }
 
     /// The elements of the array at `range`, in order.
     func elements(ofArrayIn range: Range<Int>) -> [Range<Int>]? {
-        var i = skipSpace(range.lowerBound, before: range.upperBound)
-        guard i < range.upperBound, bytes[i] == UInt8(ascii: "[") else { return nil }
-        i = skipSpace(i + 1, before: range.upperBound)
         var elements: [Range<Int>] = []
-        if i < range.upperBound, bytes[i] == UInt8(ascii: "]") { return end(i + 1, of: range) ? elements : nil }
+        let start = skipSpace(range.lowerBound, before: range.upperBound)
+        guard let end = array(at: start, before: range.upperBound, { element in
+            guard let end = valueEnd(element, before: range.upperBound) else { return nil }
+            elements.append(element..<end)
+            return end
+        }), self.end(end, of: range) else { return nil }
+        return elements
+    }
+
+    /// Walks the object whose `{` is at `start`, calling `member` with each member's key (the
+    /// bytes between its quotes) and where its value starts; `member` returns where the value
+    /// ends (skipping it with ``skip(_:before:)``, or walking into it). Returns where the object
+    /// ends, just past its `}`. One pass: a value walked into is not skipped too.
+    func object(at start: Int, before limit: Int, _ member: (Range<Int>, Int) -> Int?) -> Int? {
+        guard start < limit, bytes[start] == UInt8(ascii: "{") else { return nil }
+        var i = skipSpace(start + 1, before: limit)
+        if i < limit, bytes[i] == UInt8(ascii: "}") { return i + 1 }
         while true {
-            guard let valueEnd = valueEnd(i, before: range.upperBound) else { return nil }
-            elements.append(i..<valueEnd)
-            i = skipSpace(valueEnd, before: range.upperBound)
-            guard i < range.upperBound else { return nil }
-            if bytes[i] == UInt8(ascii: "]") { return end(i + 1, of: range) ? elements : nil }
+            guard i < limit, bytes[i] == UInt8(ascii: "\""), let keyEnd = stringEnd(i, before: limit) else { return nil }
+            let key = (i + 1)..<(keyEnd - 1)
+            i = skipSpace(keyEnd, before: limit)
+            guard i < limit, bytes[i] == UInt8(ascii: ":") else { return nil }
+            guard let valueEnd = member(key, skipSpace(i + 1, before: limit)) else { return nil }
+            i = skipSpace(valueEnd, before: limit)
+            guard i < limit else { return nil }
+            if bytes[i] == UInt8(ascii: "}") { return i + 1 }
             guard bytes[i] == UInt8(ascii: ",") else { return nil }
-            i = skipSpace(i + 1, before: range.upperBound)
+            i = skipSpace(i + 1, before: limit)
         }
     }
+
+    /// Walks the array whose `[` is at `start` as ``object(at:before:_:)`` walks an object.
+    func array(at start: Int, before limit: Int, _ element: (Int) -> Int?) -> Int? {
+        guard start < limit, bytes[start] == UInt8(ascii: "[") else { return nil }
+        var i = skipSpace(start + 1, before: limit)
+        if i < limit, bytes[i] == UInt8(ascii: "]") { return i + 1 }
+        while true {
+            guard let valueEnd = element(i) else { return nil }
+            i = skipSpace(valueEnd, before: limit)
+            guard i < limit else { return nil }
+            if bytes[i] == UInt8(ascii: "]") { return i + 1 }
+            guard bytes[i] == UInt8(ascii: ",") else { return nil }
+            i = skipSpace(i + 1, before: limit)
+        }
+    }
+
+    /// Just past the value that starts at `start`.
+    func skip(_ start: Int, before limit: Int) -> Int? { valueEnd(start, before: limit) }
 
     /// Whether the key at `range` is exactly `name` (a key with escapes never is: the caller
     /// then falls back to decoding).
@@ -81,11 +104,11 @@ struct JSONOutline {
     }
 
     /// Whether only whitespace follows `index` up to the end of `range`.
-    private func end(_ index: Int, of range: Range<Int>) -> Bool {
+    func end(_ index: Int, of range: Range<Int>) -> Bool {
         skipSpace(index, before: range.upperBound) == range.upperBound
     }
 
-    private func skipSpace(_ index: Int, before limit: Int) -> Int {
+    func skipSpace(_ index: Int, before limit: Int) -> Int {
         var i = index
         while i < limit, Self.isSpace(bytes[i]) { i += 1 }
         return i
