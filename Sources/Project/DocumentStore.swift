@@ -122,7 +122,7 @@ public enum DocumentStore {
         } catch {
             throw .corruptDocument(path: path, reason: "\(error)")
         }
-        let checksum = version == ProjectDocument.currentVersion ? StoredTimeline.checksum(of: data) : .missing
+        let checksum = version >= StoredTimeline.firstVersion ? StoredTimeline.checksum(of: data) : .missing
         if !replaying, checksum == .matches,
            StoredTimeline.isPlausible(document.timeline, in: document.media, name: document.movie.path) {
             return (document, checksum)
@@ -139,7 +139,7 @@ public enum DocumentStore {
         return (document, checksum)
     }
 
-    /// The document whose checksum matches, version 4 and plausible, decoded without its
+    /// The document whose checksum matches, of a version that has one and plausible, decoded without its
     /// history's entries (kept as text, see ``HistoryText``); nil for any other, which
     /// ``decode(_:path:replaying:)`` then decodes whole and checks as before.
     private static func decodeLeavingHistory(_ data: Data, path: String) -> ProjectDocument? {
@@ -150,7 +150,8 @@ public enum DocumentStore {
             init(from decoder: any Decoder) throws {
                 let c = try decoder.container(keyedBy: CodingKeys.self)
                 guard try c.decodeIfPresent(String.self, forKey: .format) == ProjectDocument.formatName,
-                      try c.decodeIfPresent(Int.self, forKey: .version) == ProjectDocument.currentVersion else {
+                      let version = try c.decodeIfPresent(Int.self, forKey: .version),
+                      (StoredTimeline.firstVersion...ProjectDocument.currentVersion).contains(version) else {
                     document = nil
                     return
                 }

@@ -25,6 +25,9 @@ public enum StoredTimeline {
         case matches, missing, differs
     }
 
+    /// The first document version that carries a checksum.
+    public static let firstVersion = 4
+
     static let key = "checksum"
     static let placeholder = String(repeating: "0", count: 64)
     /// The field as the document encoder writes it (pretty-printed, keys sorted, so first).
