@@ -9,7 +9,9 @@ and `info` after it; a 3000-clip OpenTimelineIO import and `info`, `otio export`
 100,000-edit history (50,000 pairs of scales that cancel) and `info`, `undo` on it. The
 reference side of a row gives up after --limit seconds (the row then says "> limit").
 
-Standalone: bench/scale.py [--runs N] [--reference BIN] [--limit S]
+Standalone: bench/scale.py [--runs N] [--reference BIN] [--limit S] [--only SCENARIOS]
+(--only after-import,history: the OTIO export and the 100,000-edit history rows; the scenario
+names are ramp2250, after-ramp, ramp10000, after-ramp10000, import, after-import, history)
 """
 import argparse
 import json
@@ -144,7 +146,7 @@ def scenarios(movie):
     ]
 
 
-def scale_rows(runs, reference, limit):
+def scale_rows(runs, reference, limit, only=None):
     os.makedirs(WORK, exist_ok=True)
     movie = os.path.join(WORK, "movie.mp4")
     make_movie(movie)
@@ -153,6 +155,8 @@ def scale_rows(runs, reference, limit):
     sides = [("ours", SLOWPOKE)] + ([("theirs", reference)] if reference else [])
     rows = []
     for name, setup, timed_rows in scenarios(movie):
+        if only and name not in only:
+            continue
         folders = {}
         for side, binary in sides:
             start = time.monotonic()
@@ -195,10 +199,15 @@ def main():
     parser.add_argument("--reference", help="the slowpoke binary of an earlier commit")
     parser.add_argument("--limit", type=float, default=120, help="seconds after which the reference gives up")
     parser.add_argument("--binary", help="the slowpoke to time (default: .build/release/slowpoke)")
+    parser.add_argument("--only", help="comma-separated scenarios to run (default: all; see above)")
     args = parser.parse_args()
     global SLOWPOKE
     SLOWPOKE = os.path.abspath(args.binary or SLOWPOKE)
-    print(table(scale_rows(args.runs, args.reference, args.limit), args.limit))
+    only = set(args.only.split(",")) if args.only else None
+    known = {name for name, _, _ in scenarios("")}
+    if only and not only <= known:
+        sys.exit(f"bench: unknown scenario {', '.join(sorted(only - known))}; known: {', '.join(sorted(known))}")
+    print(table(scale_rows(args.runs, args.reference, args.limit, only), args.limit))
 
 
 if __name__ == "__main__":

@@ -108,6 +108,19 @@ public enum Edit: Sendable, Hashable {
 }
 
 extension Edit: Codable {
+    /// The `op` the edit is recorded under in a document (`"scale"`, `"ramp"`, `"slomo"`, …).
+    public var recordedName: String {
+        switch self {
+        case .scale: "scale"
+        case .remove: "remove"
+        case .insertGap: "insertGap"
+        case .ramp: "ramp"
+        case .freeze: "freeze"
+        case .slowMotion: "slomo"
+        case .reverse: "reverse"
+        }
+    }
+
     private enum CodingKeys: String, CodingKey { case op, range, duration, from, to, ease, steps, rate, rampLength }
 
     public init(from decoder: any Decoder) throws {

@@ -72,9 +72,18 @@ public enum DocumentStore {
     /// The document as it is written to disk.
     public static func encode(_ document: ProjectDocument) throws(ProjectError) -> Data {
         do {
-            var data = try encoder().encode(document)
+            var data: Data
+            if document.history.text != nil {
+                // Entries read as text are copied, not decoded and encoded again.
+                let encoder = encoder()
+                encoder.userInfo[HistoryText.placeholderKey] = true
+                data = try HistoryText.splice(document.history, into: try encoder.encode(document), encoder: Self.encoder())
+            } else {
+                data = try encoder().encode(document)
+            }
             data.append(0x0A)
-            return StoredTimeline.seal(data)
+            StoredTimeline.seal(&data)
+            return data
         } catch {
             throw .io(path: document.movie.path, reason: "cannot encode the document: \(error)")
         }
@@ -91,6 +100,7 @@ public enum DocumentStore {
     public static func decode(_ data: Data, path: String, replaying: Bool) throws(ProjectError)
         -> (document: ProjectDocument, checksum: StoredTimeline.Checksum)
     {
+        if !replaying, let document = decodeLeavingHistory(data, path: path) { return (document, .matches) }
         struct Header: Decodable { let format: String?; let version: Int? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
             throw .corruptDocument(path: path, reason: "it is not JSON")
@@ -112,17 +122,17 @@ public enum DocumentStore {
         } catch {
             throw .corruptDocument(path: path, reason: "\(error)")
         }
-        guard document.version <= max(version, 4) else {
+        guard document.version <= max(version, StoredTimeline.firstVersion) else {
             throw .corruptDocument(path: path, reason: "it holds a reverse, which version \(version) documents cannot hold")
         }
-        let checksum = version >= 4 ? StoredTimeline.checksum(of: data) : .missing
+        let checksum = version >= StoredTimeline.firstVersion ? StoredTimeline.checksum(of: data) : .missing
         if !replaying, checksum == .matches,
            StoredTimeline.isPlausible(document.timeline, in: document.media, name: document.movie.path) {
             return (document, checksum)
         }
         let replayed: Composition
         do {
-            replayed = try ProjectDocument.replay(document.history.appliedEdits, on: document.originalTimeline())
+            replayed = try ProjectDocument.replay(try document.history.appliedEdits, on: document.originalTimeline())
         } catch {
             throw .corruptDocument(path: path, reason: "its edit history cannot be replayed: \(error.description)")
         }
@@ -132,9 +142,45 @@ public enum DocumentStore {
         return (document, checksum)
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        func where_(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "" : " at " + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    /// The document whose checksum matches, of a version that has one and plausible, decoded without its
+    /// history's entries (kept as text, see ``HistoryText``); nil for any other, which
+    /// ``decode(_:path:replaying:)`` then decodes whole and checks as before.
+    private static func decodeLeavingHistory(_ data: Data, path: String) -> ProjectDocument? {
+        /// The header and the document in one pass over the bytes.
+        struct Current: Decodable {
+            enum CodingKeys: String, CodingKey { case format, version }
+            let document: ProjectDocument?
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                guard try c.decodeIfPresent(String.self, forKey: .format) == ProjectDocument.formatName,
+                      let version = try c.decodeIfPresent(Int.self, forKey: .version),
+                      (StoredTimeline.firstVersion...ProjectDocument.currentVersion).contains(version) else {
+                    document = nil
+                    return
+                }
+                document = try ProjectDocument(from: decoder)
+            }
+        }
+        guard StoredTimeline.checksum(of: data) == .matches, let (value, applied, text) = HistoryText.read(data, name: path) else {
+            return nil
+        }
+        var rest = Data(data[..<value.lowerBound])
+        rest.append(contentsOf: #"{"applied":0,"entries":[]}"#.utf8)
+        rest.append(data[value.upperBound...])
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard var document = (try? decoder.decode(Current.self, from: rest))?.document,
+              StoredTimeline.isPlausible(document.timeline, in: document.media, name: document.movie.path) else { return nil }
+        document.replaceHistory(with: EditHistory(text: text, applied: applied))
+        return document
+    }
+
+    /// What is wrong, and where: `path` leads to the value that was decoded (the coding path
+    /// of `error` starts there).
+    static func describe(_ error: DecodingError, under path: [String] = []) -> String {
+        func where_(_ codingPath: [any CodingKey]) -> String {
+            let steps = path + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return steps.isEmpty ? "" : " at " + steps.joined(separator: ".")
         }
         switch error {
         case .keyNotFound(let key, let context): return "missing \"\(key.stringValue)\"\(where_(context.codingPath))"

@@ -43,6 +43,11 @@ public enum OTIO {
 
     /// The OTIO JSON text for `composition`, which plays `movie`.
     public static func export(_ composition: Composition, movie: OTIOMovie) throws(CompositionError) -> String {
+        String(decoding: try exportBytes(composition, movie: movie), as: UTF8.self)
+    }
+
+    /// ``export(_:movie:)`` as UTF-8 bytes, as they are written to a file.
+    public static func exportBytes(_ composition: Composition, movie: OTIOMovie) throws(CompositionError) -> [UInt8] {
         var times: [Time] = [movie.availableRange.start, movie.availableRange.duration]
         for track in composition.tracks {
             for segment in track.segments {
@@ -96,7 +101,8 @@ public enum OTIO {
                 ("children", .array(tracks)),
             ])),
         ])
-        return timeline.serialized()
+        // About 2.6 KB an item; a guess only sizes the first buffer.
+        return timeline.serializedBytes(capacity: 4096 + 3072 * composition.tracks.map(\.segments.count).reduce(0, +))
     }
 
     /// One segment as an OTIO item: a clip (with a LinearTimeWarp unless it plays at rate 1), a

@@ -66,7 +66,7 @@ public struct ProjectDocument: Sendable, Hashable {
         if let before = edit.undone(on: timeline) {
             timeline = before
         } else {
-            timeline = try Self.replay(history.appliedEdits, on: originalTimeline())
+            timeline = try Self.replay(try history.appliedEdits, on: originalTimeline())
         }
         self.history = history
         return edit
@@ -98,22 +98,30 @@ extension ProjectDocument {
     /// a reverse, else 4, since every document carries its checksum. (``DocumentStore`` checks
     /// the version it reads.)
     public var version: Int {
-        let reverses = history.entries.contains { if case .reverse = $0.edit { true } else { false } }
-            || timeline.tracks.contains { $0.segments.contains(where: \.isReversed) }
+        let reverses = timeline.tracks.contains { $0.segments.contains(where: \.isReversed) }
+            || history.mayHold(recordedAs: ["reverse"])
         return reverses ? 5 : 4
     }
 
     /// The oldest version that holds the history (applied or undone edits) without a checksum:
     /// 3 with a freeze or slow motion, 2 with a ramp, else 1.
     public var historyVersion: Int {
-        history.entries.map { entry in
-            switch entry.edit {
-            case .reverse: 5
-            case .freeze, .slowMotion: 3
-            case .ramp: 2
-            case .scale, .remove, .insertGap: 1
-            }
-        }.max() ?? 1
+        get throws(ProjectError) {
+            try history.entries.map { entry in
+                switch entry.edit {
+                case .reverse: 5
+                case .freeze, .slowMotion: 3
+                case .ramp: 2
+                case .scale, .remove, .insertGap: 1
+                }
+            }.max() ?? 1
+        }
+    }
+
+    /// The document read with `history` in place of the one it was decoded with (for
+    /// ``DocumentStore``, which reads a history's entries as text).
+    mutating func replaceHistory(with history: EditHistory) {
+        self.history = history
     }
 }
 
@@ -140,6 +148,11 @@ extension ProjectDocument: Codable {
         try c.encode(movie, forKey: .movie)
         try c.encode(media, forKey: .media)
         try c.encode(timeline, forKey: .timeline)
-        try c.encode(history, forKey: .history)
+        if encoder.userInfo[HistoryText.placeholderKey] != nil {
+            // DocumentStore.encode writes the history in its place (see HistoryText).
+            try c.encode(HistoryText.placeholder, forKey: .history)
+        } else {
+            try c.encode(history, forKey: .history)
+        }
     }
 }

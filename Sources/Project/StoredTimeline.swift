@@ -25,6 +25,9 @@ public enum StoredTimeline {
         case matches, missing, differs
     }
 
+    /// The first document version that carries a checksum.
+    public static let firstVersion = 4
+
     static let key = "checksum"
     static let placeholder = String(repeating: "0", count: 64)
     /// The field as the document encoder writes it (pretty-printed, keys sorted, so first).
@@ -32,19 +35,26 @@ public enum StoredTimeline {
 
     /// `data`, written with the placeholder, with the placeholder replaced by the checksum.
     public static func seal(_ data: Data) -> Data {
-        guard let digits = digitsRange(in: data) else { return data }
         var sealed = data
-        sealed.replaceSubrange(digits, with: Data(SHA256.hash(data: data).hex.utf8))
+        seal(&sealed)
         return sealed
+    }
+
+    /// ``seal(_:)`` in place (a document of 23 MB is not copied for its 64 digits).
+    static func seal(_ data: inout Data) {
+        guard let digits = digitsRange(in: data) else { return }
+        data.replaceSubrange(digits, with: Data(SHA256.hash(data: data).hex.utf8))
     }
 
     /// Whether `data` carries a checksum, and whether its bytes match it.
     public static func checksum(of data: Data) -> Checksum {
         guard let digits = digitsRange(in: data) else { return .missing }
-        let stored = data[digits]
-        var blank = data
-        blank.replaceSubrange(digits, with: Data(placeholder.utf8))
-        return Data(SHA256.hash(data: blank).hex.utf8) == stored ? .matches : .differs
+        // The hash of the bytes with the digits as zeros, without copying them to write the zeros.
+        var hasher = SHA256()
+        hasher.update(data: data[..<digits.lowerBound])
+        hasher.update(data: Data(placeholder.utf8))
+        hasher.update(data: data[digits.upperBound...])
+        return Data(hasher.finalize().hex.utf8) == data[digits] ? .matches : .differs
     }
 
     /// Where the 64 digits of the first checksum field lie in `data`.

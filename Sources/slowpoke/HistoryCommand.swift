@@ -20,6 +20,6 @@ struct History: ParsableCommand {
             try Terminal.printJSON(document.history)
             return
         }
-        print(Report.history(document.history), terminator: "")
+        print(try Report.history(document.history), terminator: "")
     }
 }

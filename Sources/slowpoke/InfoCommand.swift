@@ -46,7 +46,7 @@ struct Info: ParsableCommand {
                 : (try? CutPreview.make(source: ExportSource(document: document, at: url), output: DefaultOutput.movie(for: document, at: url))) ?? nil
             try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? plan.get(), fit: fit, cuts: cuts))
         } else {
-            print(Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
+            print(try Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
             print(Report.export(plan), terminator: "")
             if case .success(_?) = plan, let line = (try? Self.exportFit(document, at: url))??.line { print("  \(line) (--exact keeps it)") }
             if document.media.primaryVideo != nil {
@@ -127,6 +127,6 @@ struct InfoJSON: Encodable {
             Track(id: $0.trackID, mediaType: $0.mediaType, duration: $0.duration, segments: $0.segments)
         }
         self.editsApplied = document.history.applied
-        self.editsUndone = document.history.entries.count - document.history.applied
+        self.editsUndone = document.history.count - document.history.applied
     }
 }

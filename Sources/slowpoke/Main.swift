@@ -55,7 +55,7 @@ enum Main {
         // and so does a document it made for a movie it was given.
         Signals.removeTemporaryFiles()
         // Only while it holds no edit: an interrupted preview keeps what it saved.
-        if let document = DocumentLocator.createdForThisCommand, (try? DocumentStore.read(document))?.history.entries.isEmpty == true {
+        if let document = DocumentLocator.createdForThisCommand, (try? DocumentStore.read(document))?.history.count == 0 {
             try? FileManager.default.removeItem(at: document)
         }
         Terminal.error(message)

@@ -34,9 +34,9 @@ struct OTIOExport: ParsableCommand {
         let movie = DocumentStore.movieURL(of: document, at: url)
         let out = output.map { URL(fileURLWithPath: $0) }
             ?? url.deletingLastPathComponent().appendingPathComponent(movie.deletingPathExtension().lastPathComponent + ".otio")
-        let text = try OTIO.export(document.timeline, movie: Self.otioMovie(document, movieURL: movie))
+        let bytes = try OTIO.exportBytes(document.timeline, movie: Self.otioMovie(document, movieURL: movie))
         // Never the movie or the document it was made from, whatever the name.
-        try OutputFile.write(Data(text.utf8), to: out, replacing: force, inputs: [movie, url],
+        try OutputFile.write(Data(bytes), to: out, replacing: force, inputs: [movie, url],
                              display: output ?? out.lastPathComponent)
         let clips = document.timeline.tracks.map { $0.segments.count }.reduce(0, +)
         print("wrote \(output ?? out.lastPathComponent): \(document.timeline.tracks.count) track(s), \(clips) item(s), \(document.timeline.duration.readable)")

@@ -18,7 +18,7 @@ enum Report {
         return parts.joined(separator: ", ")
     }
 
-    static func info(_ document: ProjectDocument, documentName: String, all: Bool = false) -> String {
+    static func info(_ document: ProjectDocument, documentName: String, all: Bool = false) throws -> String {
         var out = ""
         let media = document.media
         var head = "\(document.movie.path): \(media.containerLongName ?? media.container)"
@@ -40,7 +40,7 @@ enum Report {
         out += "\n"
 
         let tracks = document.timeline.tracks
-        let ramps = document.history.appliedEdits.flatMap { edit -> [Ramp] in
+        let ramps = try document.history.appliedEdits(recordedAs: ["ramp", "slomo"]).flatMap { edit -> [Ramp] in
             switch edit {
             case .ramp(let ramp): [ramp]
             case .slowMotion(let slowMotion): (try? slowMotion.ramps()).map { [$0.into, $0.outOf] } ?? []
@@ -223,11 +223,11 @@ enum Report {
         return best
     }
 
-    static func history(_ history: EditHistory) -> String {
-        guard !history.entries.isEmpty else { return "no edits yet\n" }
+    static func history(_ history: EditHistory) throws -> String {
+        guard history.count > 0 else { return "no edits yet\n" }
         let formatter = ISO8601DateFormatter()
         var out = ""
-        for (index, entry) in history.entries.enumerated() {
+        for (index, entry) in try history.entries.enumerated() {
             let state = index < history.applied ? "  " : "  (undone) "
             out += "\(index + 1).\(state)\(entry.edit.summary)   [\(formatter.string(from: entry.date))]\n"
         }

@@ -125,7 +125,7 @@ final class Scratch {
         #expect(doc.timeline.duration == s("15.4"))
         // A new edit drops what was undone.
         try doc.apply(.insertGap(range: range("0", "1")))
-        #expect(doc.history.entries.count == 2)
+        #expect(doc.history.count == 2)
         #expect(throws: ProjectError.nothingToRedo) { try doc.redo() }
     }
 

@@ -23,7 +23,7 @@ import TestSupport
         #expect(try version() == 5)
         let read = try DocumentStore.read(scratch.document)
         #expect(read.timeline.tracks[0].segments.contains { $0.isReversed })
-        #expect(read.history.appliedEdits.last == .reverse(range: range("2", "6")))
+        #expect(try read.history.appliedEdits.last == .reverse(range: range("2", "6")))
         // Replayed on `verify`, the stored timeline is the history's.
         #expect(try DocumentStore.verify(scratch.document).document.timeline == read.timeline)
         // Undone, it can still be redone, so the document stays version 5.
