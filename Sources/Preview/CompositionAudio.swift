@@ -71,10 +71,10 @@ final class CompositionAudio {
             }
         }
         for (i, span) in spans.enumerated() {
-            if span.source != nil, span.rate != .one { add(span.target.lowerBound - fade, span.target.upperBound + fade) }
+            if span.source != nil, span.rate != .one || span.segment.isReversed { add(span.target.lowerBound - fade, span.target.upperBound + fade) }
             guard i + 1 < spans.count else { continue }
             let next = spans[i + 1]
-            let continues = span.rate == .one && next.rate == .one && span.source != nil && span.source?.upperBound == next.source?.lowerBound
+            let continues = span.rate == .one && next.rate == .one && !span.segment.isReversed && !next.segment.isReversed && span.source != nil && span.source?.upperBound == next.source?.lowerBound
             let silent = span.source == nil && next.source == nil
             if !continues && !silent { add(next.target.lowerBound - fade, next.target.lowerBound + fade) }
         }

@@ -45,12 +45,14 @@ extension TimelineRenderer {
                 before.fadeOut = max(1, format.sampleRate / 1000)
                 before.endsAtOnset = true
                 before.silentFrom = onset
+                before.reversed = plan.reversed
                 result.append(before)
                 piece = Plan(kind: .stretch, outStart: out, outEnd: plan.outEnd, sourceStart: onset,
                              sourceEnd: plan.sourceEnd, rate: rate)
                 piece.keyFrames = plan.keyFrames.filter { $0.source > onset && $0.source < plan.sourceEnd }
                 piece.fadeOut = plan.fadeOut
                 piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
+                piece.reversed = plan.reversed
             }
             result.append(piece)
         }

@@ -47,8 +47,16 @@ final class Deinterlacer: PictureSource {
         }
     }
 
-    func release(before p: Int) {
-        for key in made.keys where key < p { made[key] = nil }
+    /// Going backwards, the decoder keeps its window and each field restarts the graph a frame
+    /// before its own (see ``picture(_:)``).
+    var backwards: Bool {
+        get { decoder.backwards }
+        set { decoder.backwards = newValue }
+    }
+
+    func release(behind p: Int) {
+        for key in made.keys where backwards ? key > p : key < p { made[key] = nil }
+        if backwards { decoder.release(behind: p / 2 + 1) }
     }
 
     private func restart(at frame: Int) throws {
@@ -66,7 +74,7 @@ final class Deinterlacer: PictureSource {
             if graph == nil { graph = try makeGraph(for: frame) }
             // The frame index as timestamp: bwdif stamps the fields of frame i 2i and 2i + 1.
             try graph!.add(frame, pts: Int64(nextFrame))
-            decoder.release(before: nextFrame)
+            if !backwards { decoder.release(behind: nextFrame) }
             nextFrame += 1
         } else {
             try graph?.add(nil)

@@ -39,7 +39,8 @@ struct ChapterList {
                                 end: try last.end.rescaled(to: 1000).value, title: title,
                                 metadata: try MetadataDictionary(copying: chapter.metadata, display: display)))
         }
-        chapters = kept
+        // A reversed range can play a later chapter first: chapters go in the order they play.
+        chapters = kept.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
         self.removed = removed
     }
 
