@@ -100,16 +100,17 @@ import Testing
         #expect(shown == Array((0..<90).reversed()), "\(shown)")
     }
 
-    /// (d) `--frames blend` on a reversed range at half speed: each output frame is source frame
-    /// i, or i mixed with i - 1 (the one that plays next backwards), so the frames stay in
-    /// reverse order: the nearest source frame (by mean difference) never goes up inside the
-    /// range, and falls from 119 to 60.
-    @Test func blendPlaysBackwards() throws {
-        let folder = try TemporaryFolder("reverse-blend")
+    /// (d) `--frames blend` and `interpolate` on a reversed range at half speed: each output
+    /// frame is source frame i, or i mixed with (or moved towards) i - 1, the one that plays
+    /// next backwards, so the frames stay in reverse order: the nearest source frame (by mean
+    /// difference) never goes up inside the range, and falls from 119 to 60.
+    @Test(arguments: ["blend", "interpolate"])
+    func blendAndInterpolationPlayBackwards(frames: String) throws {
+        let folder = try TemporaryFolder("reverse-\(frames)")
         let movie = try Self.movie(in: folder)
         let out = folder.file("out.mkv")
         try Self.export(movie, edits: [["reverse", "--range", "2-4"], ["scale", "--range", "2-4", "--rate", "0.5"]],
-                        flags: ["--fps", "30", "--frames", "blend", "--crf", "0", "--preset", "ultrafast"], to: out)
+                        flags: ["--fps", "30", "--frames", frames, "--crf", "0", "--preset", "ultrafast"], to: out)
         let source = try Self.grayFrames(movie), output = try Self.grayFrames(out)
         try #require(source.count == 180 && output.count == 240, "\(source.count), \(output.count)")
         // The reversed range plays source frames 60-119; its neighbours are candidates too.
@@ -123,8 +124,26 @@ import Testing
         // Half speed backwards: every other frame is a blend of two source frames, equally
         // near both; the others are exact.
         let exact = (60..<180).filter { Self.meanDifference(output[$0], source[nearest(output[$0])]) == 0 }.count
-        #expect(exact >= 55 && exact <= 65, "\(exact) exact frames of 120")
+        #expect(exact >= 55 && exact <= 65, "\(frames): \(exact) exact frames of 120")
         #expect(inside.count == 120)
+    }
+
+    /// Interlaced 25i (DeinterlaceTests' footage: each field one picture of a 50p pattern),
+    /// 1-3 s reversed, exported at 50 fps: the deinterlaced fields of the range come out last to
+    /// first, each nearest to its own 50p picture.
+    @Test func interlacedFieldsPlayBackwards() throws {
+        let folder = try TemporaryFolder("reverse-fields")
+        let (reference, interlaced) = try DeinterlaceTests.footage(in: folder)
+        let out = folder.file("out.mkv")
+        try Self.export(interlaced, edits: [["reverse", "--range", "1-3"]], flags: ["--fps", "50", "--crf", "0", "--preset", "ultrafast"], to: out)
+        let pictures = try Self.grayFrames(reference), output = try Self.grayFrames(out)
+        try #require(pictures.count == 200 && output.count == 200, "\(pictures.count), \(output.count)")
+        let expected = (0..<200).map { k in k < 50 || k >= 150 ? k : 199 - k }
+        let shown = output.enumerated().map { k, frame in
+            (max(0, expected[k] - 3)...min(199, expected[k] + 3)).min { Self.meanDifference(frame, pictures[$0]) < Self.meanDifference(frame, pictures[$1]) }!
+        }
+        let wrong = zip(shown, expected).enumerated().filter { $0.element.0 != $0.element.1 }
+        #expect(wrong.isEmpty && shown.count == 200, "\(wrong.prefix(12).map { ($0.offset, $0.element.0, $0.element.1) })")
     }
 
     /// (c) The sweep rises before and after the reversed range and falls inside it, at -1 and
