@@ -211,6 +211,28 @@ import Testing
         #expect(checked == 6)
     }
 
+    /// A ramp across a reversed range (1x to 0.5x backwards in 4 steps, which the renderer
+    /// joins into one Rubber Band run over mirrored frames): the sweep falls throughout the
+    /// range, ever more slowly, and rises again after it.
+    @Test func rampAcrossAReversedRangeFallsEverMoreSlowly() throws {
+        let folder = try TemporaryFolder("reverse-ramp")
+        let wav = folder.file("sweep.wav")
+        try TestSupport.makeAudio("aevalsrc=0.5*sin(2*PI*(200*t+150*t*t))", seconds: 6, to: wav)
+        let out = folder.file("out.wav")
+        try Self.export(wav, edits: [["reverse", "--range", "2-4"], ["ramp", "--range", "2-4", "--from", "1", "--to", "0.5", "--steps", "4"]],
+                        flags: [], to: out)
+        let samples = try TestSupport.decodeAudio(out)
+        let seconds = Double(samples.count) / 48000
+        #expect(seconds > 6.7 && seconds < 6.85, "\(seconds) s")
+        let inside = stride(from: 2.2, to: 4.65, by: 0.2).map { Signals.dominantFrequency(samples, from: Int(($0 - 0.04) * 48000), count: 4096) }
+        #expect(inside.count == 13 && abs(inside[0] - 1340) < 40 && abs(inside[12] - 830) < 40, "\(inside)")
+        #expect(zip(inside, inside.dropFirst()).allSatisfy { $1 < $0 }, "falling: \(inside)")
+        let drops = zip(inside, inside.dropFirst()).map { $0 - $1 }
+        #expect(drops.prefix(3).reduce(0, +) > drops.suffix(3).reduce(0, +), "slowing: \(drops)")
+        let after = Signals.dominantFrequency(samples, from: Int((seconds - 1 - 0.04) * 48000), count: 4096)
+        #expect(abs(after - 1700) < 30, "\(after) Hz a second before the end")
+    }
+
     /// (e) Cues inside a reversed range keep their text and play in reverse order; a cue after
     /// it is untouched; the output's cues are in time order.
     @Test func cuesInAReversedRangeKeepTheirTextInReverseOrder() throws {
