@@ -258,6 +258,28 @@ import Testing
         }
     }
 
+    /// Chapters One (0-2.5), Two (2.5-3.5) and Three (3.5-6) with 2-4 reversed: each is written
+    /// once per stretch where it plays, in the order they play, none overlapping, titles kept.
+    @Test(arguments: ["mkv", "mp4"])
+    func chaptersFollowAReversedRangeInPlayingOrder(container: String) throws {
+        let folder = try TemporaryFolder("reverse-chapters")
+        let plain = try Self.movie(in: folder)
+        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2500\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2500\nEND=3500\ntitle=Two\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=3500\nEND=6000\ntitle=Three\n".utf8)
+            .write(to: folder.file("chapters.txt"))
+        let movie = folder.file("chapters.mkv")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", plain.path, "-i", folder.file("chapters.txt").path,
+                                                   "-map", "0", "-map_chapters", "1", "-c", "copy", "-y", movie.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let out = folder.file("out.\(container)")
+        try Self.export(movie, edits: [["reverse", "--range", "2-4"]], flags: ["--fps", "30", "--preset", "ultrafast"], to: out)
+        let chapters = try #require(try TestSupport.ffprobe(out, ["-show_chapters"])["chapters"] as? [[String: Any]])
+        let titles = chapters.map { ($0["tags"] as? [String: String])?["title"] ?? "" }
+        let starts = chapters.map { Double($0["start_time"] as? String ?? "") ?? -1 }
+        let ends = chapters.map { Double($0["end_time"] as? String ?? "") ?? -1 }
+        #expect(titles == ["One", "Three", "Two", "One", "Three"], "\(titles)")
+        #expect(starts == [0, 2, 2.5, 3.5, 4] && ends == [2, 2.5, 3.5, 4, 6], "\(starts) \(ends)")
+    }
+
     /// (f) 40 s of 1080p H.264 (GOPs of 250 frames) reversed whole, exported with --fps: peak
     /// memory stays under 900 MB (ffmpeg's reverse filter holds every frame: several GB).
     /// Generating and exporting 1200 1080p frames takes minutes on a small machine, so it runs
