@@ -93,6 +93,7 @@ test: test-deps
 test-long: test-deps
 	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
+	SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter ReverseExportTests.fortySecondsOf1080pReversedInBoundedMemory
 
 # ThreadSanitizer over the suites that run threads of their own: export (smart audio's workers,
 # the reproducibility test), interpolation (the flow's second interpolator, OpenCV's workers)

@@ -24,7 +24,7 @@ public final class Player {
     private var video: VideoView?
     var reader: VideoFrameReader?
     /// Pictures for video that runs backwards (a reversed range, or `J`).
-    var backwardFrames: BackwardFrames?
+    var backwardFrames: BackwardPictureCache?
     /// The movie's audio tracks and the one playing (`t` moves on).
     var audioChoice: AudioTrackChoice
     /// The audio track `t` asked for, being made.
@@ -67,7 +67,7 @@ public final class Player {
         wallPosition = start
         if options.video {
             if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
-            backwardFrames = reader.map { BackwardFrames(reader: $0) }
+            backwardFrames = reader.map { BackwardPictureCache(reader: $0) }
             // HDR pictures are tone-mapped at (at most) the window's size, not at 4K.
             reader?.limitToneMappedPictures(toFit: 960, 720)
             // Shown as ffplay shows it: the stream's sample aspect and display-matrix rotation applied.

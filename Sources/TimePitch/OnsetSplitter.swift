@@ -47,6 +47,7 @@ extension TimelineRenderer {
                 before.fadeOut = max(1, format.sampleRate / 1000)
                 before.endsAtOnset = true
                 before.silentFrom = onset
+                before.reversed = plan.reversed
                 result.append(before)
                 piece = Plan(kind: .stretch, outStart: out, outEnd: plan.outEnd, sourceStart: onset,
                              sourceEnd: plan.sourceEnd, rate: rate)
@@ -54,6 +55,7 @@ extension TimelineRenderer {
                 piece.fadeOut = plan.fadeOut
                 piece.startsAtOnset = true
                 piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
+                piece.reversed = plan.reversed
             }
             result.append(piece)
         }

@@ -32,6 +32,9 @@ extension TimelineRenderer {
         /// Stretched steps joined into this plan (see ``joinedSteps(_:)``): where each step
         /// after the first starts, as (source frame, output frame). Empty for a single segment.
         var keyFrames: [(source: Int64, out: Int64)] = []
+        /// Whether the segment plays its source backwards: then `sourceStart..<sourceEnd` are
+        /// mirrored frames (see ``ReversedAudioSource``), read through a reversed source.
+        var reversed = false
 
         var outCount: Int64 { outEnd - outStart }
         var sourceCount: Int64 { sourceEnd - sourceStart }
@@ -55,8 +58,13 @@ extension TimelineRenderer {
                 if rate == .one && settings.semitones == 0 { kind = .copy }
                 else if settings.algorithm == .varispeed { kind = .resample }
                 else { kind = .stretch }
-                return Plan(kind: kind, outStart: span.target.lowerBound, outEnd: span.target.upperBound,
-                            sourceStart: source.lowerBound, sourceEnd: source.upperBound, rate: rate)
+                // Backwards: the same kernels over mirrored frames, which read the source reversed.
+                let reversed = span.segment.isReversed
+                let frames = reversed ? ReversedAudioSource.mirrored(source) : source
+                var plan = Plan(kind: kind, outStart: span.target.lowerBound, outEnd: span.target.upperBound,
+                                sourceStart: frames.lowerBound, sourceEnd: frames.upperBound, rate: rate)
+                plan.reversed = reversed
+                return plan
             }
         return withJoins(plans)
     }
@@ -90,21 +98,22 @@ public struct UntouchedSpan: Sendable, Hashable {
 
 extension TimelineRenderer {
     /// Where the render of `segments` plays the source unchanged (see ``UntouchedSpan``), in
-    /// order. Neighbouring 1x segments that continue each other in the source count as one span:
+    /// order; never where it plays backwards. Neighbouring 1x segments that continue each other in the source count as one span:
     /// their crossfade sums a signal with itself.
     public func untouchedSpans(_ segments: [CompositionTrackSegment], sourceOrigin: Int64 = 0) throws -> [UntouchedSpan] {
         var spans: [UntouchedSpan] = []
         var open: (start: Int64, end: Int64, offset: Int64, fadeOut: Int)?
         for plan in try plan(segments, sourceOrigin: sourceOrigin) {
             let offset = plan.outStart - plan.sourceStart
-            if plan.kind == .copy, let current = open, current.end == plan.outStart, current.offset == offset {
+            let untouched = plan.kind == .copy && !plan.reversed
+            if untouched, let current = open, current.end == plan.outStart, current.offset == offset {
                 open = (current.start, plan.outEnd, offset, plan.fadeOut)
                 continue
             }
             if let current = open, current.end - Int64(current.fadeOut) > current.start {
                 spans.append(UntouchedSpan(output: current.start..<(current.end - Int64(current.fadeOut)), offset: current.offset))
             }
-            open = plan.kind == .copy ? (plan.outStart + Int64(plan.fadeIn), plan.outEnd, offset, plan.fadeOut) : nil
+            open = untouched ? (plan.outStart + Int64(plan.fadeIn), plan.outEnd, offset, plan.fadeOut) : nil
         }
         if let current = open, current.end - Int64(current.fadeOut) > current.start {
             spans.append(UntouchedSpan(output: current.start..<(current.end - Int64(current.fadeOut)), offset: current.offset))

@@ -169,6 +169,14 @@ extension TimelineRenderer {
     /// Reads source frames with NaN and infinite samples replaced by silence (see
     /// ``NonFiniteSamples``): every kernel's input goes through here.
     func readFinite(from source: AudioSource, at position: Int64, count: Int, into buffer: inout [[Float]]) throws {
+        if let reversed = source as? ReversedAudioSource {
+            // Scrubbed where the samples are in the source, so each bad one is counted once.
+            let first = ReversedAudioSource.sourceStart(ofMirrored: position, count: count)
+            try reversed.base.read(at: first, count: count, into: &buffer)
+            nonFinite.scrub(&buffer, count: count, at: first)
+            ReversedAudioSource.reverse(&buffer, count: count)
+            return
+        }
         try source.read(at: position, count: count, into: &buffer)
         nonFinite.scrub(&buffer, count: count, at: position)
     }

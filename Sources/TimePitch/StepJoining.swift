@@ -15,7 +15,7 @@ extension TimelineRenderer {
         guard joinsSteps else { return plans }
         var result: [Plan] = []
         for plan in plans {
-            guard let last = result.last, last.kind == .stretch, plan.kind == .stretch, !last.endsAtOnset,
+            guard let last = result.last, last.kind == .stretch, plan.kind == .stretch, !last.endsAtOnset, last.reversed == plan.reversed,
                   last.sourceEnd == plan.sourceStart, last.outEnd == plan.outStart, plan.sourceCount > 0, last.sourceCount > 0 else {
                 result.append(plan)
                 continue
@@ -26,6 +26,7 @@ extension TimelineRenderer {
             joined.fadeOut = plan.fadeOut
             joined.endsAtOnset = plan.endsAtOnset
             joined.silentFrom = plan.silentFrom
+            joined.reversed = plan.reversed
             joined.keyFrames = last.keyFrames + [(plan.sourceStart, plan.outStart)] + plan.keyFrames
             result[result.count - 1] = joined
         }

@@ -76,7 +76,9 @@ public final class TimelineRenderer {
         // puts it, and an onset found that way let the start of an attack into the piece
         // before it, heard 12 ms early at half speed.
         for segment in laidOut {
-            for plan in try splitAtOnsets([segment], source: source) {
+            // A reversed segment reads its mirrored frames through the source read backwards.
+            let reading: AudioSource = segment.reversed ? ReversedAudioSource(source) : source
+            for plan in try splitAtOnsets([segment], source: reading) {
                 let emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void = { block, count, position in
                     mixer.add(block, count: count, at: position, plan: plan)
                     // Everything before this segment's closing fade is final once written.
@@ -85,9 +87,9 @@ public final class TimelineRenderer {
                 }
                 switch plan.kind {
                 case .gap: break
-                case .copy: try copy(plan, from: source, within: range, emit: emit)
-                case .stretch: try stretch(plan, from: source, within: range, emit: emit)
-                case .resample: try resample(plan, from: source, within: range, emit: emit)
+                case .copy: try copy(plan, from: reading, within: range, emit: emit)
+                case .stretch: try stretch(plan, from: reading, within: range, emit: emit)
+                case .resample: try resample(plan, from: reading, within: range, emit: emit)
                 }
                 try mixer.flush(upTo: min(plan.fadeOutStart, total), into: sink)
             }

@@ -67,7 +67,6 @@ public struct AudioExporter {
     /// file exists unless this returns.
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        try source.refuseReverse("this slowpoke cannot export that yet")
         try LibAV.load()
         let name = source.name
         guard let stream = source.media.primaryAudio, let edited = source.timeline.track(withID: Int32(stream.index)) else {

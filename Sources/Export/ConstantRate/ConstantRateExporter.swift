@@ -96,7 +96,6 @@ public struct ConstantRateExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
-        try source.refuseReverse("this slowpoke cannot export that yet")
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false) { warning(line) }
@@ -198,6 +197,8 @@ public struct ConstantRateExporter {
         var done = 0.0
         for k in 0..<plan.count {
             let picture: Frame
+            // A reversed range asks for its pictures last to first.
+            source.backwards = plan.backwards[k]
             switch plan.sources[k] {
             case .gap:
                 if black == nil { black = try encoder.black() }
@@ -206,13 +207,13 @@ public struct ConstantRateExporter {
                 if let held, held.index == i { picture = held.frame } else {
                     picture = try encoder.converted(source.picture(i))
                     held = (i, picture)
-                    source.release(before: i)
+                    source.release(behind: i)
                 }
             case .blend(let i, let j, let weight):
                 let a = try encoder.converted(source.picture(i))
                 let b = try encoder.converted(source.picture(j))
                 picture = try encoder.blend(a, b, weight: weight)
-                source.release(before: i)
+                source.release(behind: i)
             case .interpolate(let i, let j, let weight):
                 guard let interpolator else { preconditionFailure("an interpolated frame without an interpolator") }
                 picture = try interpolator.frame(i, j, weight: weight)

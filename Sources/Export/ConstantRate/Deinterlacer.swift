@@ -61,8 +61,16 @@ final class Deinterlacer: PictureSource {
         }
     }
 
-    func release(before p: Int) {
-        for key in made.keys where key < p { made[key] = nil }
+    /// Going backwards, the decoder keeps its window and each field restarts the graph a frame
+    /// before its own (see ``picture(_:)``).
+    var backwards: Bool {
+        get { decoder.backwards }
+        set { decoder.backwards = newValue }
+    }
+
+    func release(behind p: Int) {
+        for key in made.keys where backwards ? key > p : key < p { made[key] = nil }
+        if backwards { decoder.release(behind: p / 2 + 1) }
     }
 
     private func restart(at frame: Int) throws {
@@ -88,7 +96,7 @@ final class Deinterlacer: PictureSource {
             // The frame index as timestamp: bwdif stamps the fields of frame i 2i and 2i + 1,
             // and a frame it passes through whole 2i.
             try graph!.add(frame, pts: Int64(nextFrame), progressive: !decided)
-            decoder.release(before: nextFrame)
+            if !backwards { decoder.release(behind: nextFrame) }
             nextFrame += 1
         } else {
             try graph?.add(nil)

@@ -92,7 +92,7 @@ final class FlowInterpolator {
                 try check(Self.setPair(library, handle, a, b))
                 pair = wanted
             }
-            source.release(before: i)
+            source.release(behind: i)
             while next < pairs.count && pairs[next] != wanted { next += 1 }
             next += 1
             if next < pairs.count { try start(pairs[next]) }

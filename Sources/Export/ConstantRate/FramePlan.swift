@@ -19,6 +19,8 @@ struct FramePlan {
     let fps: Rational
     let count: Int
     let sources: [Source]
+    /// Whether output frame k plays a reversed segment: its pictures are asked for backwards.
+    let backwards: [Bool]
     /// Whether picture i is needed by any output frame.
     let needed: [Bool]
 
@@ -39,6 +41,7 @@ struct FramePlan {
         count = Int(try frames.rescaled(to: 2, rounding: .down).value + 1) / 2
         var sources: [Source] = []
         sources.reserveCapacity(count)
+        var backwards = [Bool](repeating: false, count: count)
         var needed = [Bool](repeating: false, count: pictures.count)
         let times = pictures.times
         for k in 0..<count {
@@ -57,11 +60,18 @@ struct FramePlan {
                 sources.append(.gap)
                 continue
             }
+            if p.segment.isReversed {
+                backwards[k] = true
+                let source = try Self.backwards(track: track, p, s: s, range: range, rate: rate, pictures: pictures, selection: selection)
+                sources.append(source)
+                for i in source.pictures { needed[i] = true }
+                continue
+            }
             let i = pictures.picture(at: s)
             let j = i + 1
             // Mixing reaches only frames that play next: inside this segment's source range, or
             // at the start of a following segment that continues the same source. Never removed ones.
-            let continues = p.segmentIndex + 1 < track.segments.count
+            let continues = p.segmentIndex + 1 < track.segments.count && !track.segments[p.segmentIndex + 1].isReversed
                 && track.segments[p.segmentIndex + 1].source?.start == range.end
             let between = j < times.count && times[i] < s && (times[j] < range.end || continues)
             switch selection {
@@ -79,6 +89,7 @@ struct FramePlan {
             }
         }
         self.sources = sources
+        self.backwards = backwards
         self.needed = needed
     }
 

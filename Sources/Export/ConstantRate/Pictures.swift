@@ -64,8 +64,12 @@ struct PictureTimes {
 /// video) a deinterlaced field.
 protocol PictureSource: AnyObject {
     func picture(_ p: Int) throws -> Frame
-    /// Forgets what is kept for pictures before `p`: requests mostly move forward.
-    func release(before p: Int)
+    /// Whether pictures are asked for last to first (a reversed range), which a source may
+    /// read ahead for differently.
+    var backwards: Bool { get set }
+    /// Forgets what is kept for pictures the export has left behind: before `p` going
+    /// forwards, after `p` going ``backwards``.
+    func release(behind p: Int)
 }
 
 extension FrameDecoder: PictureSource {

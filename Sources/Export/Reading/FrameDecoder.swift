@@ -5,6 +5,13 @@ internal import CFFmpeg
 /// constant-rate export. Forward requests decode onwards; a request behind the decoder, or past
 /// the next keyframe, seeks. Frames nobody needs are skipped inside the decoder where that is
 /// safe (non-reference frames), and never converted.
+///
+/// Played ``backwards`` (a reversed range), a frame not at hand starts a window that ends with
+/// it: the decoder seeks to the keyframe before the window, decodes up to the frame and keeps
+/// only the window's frames, which the next requests take last to first; the one below the
+/// window starts the window before it. A window is the frame's GOP, or ``windowFrames`` when
+/// the GOP is longer (then its keyframe is decoded from again for each window), so memory is
+/// bounded whatever the range's length and the stream's GOP.
 final class FrameDecoder {
     private let input: InputFormatContext
     private let stream: Int
@@ -22,6 +29,15 @@ final class FrameDecoder {
     private var finished = false
     /// How many frames were decoded, and how many the decoder skipped.
     private(set) var decodedCount = 0
+    /// Whether frames are asked for last to first (a reversed range).
+    var backwards = false
+    /// Decoded frames kept below the one asked for: none going forwards; the window's start
+    /// going backwards.
+    private var keepFrom = 0
+    /// The most frames a backward window holds: what fits ``windowBytes``, at least 4.
+    let windowFrames: Int
+    /// The decoded pictures a backward window may hold, in bytes (about 50 frames of 1080p).
+    static let windowBytes = 160 << 20
 
     /// Decodes from `input`, wherever its read position is (such as the end, after a scan): the
     /// first request seeks.
@@ -37,6 +53,10 @@ final class FrameDecoder {
         self.warning = warning
         decoder = try CodecContext.decoder(for: input.stream(stream), threads: Self.threadCount())
         packet = try Packet()
+        let parameters = input.stream(stream).parameters.pointee
+        let size = av_image_get_buffer_size(AVPixelFormat(rawValue: parameters.format), parameters.width, parameters.height, 1)
+        let bytes = size > 0 ? Int(size) : max(1, Int(parameters.width) * Int(parameters.height) * 3)
+        windowFrames = max(4, Self.windowBytes / bytes)
     }
 
     /// Decoding threads: the encoder is the bottleneck and already keeps every core busy with its
@@ -51,7 +71,13 @@ final class FrameDecoder {
     /// that could, with a warning.
     func frame(_ i: Int) throws -> Frame {
         if let hit = cache[i] { return hit }
-        let key = scan.keyframe(before: i)
+        var key = scan.keyframe(before: i)
+        keepFrom = 0
+        if backwards {
+            // The window ending with i: its GOP, or as much of it as the window holds.
+            keepFrom = max(key, i - windowFrames + 1)
+            key = scan.keyframe(before: keepFrom)
+        }
         if i <= position || key > position + 1 || finished {
             try seek(toFrame: key)
         }
@@ -74,9 +100,10 @@ final class FrameDecoder {
     /// The stream being decoded.
     var decoderStream: StreamView { input.stream(stream) }
 
-    /// Forgets cached frames before `i`: requests only move forward in the common case.
-    func release(before i: Int) {
-        for key in cache.keys where key < i { cache[key] = nil }
+    /// Forgets cached frames the export has left behind: before `i` going forwards, after it
+    /// going ``backwards``.
+    func release(behind i: Int) {
+        for key in cache.keys where backwards ? key > i : key < i { cache[key] = nil }
     }
 
     private func seconds(_ i: Int) -> String { String(format: "%.3f", scan.presentationTimes[i].seconds) }
@@ -136,7 +163,7 @@ final class FrameDecoder {
             let ticks = frame.pointer.pointee.pts != sp_av_nopts_value() ? frame.pointer.pointee.pts : frame.pointer.pointee.best_effort_timestamp
             guard let index = scan.frame(ticks: ticks) else { return }
             if index > position { position = index }
-            if needed[index] || index == wanted { cache[index] = frame }
+            if needed[index] && index >= keepFrom || index == wanted { cache[index] = frame }
         case .endOfStream:
             finished = true
         case .needsInput:

@@ -4,7 +4,9 @@ internal import CFFmpeg
 
 /// A movie's chapters, retimed through the timeline: a chapter starting in a removed range
 /// starts where the cut is, one in a scaled range stretches with it, and one wholly removed is
-/// left out (and named). Titles and other metadata are kept.
+/// left out (and named). Titles and other metadata are kept. In a timeline that plays a range
+/// backwards, a chapter is written once per stretch where it plays (each with its title), so
+/// that chapters follow the order they play in and never overlap.
 struct ChapterList {
     struct Chapter {
         let id: Int64
@@ -22,6 +24,9 @@ struct ChapterList {
     init(_ input: InputFormatContext, segments: [CompositionTrackSegment], origin: Time, display: String) throws {
         var kept: [Chapter] = []
         var removed: [String] = []
+        let reversed = segments.contains { $0.isReversed }
+        // Ids for the further stretches of a chapter: after every id the movie uses.
+        var spareID = (0..<Int(input.pointer.pointee.nb_chapters)).compactMap { input.pointer.pointee.chapters[$0]?.pointee.id }.max() ?? 0
         for i in 0..<Int(input.pointer.pointee.nb_chapters) {
             guard let chapter = input.pointer.pointee.chapters[i]?.pointee else { continue }
             let base = chapter.time_base
@@ -35,11 +40,16 @@ struct ChapterList {
                 removed.append(title.map { "\"\($0)\"" } ?? "\(i + 1)")
                 continue
             }
-            kept.append(Chapter(id: chapter.id, start: try first.start.rescaled(to: 1000).value,
-                                end: try last.end.rescaled(to: 1000).value, title: title,
-                                metadata: try MetadataDictionary(copying: chapter.metadata, display: display)))
+            let stretches = reversed ? played : [try TimeRange(start: first.start, end: last.end)]
+            for (n, stretch) in stretches.enumerated() {
+                if n > 0 { spareID += 1 }
+                kept.append(Chapter(id: n == 0 ? chapter.id : spareID, start: try stretch.start.rescaled(to: 1000).value,
+                                    end: try stretch.end.rescaled(to: 1000).value, title: title,
+                                    metadata: try MetadataDictionary(copying: chapter.metadata, display: display)))
+            }
         }
-        chapters = kept
+        // A reversed range can play a later chapter first: chapters go in the order they play.
+        chapters = kept.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
         self.removed = removed
     }
 

@@ -115,11 +115,11 @@ final class ExportSession {
         throw ExportError.unsupported(".\(container.fileExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
     }
 
-    /// Whether a timeline of `segments` plays the source from its start, once, at rate 1 (and
-    /// `settings` shift no pitch): then its audio is copied packet for packet instead of
+    /// Whether a timeline of `segments` plays the source from its start, once, forwards at rate 1
+    /// (and `settings` shift no pitch): then its audio is copied packet for packet instead of
     /// rendered (as long as the video keeps every frame too, which the exporter knows).
     static func playsSourceUntouched(_ segments: [CompositionTrackSegment], settings: TimePitchSettings? = nil) -> Bool {
-        segments.count == 1 && segments[0].rate == .one && segments[0].target.start == .zero
+        segments.count == 1 && segments[0].rate == .one && !segments[0].isReversed && segments[0].target.start == .zero
             && segments[0].source?.start == .zero && (settings?.semitones ?? 0) == 0
     }
 

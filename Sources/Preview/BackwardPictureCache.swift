@@ -11,7 +11,7 @@ import Export
 ///     wanted, backwards:   … 3.90  3.87  3.83 …
 ///     decoded once:        [2.90 ─────────── 3.93]   from the keyframe before 2.90
 ///     then served:         3.93, 3.90, 3.87 … 2.90 from memory
-final class BackwardFrames {
+final class BackwardPictureCache {
     /// One picture's planes, copied out of the decoder's frame.
     private final class Picture {
         let time: Time
