@@ -82,17 +82,20 @@ extension TimelineRenderer {
         return (first, count, origin, total / Double(count), map)
     }
 
-    /// Whether the warm-up before an onset piece is silence (below -60 dBFS), up to 1024
-    /// frames before the onset (a coded beep's own pre-echo: AAC spreads an attack over the
-    /// frame before it): a beep out of silence. There R3 warmed up at the piece's own ratio
-    /// places the attack on its sample (the flashes and beeps of the test clip meet within
-    /// 0.1 ms at 0.25x), where the 1x warm-up of ``onsetContext(_:ratio:)`` brought it 2.3 ms
-    /// early; the 1x warm-up is for attacks over something already playing.
-    func silentBefore(_ plan: Plan, from first: Int64, source: AudioSource) throws -> Bool {
-        let count = Int(max(0, plan.sourceStart - 1024 - first))
-        guard count > 0 else { return true }
-        var buffer = [[Float]](repeating: [Float](repeating: 0, count: count), count: format.channels)
-        try readFinite(from: source, at: first, count: count, into: &buffer)
+    /// Whether nothing plays just before `onset` (below -60 dBFS over the 40 ms that end 1024
+    /// frames before it, leaving out a coded beep's own pre-echo: AAC and Opus spread an attack
+    /// over the frame before it): a beep out of silence, even with another beep a while
+    /// before. There the piece before the onset reads silence past it and R3 warms the piece
+    /// after it up at its own ratio, which put the test clips' beeps within 1 ms of their
+    /// flashes at 0.25x and 0.5x; the background carried on (``BackgroundTail``, fitted to the
+    /// coded pre-echo it would find there) and the 1x warm-up (``onsetContext(_:ratio:)``)
+    /// brought them 2.3 to 4.3 ms early. Those are for attacks over something playing on.
+    func isQuiet(before onset: Int64, source: AudioSource) throws -> Bool {
+        let end = onset - 1024
+        let start = max(0, end - Int64(format.sampleRate / 25))
+        guard end > start else { return true }
+        var buffer = [[Float]](repeating: [Float](repeating: 0, count: Int(end - start)), count: format.channels)
+        try readFinite(from: source, at: start, count: Int(end - start), into: &buffer)
         for channel in buffer { for sample in channel where abs(sample) > 1e-3 { return false } }
         return true
     }

@@ -44,7 +44,7 @@ extension TimelineRenderer {
             // A ramp's steps in one run: the key-frame map places each step (see StepJoining).
             (first, count, origin, ratio, map) = steppedContext(plan)
         } else if plan.startsAtOnset && settings.algorithm == .spectral,
-                  try !silentBefore(plan, from: first, source: source) {
+                  try !isQuiet(before: plan.sourceStart, source: source) {
             (first, count, origin, ratio, map) = onsetContext(plan, ratio: ratio)
         }
         let sectionRatios = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }
@@ -63,7 +63,7 @@ extension TimelineRenderer {
         var dither = Dither()
         // R2 computes its stretch profile from a study pass over the same input. R3 does not use
         // one: its output is bit-identical without it, so the input is read only once.
-        let tail = try plan.silentFrom.flatMap { $0 < first + Int64(count) ? try BackgroundTail(onset: $0, source: source) : nil }
+        let tail = try backgroundTail(plan, reading: first..<(first + Int64(count)), source: source)
         if settings.algorithm == .timeDomain {
             try study(plan, from: source, first: first, count: count, dithered: dithered, tail: tail, stretcher: stretcher)
         }
@@ -114,6 +114,13 @@ extension TimelineRenderer {
             }
             usleep(100)
         }
+    }
+
+    /// What a piece that ends at an onset reads past it, when the onset falls inside what it
+    /// reads: the background carried on, or nil (silence) when nothing plays before the onset.
+    private func backgroundTail(_ plan: Plan, reading: Range<Int64>, source: AudioSource) throws -> BackgroundTail? {
+        guard let onset = plan.silentFrom, reading.contains(onset), try !isQuiet(before: onset, source: source) else { return nil }
+        return try BackgroundTail(onset: onset, source: source)
     }
 
     /// R2's study pass: the same `count` frames from `first` (dithered alike) that the process

@@ -109,6 +109,7 @@ struct InfoJSON: Encodable {
     struct Cuts: Encodable {
         let reencodedFrames: Int
         let cuts: Int
+        let reversedRanges: Int
         let copiedFrames: Int
         let keyframeCutsBecause: String?
     }
@@ -117,7 +118,7 @@ struct InfoJSON: Encodable {
         self.export = export ?? nil
         exportFit = fit.flatMap { $0.moved == 0 ? nil : $0 }.map { Fit(codec: $0.grid.codecName, samplesPerFrame: $0.grid.samplesPerFrame, sampleRate: $0.grid.sampleRate,
                                   duration: $0.before, fittedDuration: $0.after, segmentsMoved: $0.moved) }
-        exportCuts = cuts.map { Cuts(reencodedFrames: $0.reencodedFrames, cuts: $0.cuts, copiedFrames: $0.copiedFrames,
+        exportCuts = cuts.map { Cuts(reencodedFrames: $0.reencodedFrames, cuts: $0.cuts, reversedRanges: $0.reversals, copiedFrames: $0.copiedFrames,
                                      keyframeCutsBecause: $0.keyframeCutsBecause) }
         self.document = documentURL.path
         self.movie = DocumentStore.movieURL(of: document, at: documentURL).path

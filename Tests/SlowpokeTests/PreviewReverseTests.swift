@@ -61,13 +61,21 @@ extension PreviewCommandTests {
         usleep(400_000)
         // Timeline 1.5 s shows source 4.5 s backwards: the frame before it, 269.
         let paused = PictureCode.frameIndex(try session.screenshot())
-        try session.press("space")
+        let start = try session.press("space")
         usleep(1_000_000)
         let first = PictureCode.frameIndex(try session.screenshot())   // timeline 2.5 s: source 3.5 s
         usleep(800_000)
         let second = PictureCode.frameIndex(try session.screenshot())  // timeline 3.3 s: source 2.7 s
         #expect(session.quit() == 0, "\(session.stderr())")
-        print("reversed range: frames \(paused) \(first) \(second)")
+        // Heard: the sweep falls inside the range. 0.3 s after space the sound is at source
+        // 4.2 s (1460 Hz), 0.9 s after at 3.6 s (1280 Hz).
+        let heard = try session.heardAudio()
+        try #require(heard.count > start + 48000, "heard \(heard.count) frames")
+        let early = Signals.dominantFrequency(heard, from: start + 12000, count: 4096)
+        let late = Signals.dominantFrequency(heard, from: start + 40000, count: 4096)
+        print("reversed range: frames \(paused) \(first) \(second); pitch \(early) Hz then \(late) Hz")
+        #expect(early > late + 80, "the pitch went \(early) Hz to \(late) Hz: the sweep does not fall")
+        #expect(early > 1300 && early < 1600 && late > 1100 && late < 1450, "pitch \(early) Hz then \(late) Hz")
         #expect(paused == 269, "paused at 1.5 s on frame \(paused)")
         #expect(first > 180 && first < 240, "frame \(first) a second later")
         // (Screenshots land late on a loaded machine: later, not earlier, than asked.)

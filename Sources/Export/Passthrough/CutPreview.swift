@@ -21,6 +21,15 @@ public struct CutPreview: Sendable, Equatable {
         guard let container = Container(movie: output.pathExtension), let video = source.media.primaryVideo,
               let track = source.timeline.track(withID: Int32(video.index)) else { return nil }
         var segments = track.segments
+        // A timeline that plays the whole video forwards, in order, cuts nothing: no scan of
+        // every packet to say so (a long movie's `info` would pay for it).
+        let sources = segments.compactMap(\.source)
+        if !segments.contains(where: \.isReversed), KeyframeSnapping.removesNothing(segments),
+           let first = sources.first, let last = sources.last,
+           let whole = (try? source.media.asset(name: source.name))?.tracks.first(where: { $0.trackID == Int32(video.index) })?.timeRange,
+           first.start <= whole.start, last.end >= whole.end {
+            return nil
+        }
         let scan = try VideoScan(movie: source.movie, stream: video.index, name: source.name, warning: { _ in })
         if scan.truncated { segments = try CompositionTrackSegment.cut(segments, atSourceEnd: scan.end) }
         let smart = SmartCut(scan: scan, segments: segments)
