@@ -6,8 +6,8 @@ import TestSupport
 import Testing
 import TimePitch
 
-/// The preview's audio is the export's: every sample of a timeline with scaled sections, cuts
-/// and gaps equals what the offline renderer writes for the whole track, joins included.
+/// The preview's audio is the export's: every sample of a timeline with scaled sections, cuts,
+/// gaps and reversed ranges equals what the offline renderer writes for the whole track, joins included.
 @Suite struct CompositionAudioTests {
     @Test(arguments: [false, true]) func previewAudioEqualsTheExportRender(varispeed: Bool) throws {
         // A WAV source: decoding it is exact wherever reading starts, so any difference is the
@@ -21,8 +21,9 @@ import TimePitch
             while edits < 5 {
                 guard let picked = randomRange(within: composition.duration, &g), picked.duration < .seconds(1) else { continue }
                 edits += 1
-                switch Int.random(in: 0..<3, using: &g) {
+                switch Int.random(in: 0..<4, using: &g) {
                 case 0: try composition.removeTimeRange(picked)
+                case 3: try composition.reverseTimeRange(picked)
                 case 1: try composition.insertEmptyTimeRange(TimeRange(start: picked.start, duration: s("0.2")))
                 default:
                     let rate = ["1/2", "2/3", "3/2", "2", "1001/1000"].map(r).randomElement(using: &g)!
