@@ -106,6 +106,7 @@ public struct ConstantRateExporter {
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
         let (videoTrack, fit) = try session.fittedVideoTrack(exact: exactTimeline)
+        session.closeHeader()
         let track = try session.readable(videoTrack, scan: scan)
         // Interlaced video offers each field as a picture of its own (see PictureTimes).
         let fieldOrder = Self.fieldOrder(input.stream(videoStream.index).parameters.pointee.field_order)

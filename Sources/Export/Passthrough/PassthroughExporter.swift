@@ -102,6 +102,7 @@ public struct PassthroughExporter {
             audioOutput = try audio(segments, origin: scan.origin, end: timeline.duration,
                                     keepsEveryFrame: scan.packets.count == map.entries.count)
         }
+        session.closeHeader()
 
         // 4. Interleave the mapped video packets with the audio into the output.
         try copyVideo(map: map, video: video, ticks: scan.decodeTicks, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
@@ -136,7 +137,8 @@ public struct PassthroughExporter {
     private func plan(_ readable: [CompositionTrackSegment], grid: FrameGrid?, scan: VideoScan, session: ExportSession,
                       warning: (String) -> Void) throws -> VideoPlan {
         let refusal = keyframeCuts ? nil : SmartCut.refusal(container: session.container, movie: session.movie, stream: session.videoStream.index,
-                                                             name: session.movieName, scan: scan, segments: readable)
+                                                             name: session.movieName, scan: scan, segments: readable,
+                                                             opened: try? session.header())
         // A reversed range is played by the frame-exact plan (copied intra frames, or long-GOP
         // ones re-encoded backwards), never by moving cuts to keyframes.
         let reversed = readable.contains(where: \.isReversed)

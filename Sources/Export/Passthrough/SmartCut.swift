@@ -119,11 +119,12 @@ struct SmartCut {
     /// Why video stream `stream` of `movie` (scanned as `scan`) cannot be cut frame-exactly
     /// into `container` for `segments`, or nil when it can: re-encoding needs to match what it
     /// splices into (``SpliceEncoder``), and the plan covers what passthrough maps simply.
+    /// `opened` is the movie already open, when the caller has it.
     static func refusal(container: Container, movie: URL, stream: Int, name: String, scan: VideoScan,
-                        segments: [CompositionTrackSegment]) -> String? {
+                        segments: [CompositionTrackSegment], opened: InputFormatContext? = nil) -> String? {
         guard container.isQuickTime || container.isFullMatroska else { return "the output is \(container.displayName)" }
         let input: InputFormatContext
-        do { input = try InputFormatContext(path: movie.path) } catch { return "\(error)" }
+        do { input = try opened ?? InputFormatContext(path: movie.path) } catch { return "\(error)" }
         if let why = SpliceEncoder.refusal(input.stream(stream).parameters) { return "\(name)'s video \(why)" }
         if segments.contains(where: \.isHold) { return "the timeline holds a frame" }
         if scan.packets.contains(where: \.hidden) { return "\(name)'s edit list hides frames" }

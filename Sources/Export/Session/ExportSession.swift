@@ -37,6 +37,7 @@ final class ExportSession {
     let audioBitRate: Int
 
     private var writer: MovieWriter?
+    private var opened: InputFormatContext?
     private var audio: AudioTracks?
     private var subtitles: SubtitleTracks?
     private var videoOut: UnsafeMutablePointer<AVStream>?
@@ -72,12 +73,26 @@ final class ExportSession {
     var movie: URL { source.movie }
     var movieName: String { source.name }
 
+    /// The movie opened once for what its header states (stream parameters, chapters, clock),
+    /// shared by the checks before the export; nothing reads packets from it. Each open costs
+    /// a moov parse and a decoded frame or two (`avformat_find_stream_info`).
+    func header() throws -> InputFormatContext {
+        if let opened { return opened }
+        let input = try InputFormatContext(path: movie.path)
+        opened = input
+        return input
+    }
+
+    /// Closes ``header()``'s movie once the checks are done (it holds an index of every sample,
+    /// which grows with the movie's length).
+    func closeHeader() { opened = nil }
+
     /// Checks before any work, from one look at the movie: with `copyingVideo` (passthrough),
     /// refuses a video codec the container cannot hold; then returns what of the movie this
     /// export does not carry, one sentence each, for the exporter to warn with (every stream of
     /// a movie is the user's; none goes without a word).
     func preflight(copyingVideo: Bool) throws -> [String] {
-        let input = try InputFormatContext(path: movie.path)
+        let input = try header()
         if copyingVideo { try checkContainerHolds(videoOf: input) }
         let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
         let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
@@ -143,7 +158,8 @@ final class ExportSession {
         let setup = AudioSetup(movie: movie, name: movieName, segments: segments, origin: origin, end: end, settings: settings,
                                bitRate: audioBitRate, container: container, display: destination.destination.path,
                                waiting: waiting, warning: warning)
-        return try AudioTracks(setup, input: InputFormatContext(path: movie.path), streams: source.audioStreams, untouched: untouched)
+        // The header's movie when it is still open: AudioTracks reads only its streams' parameters.
+        return try AudioTracks(setup, input: opened ?? InputFormatContext(path: movie.path), streams: source.audioStreams, untouched: untouched)
     }
 
     /// Opens the muxer on the temporary file; `addVideo` adds the video stream to it (and may

@@ -67,7 +67,7 @@ extension ExportSession {
     /// ``TimelineFitting``); nil when `exact`, or when it does not.
     func copiedAudioGrid(exact: Bool) throws -> FrameGrid? {
         guard !exact, let first = source.audioStreams.first else { return nil }
-        let input = try InputFormatContext(path: movie.path)
+        let input = try header()
         // Audio on a clock that starts again is rendered whole (see AudioTracks): no grid.
         guard input.clock == nil else { return nil }
         return TimelineFitting.grid(of: input.stream(first).parameters.pointee, container: container, settings: settings)
