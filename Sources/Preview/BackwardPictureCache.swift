@@ -53,9 +53,6 @@ final class BackwardPictureCache {
         return select(cached(t) ?? max(0, pictures.count - 1))
     }
 
-    /// Whether `t` is in the stretch held.
-    func holds(_ t: Time) -> Bool { cached(t) != nil }
-
     func withPlanes<Result>(_ body: (_ planes: [UnsafePointer<UInt8>], _ linesizes: [Int]) throws -> Result) throws -> Result? {
         guard let shown, shown < pictures.count else { return nil }
         let picture = pictures[shown]

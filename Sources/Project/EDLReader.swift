@@ -26,7 +26,7 @@ public enum EDL {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             guard let first = fields.first else { continue }
             let place = "line \(number + 1) of the EDL"
-            if first.uppercased() == "FCM:" { dropFrame = line.uppercased().contains("NON-DROP") == false && line.uppercased().contains("DROP"); continue }
+            if first.uppercased() == "FCM:" { dropFrame = !line.uppercased().contains("NON-DROP"); continue }
             if first.uppercased() == "M2" {
                 // M2 reel speed timecode: the reel name may hold spaces, so read from the end.
                 guard fields.count >= 4, let speed = Double(fields[fields.count - 2]), speed.isFinite, abs(speed) < 1e6 else {
