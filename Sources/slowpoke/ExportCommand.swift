@@ -101,6 +101,7 @@ struct ExportMovie: ParsableCommand {
     }
 
     func run() throws {
+        LibAV.preload()
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)

@@ -36,6 +36,7 @@ struct Info: ParsableCommand {
     var all = false
 
     func run() throws {
+        LibAV.preload()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
         let plan = Result { try Self.exportPlan(document, at: url) }

@@ -3,13 +3,23 @@ internal import CFFmpeg
 
 /// Process-wide libav set-up. Libraries never print: libav's own logger is silenced, and every
 /// failure reaches the caller as a return code turned into an error.
-enum LibAV {
+public enum LibAV {
     /// Opens libavformat and libavcodec (see ``AVLibraries``) and silences libav's logger.
     /// Everything that calls into those libraries runs after this: the contexts, packets and
     /// encoders whose initialisers start every reading and writing path call it first.
     static func load() throws(ExportError) {
         _ = configured
         _ = try AVLibraries.shared.get()
+    }
+
+    /// Starts opening the libraries on a thread of their own and returns at once, for a
+    /// command that will need them after other work (reading and checking its document):
+    /// the loading, about 40 ms of mapping and relocating 130 shared libraries, then overlaps
+    /// that work on a second core. The first ``load()`` afterwards waits for it to finish.
+    public static func preload() {
+        let thread = Thread { try? load() }
+        thread.stackSize = 1 << 20
+        thread.start()
     }
 
     private static let configured: Void = {
