@@ -15,8 +15,8 @@ extension OTIO {
     /// the frame at `start_time` stays on screen for `duration`.
     public static func read(_ data: Data) throws(OTIOError) -> OTIOTimeline {
         let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw .notATimeline("the file is not JSON, so it is not an OpenTimelineIO timeline")
+        do { root = try JSONTreeParser.parse(data) } catch {
+            throw .notATimeline("the file is not JSON (\(error)), so it is not an OpenTimelineIO timeline")
         }
         guard let object = root as? [String: Any] else {
             throw .notATimeline("the file is JSON but not an OpenTimelineIO timeline (its top level is not an object)")
