@@ -29,7 +29,26 @@ public enum Edit: Sendable, Hashable {
     /// Applies the edit to `composition`, then checks that every segment still plays at a
     /// supported rate. The composition is unchanged if it throws.
     public func apply(to composition: inout Composition) throws(CompositionError) {
-        var edited = composition
+        let before = composition.duration
+        try composition.atomically(from: start) { (edited: inout Composition) throws(CompositionError) in
+            try perform(on: &edited)
+            if edited.duration > before { try TimelineLimits.checkTimeline(edited.duration) }
+            if let changed = try retimed(before: before, after: edited.duration) {
+                try Self.checkRates(of: edited, in: changed)
+            }
+        }
+    }
+
+    /// Where the edit starts: it changes nothing on the timeline before this time.
+    private var start: Time {
+        switch self {
+        case .scale(let range, _), .remove(let range), .insertGap(let range), .freeze(let range), .reverse(let range): range.start
+        case .ramp(let ramp): ramp.range.start
+        case .slowMotion(let s): s.range.start
+        }
+    }
+
+    private func perform(on edited: inout Composition) throws(CompositionError) {
         switch self {
         case .scale(let range, let duration):
             guard duration.isNumeric, duration > .zero else {
@@ -53,26 +72,26 @@ public enum Edit: Sendable, Hashable {
         case .reverse(let range):
             try edited.reverseTimeRange(range)
         }
-        if edited.duration > composition.duration { try TimelineLimits.checkTimeline(edited.duration) }
-        if let changed = try retimed(before: composition, after: edited) {
-            for track in edited.tracks {
-                guard var index = track.segmentIndex(at: changed.start) else { continue }
-                while index < track.segments.count, track.segments[index].target.start < changed.end {
-                    let segment = track.segments[index]
-                    index += 1
-                    guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }
-                    throw .rateOutOfRange("this edit would play \(segment.target) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
-                }
+    }
+
+    /// Throws when a segment of `composition` in `changed` plays outside 1/32x to 32x.
+    private static func checkRates(of composition: Composition, in changed: TimeRange) throws(CompositionError) {
+        for track in composition.tracks {
+            guard var index = track.segmentIndex(at: changed.start) else { continue }
+            while index < track.segments.count, track.segments[index].target.start < changed.end {
+                let segment = track.segments[index]
+                index += 1
+                guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }
+                throw .rateOutOfRange("this edit would play \(segment.target) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
             }
         }
-        composition = edited
     }
 
     /// Where the edit changed rates on the timeline afterwards: the edited range, stretched by
     /// the change in length. Nil for edits that change no rate (cutting, gaps and holds keep
     /// every segment's rate; merging joins only equal rates), so only the segments there need
     /// checking, not the whole timeline.
-    private func retimed(before: Composition, after: Composition) throws(CompositionError) -> TimeRange? {
+    private func retimed(before: Time, after: Time) throws(CompositionError) -> TimeRange? {
         let range: TimeRange
         switch self {
         case .scale(let r, _): range = r
@@ -80,7 +99,7 @@ public enum Edit: Sendable, Hashable {
         case .slowMotion(let s): range = s.range
         case .remove, .insertGap, .freeze, .reverse: return nil
         }
-        return try TimeRange(start: range.start, end: range.end + (after.duration - before.duration))
+        return try TimeRange(start: range.start, end: range.end + (after - before))
     }
 
     /// What `slowpoke history` shows: `scale 3.2-5 to 7.2 s (0.25x)`.

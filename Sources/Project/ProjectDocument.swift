@@ -50,9 +50,8 @@ public struct ProjectDocument: Sendable, Hashable {
 
     /// Applies `edit` to the timeline and records it. Edits undone before it are dropped.
     public mutating func apply(_ edit: Edit, date: Date = Date()) throws(ProjectError) {
-        var timeline = self.timeline
-        try ProjectError.editing { () throws(CompositionError) in try edit.apply(to: &timeline) }
-        self.timeline = timeline
+        // In place: the edit is all or nothing, and a copy would copy every segment.
+        try ProjectError.editing { () throws(CompositionError) in try edit.apply(to: &self.timeline) }
         history.record(edit, date: date)
     }
 

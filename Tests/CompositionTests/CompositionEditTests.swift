@@ -99,6 +99,19 @@ import TestSupport
         #expect(c == before)
     }
 
+    /// An edit whose result is refused after it was made in place (a rate beyond 1/32x, here on
+    /// both tracks, of different lengths) is taken back on every track, segment for segment.
+    @Test func anEditRefusedAfterItsWorkIsTakenBackOnEveryTrack() throws {
+        var c = try Composition(asset: movie())
+        try Edit.scale(range: range("1", "2"), toDuration: s("4")).apply(to: &c)   // 1/4, now 1-5
+        try Edit.scale(range: range("8", "9"), toDuration: s("2")).apply(to: &c)   // 1/2
+        let before = c
+        #expect(c.tracks.count == 2 && c.tracks.allSatisfy { $0.segments.count >= 4 })
+        // 1-6 at a tenth: the quarter-speed part would play at 1/40x.
+        #expect(throws: CompositionError.self) { try Edit.scale(range: range("1", "6"), toDuration: s("50")).apply(to: &c) }
+        #expect(c == before)
+    }
+
     @Test func answersWhatPlaysWhere() throws {
         var c = try Composition(asset: movie())
         try c.scaleTimeRange(range("3.2", "5"), toDuration: s("7.2"))
