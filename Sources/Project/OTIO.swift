@@ -48,6 +48,58 @@ public enum OTIO {
 
     /// ``export(_:movie:)`` as UTF-8 bytes, as they are written to a file.
     public static func exportBytes(_ composition: Composition, movie: OTIOMovie) throws(CompositionError) -> [UInt8] {
+        var out: [UInt8] = []
+        export(composition, movie: movie) { out += $0 }
+        return out
+    }
+
+    /// ``exportBytes(_:movie:)`` handed to `write` a piece at a time (about a megabyte each),
+    /// each track's items made one at a time as they are written: a 3000-clip timeline is
+    /// 16 MB of text, and holding it and its tree of JSON values took more than 7 KB a segment.
+    /// The bytes are those of ``exportTree(_:movie:)`` serialized.
+    public static func export<E: Error>(_ composition: Composition, movie: OTIOMovie, to write: ([UInt8]) throws(E) -> Void) throws(E) {
+        let (rate, reference) = references(composition, movie: movie)
+        let skeleton = timeline(composition, movie: movie) { _ in [] }.serializedBytes()
+        // Each track's empty "children" array, in track order, is where its items go (no
+        // other member of the skeleton is named so and empty; strings cannot hold the quotes).
+        let marker = Array(#""children": []"#.utf8)
+        let places = (0..<max(0, skeleton.count - marker.count + 1)).filter { skeleton[$0] == marker[0] && skeleton[$0 ..< $0 + marker.count].elementsEqual(marker) }
+        guard places.count == composition.tracks.count else {
+            return try write(exportTree(composition, movie: movie).serializedBytes())
+        }
+        var out: [UInt8] = []
+        var from = 0
+        for (track, place) in zip(composition.tracks, places) {
+            let open = place + marker.count - 2
+            out += skeleton[from ..< open]
+            let indent = place - (skeleton[..<place].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0)
+            if track.segments.isEmpty { out += "[]".utf8 } else {
+                out += "[\n".utf8
+                for (index, segment) in track.segments.enumerated() {
+                    OrderedJSON.pad(indent + 4, into: &out)
+                    item(segment, index: index, movie: movie, reference: reference, rate: rate).write(into: &out, indent: indent + 4)
+                    out += (index == track.segments.count - 1 ? "\n" : ",\n").utf8
+                    if out.count >= 1 << 20 { try write(out); out.removeAll(keepingCapacity: true) }
+                }
+                OrderedJSON.pad(indent, into: &out)
+                out.append(UInt8(ascii: "]"))
+            }
+            from = open + 2
+        }
+        out += skeleton[from...]
+        try write(out)
+    }
+
+    /// The whole OTIO timeline for `composition` as one tree of JSON values.
+    static func exportTree(_ composition: Composition, movie: OTIOMovie) -> OrderedJSON {
+        let (rate, reference) = references(composition, movie: movie)
+        return timeline(composition, movie: movie) { track in
+            track.segments.enumerated().map { index, segment in item(segment, index: index, movie: movie, reference: reference, rate: rate) }
+        }
+    }
+
+    /// The rate every time is written at, and the movie's ExternalReference.
+    private static func references(_ composition: Composition, movie: OTIOMovie) -> (rate: Int64, reference: OrderedJSON) {
         var times: [Time] = [movie.availableRange.start, movie.availableRange.duration]
         for track in composition.tracks {
             for segment in track.segments {
@@ -65,14 +117,16 @@ public enum OTIO {
             ("available_image_bounds", .null),
             ("target_url", .string(movie.targetURL)),
         ])
+        return (rate, reference)
+    }
+
+    /// The timeline object, each track's items given by `children`.
+    private static func timeline(_ composition: Composition, movie: OTIOMovie, children: (CompositionTrack) -> [OrderedJSON]) -> OrderedJSON {
         var tracks: [OrderedJSON] = []
         var counts: [MediaType: Int] = [:]
         for track in composition.tracks {
             counts[track.mediaType, default: 0] += 1
             let kind = track.mediaType == .video ? "Video" : "Audio"
-            let children = track.segments.enumerated().map { index, segment in
-                item(segment, index: index, movie: movie, reference: reference, rate: rate)
-            }
             tracks.append(.object([
                 ("OTIO_SCHEMA", .string("Track.1")),
                 ("metadata", .object([("slowpoke", .object([("track_id", .integer(Int64(track.trackID)))]))])),
@@ -81,11 +135,11 @@ public enum OTIO {
                 ("effects", .array([])),
                 ("markers", .array([])),
                 ("enabled", .bool(true)),
-                ("children", .array(children)),
+                ("children", .array(children(track))),
                 ("kind", .string(kind)),
             ]))
         }
-        let timeline = OrderedJSON.object([
+        return .object([
             ("OTIO_SCHEMA", .string("Timeline.1")),
             ("metadata", .object([("slowpoke", .object([("version", .integer(Int64(schemaVersion)))]))])),
             ("name", .string(movie.name)),
@@ -101,8 +155,6 @@ public enum OTIO {
                 ("children", .array(tracks)),
             ])),
         ])
-        // About 2.6 KB an item; a guess only sizes the first buffer.
-        return timeline.serializedBytes(capacity: 4096 + 3072 * composition.tracks.map(\.segments.count).reduce(0, +))
     }
 
     /// One segment as an OTIO item: a clip (with a LinearTimeWarp unless it plays at rate 1), a

@@ -44,7 +44,7 @@ public indirect enum OrderedJSON: Sendable, Equatable {
         return out
     }
 
-    private func write(into out: inout [UInt8], indent: Int) {
+    func write(into out: inout [UInt8], indent: Int) {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
@@ -77,7 +77,7 @@ public indirect enum OrderedJSON: Sendable, Equatable {
     }
 
     /// `count` spaces.
-    private static func pad(_ count: Int, into out: inout [UInt8]) {
+    static func pad(_ count: Int, into out: inout [UInt8]) {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
     }
 

@@ -34,10 +34,17 @@ struct OTIOExport: ParsableCommand {
         let movie = DocumentStore.movieURL(of: document, at: url)
         let out = output.map { URL(fileURLWithPath: $0) }
             ?? url.deletingLastPathComponent().appendingPathComponent(movie.deletingPathExtension().lastPathComponent + ".otio")
-        let bytes = try OTIO.exportBytes(document.timeline, movie: Self.otioMovie(document, movieURL: movie))
-        // Never the movie or the document it was made from, whatever the name.
-        try OutputFile.write(Data(bytes), to: out, replacing: force, inputs: [movie, url],
-                             display: output ?? out.lastPathComponent)
+        let otioMovie = try Self.otioMovie(document, movieURL: movie)
+        // Never the movie or the document it was made from, whatever the name; written a
+        // piece at a time, and in place only when whole.
+        let file = try OutputFile(out, replacing: force, inputs: [movie, url], display: output ?? out.lastPathComponent)
+        do {
+            try OTIO.export(document.timeline, movie: otioMovie) { (bytes: [UInt8]) throws(SafeFileError) in try file.write(Data(bytes)) }
+            try file.commit()
+        } catch {
+            file.discard()
+            throw error
+        }
         let clips = document.timeline.tracks.map { $0.segments.count }.reduce(0, +)
         print("wrote \(output ?? out.lastPathComponent): \(document.timeline.tracks.count) track(s), \(clips) item(s), \(document.timeline.duration.readable)")
     }
