@@ -72,15 +72,15 @@ public enum DocumentStore {
     /// The document as it is written to disk.
     public static func encode(_ document: ProjectDocument) throws(ProjectError) -> Data {
         do {
-            var data: Data
-            if document.history.text != nil {
-                // Entries read as text are copied, not decoded and encoded again.
-                let encoder = encoder()
-                encoder.userInfo[HistoryText.placeholderKey] = true
-                data = try HistoryText.splice(document.history, into: try encoder.encode(document), encoder: Self.encoder())
-            } else {
-                data = try encoder().encode(document)
-            }
+            // The history and the timeline are written in place of placeholders, an entry or a
+            // segment at a time (entries read as text are copied, not decoded and encoded
+            // again): the encoder alone would build a tree of every one first.
+            let encoder = encoder()
+            encoder.userInfo[HistoryText.placeholderKey] = true
+            encoder.userInfo[TimelineText.placeholderKey] = true
+            var data = try encoder.encode(document)
+            data = try TimelineText.splice(document.timeline, into: data, encoder: Self.encoder())
+            data = try HistoryText.splice(document.history, into: data, encoder: Self.encoder())
             data.append(0x0A)
             StoredTimeline.seal(&data)
             return data

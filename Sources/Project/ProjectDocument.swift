@@ -76,9 +76,7 @@ public struct ProjectDocument: Sendable, Hashable {
     public mutating func redo() throws(ProjectError) -> Edit {
         var history = self.history
         let edit = try history.stepForward()
-        var timeline = self.timeline
-        try ProjectError.editing { () throws(CompositionError) in try edit.apply(to: &timeline) }
-        self.timeline = timeline
+        try ProjectError.editing { () throws(CompositionError) in try edit.apply(to: &self.timeline) }
         self.history = history
         return edit
     }
@@ -146,7 +144,12 @@ extension ProjectDocument: Codable {
         try c.encode(version, forKey: .version)
         try c.encode(movie, forKey: .movie)
         try c.encode(media, forKey: .media)
-        try c.encode(timeline, forKey: .timeline)
+        if encoder.userInfo[TimelineText.placeholderKey] != nil {
+            // DocumentStore.encode writes the timeline in its place (see TimelineText).
+            try c.encode(TimelineText.placeholder, forKey: .timeline)
+        } else {
+            try c.encode(timeline, forKey: .timeline)
+        }
         if encoder.userInfo[HistoryText.placeholderKey] != nil {
             // DocumentStore.encode writes the history in its place (see HistoryText).
             try c.encode(HistoryText.placeholder, forKey: .history)

@@ -86,6 +86,12 @@ import TestSupport
         #expect((tree["a"] as? [Any])?.count == 2 && (tree["b"] as? [String: Any])?.count == 1)
     }
 
+    /// Objects of the same text are made once and shared; different ones stay apart.
+    @Test func repeatedObjectsAreTheSameValues() throws {
+        let tree = try #require(try JSONTreeParser.parse(Data(#"[{"a": {"b": [1, 2]}}, {"a": {"b": [1, 2]}}, {"a": {"b": [1, 3]}}]"#.utf8)) as? [[String: [String: [Int]]]])
+        #expect(tree.map { $0["a"]?["b"] ?? [] } == [[1, 2], [1, 2], [1, 3]])
+    }
+
     @Test func invalidUTF8IsRefused() {
         let data = Data([UInt8]("[\"a".utf8) + [0xFF, 0xFE] + [UInt8]("\"]".utf8))
         #expect(throws: JSONTreeParser.Failure.self) { try JSONTreeParser.parse(data) }

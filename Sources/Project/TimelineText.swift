@@ -1,0 +1,55 @@
+import Composition
+import Foundation
+
+/// The timeline as the document encoder (pretty-printed, keys sorted) writes it, one segment
+/// at a time. Encoding the whole timeline at once built Foundation's tree of JSON values for
+/// every segment (about 1.5 KB each) before writing a byte; encoded alone, each segment's tree
+/// lives only while it is written. ``DocumentStore/encode(_:)`` encodes the document with a
+/// placeholder for the timeline (as for the history, see ``HistoryText``) and splices this in.
+/// The bytes are the same: `TimelineTextTests` compares them with the encoder's.
+enum TimelineText {
+    static let placeholder = "slowpoke: the timeline is written after encoding"
+    static let placeholderKey = CodingUserInfoKey(rawValue: "slowpoke.timelinePlaceholder")!
+
+    /// `document` (the encoder's bytes of a document holding the placeholder) with `timeline`
+    /// written in its place.
+    static func splice(_ timeline: Composition, into document: Data, encoder: JSONEncoder) throws -> Data {
+        guard let found = document.firstRange(of: Data("\"timeline\" : \"\(placeholder)\"".utf8)) else {
+            throw EncodingError.invalidValue(placeholder, .init(codingPath: [], debugDescription: "the timeline's placeholder is missing"))
+        }
+        var out = Data()
+        out.reserveCapacity(document.count + 256 * timeline.tracks.reduce(0) { $0 + $1.segments.count })
+        out.append(document[..<found.lowerBound])
+        out.append(contentsOf: "\"timeline\" : ".utf8)
+        try write(timeline, encoder: encoder, into: &out)
+        out.append(document[found.upperBound...])
+        return out
+    }
+
+    /// The timeline as the value of a top-level member (depth 1).
+    private static func write(_ timeline: Composition, encoder: JSONEncoder, into out: inout Data) throws {
+        out.append(contentsOf: "{\n    \"tracks\" : [".utf8)
+        guard !timeline.tracks.isEmpty else { return out.append(contentsOf: "\n\n    ]\n  }".utf8) }
+        for (index, track) in timeline.tracks.enumerated() {
+            out.append(contentsOf: (index == 0 ? "\n      {" : ",\n      {").utf8)
+            out.append(contentsOf: "\n        \"id\" : \(track.trackID),".utf8)
+            out.append(contentsOf: "\n        \"mediaType\" : ".utf8)
+            out.append(try encoder.encode(track.mediaType))
+            out.append(contentsOf: ",\n        \"segments\" : [".utf8)
+            if track.segments.isEmpty { out.append(contentsOf: "\n\n        ]".utf8) } else {
+                for (k, segment) in track.segments.enumerated() {
+                    out.append(contentsOf: (k == 0 ? "\n          " : ",\n          ").utf8)
+                    // A segment encoded alone is at depth 0; here it is at depth 5. Strings hold
+                    // no newline (the encoder escapes it), so each newline starts a line.
+                    for byte in try encoder.encode(segment) {
+                        out.append(byte)
+                        if byte == 0x0A { out.append(contentsOf: "          ".utf8) }
+                    }
+                }
+                out.append(contentsOf: "\n        ]".utf8)
+            }
+            out.append(contentsOf: "\n      }".utf8)
+        }
+        out.append(contentsOf: "\n    ]\n  }".utf8)
+    }
+}
