@@ -43,11 +43,13 @@ enum Main {
         } catch {
             let code = Slowpoke.exitCode(for: error)
             if code == .success || error is CleanExit {
+                LibAV.settle()
                 Slowpoke.exit(withError: error)
             }
             let message = Slowpoke.fullMessage(for: error)
             fail(message.replacingOccurrences(of: "Error: ", with: ""), code: 64)
         }
+        LibAV.settle()
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -59,6 +61,7 @@ enum Main {
             try? FileManager.default.removeItem(at: document)
         }
         Terminal.error(message)
+        LibAV.settle()
         exit(code)
     }
 }

@@ -85,18 +85,20 @@ import Testing
         }
     }
 
+    static let edl = """
+        TITLE: fuzz
+        FCM: NON-DROP FRAME
+
+        001  clip     V     C        00:00:00:00 00:00:03:06 00:00:00:00 00:00:03:06
+        002  clip     V     C        00:00:03:06 00:00:05:00 00:00:03:06 00:00:10:12
+        M2   clip       007.5                    00:00:03:06
+        003  clip     V     C        00:00:05:00 00:00:10:00 00:00:10:12 00:00:15:12
+
+        """
+
     @Test func edlFiles() throws {
         let run = try FuzzRun(kind: "edl", defaultCases: 60)
-        let base = """
-            TITLE: fuzz
-            FCM: NON-DROP FRAME
-
-            001  clip     V     C        00:00:00:00 00:00:03:06 00:00:00:00 00:00:03:06
-            002  clip     V     C        00:00:03:06 00:00:05:00 00:00:03:06 00:00:10:12
-            M2   clip       007.5                    00:00:03:06
-            003  clip     V     C        00:00:05:00 00:00:10:00 00:00:10:12 00:00:15:12
-
-            """
+        let base = Self.edl
         // OTIO's adapter turns each mutated EDL into an .otio in one Python run; the ones it
         // accepts are imported by slowpoke (the ones it refuses never reach slowpoke).
         let converted = try FuzzTemplates.convertEDLs(seeds: run.seeds, base: base, outsidePaths: run.outsidePaths)
@@ -107,6 +109,19 @@ import Testing
             try otio.write(to: sandbox.work.appendingPathComponent("cut.otio"))
             return FuzzCase(arguments: ["otio", "import", "cut.otio", "--movie", "clip.mp4", "-o", "imported.slowpoke"],
                             input: otio, inputName: "cut.otio", outputs: ["work/imported.slowpoke"])
+        }
+    }
+
+    /// The same mutated EDLs read by slowpoke's own CMX 3600 reader (`otio import cut.edl`).
+    @Test func edlFilesReadNatively() throws {
+        let run = try FuzzRun(kind: "edl-native", defaultCases: 60)
+        let template = try FuzzTemplates.documentFolder()
+        try run.each { mutator, sandbox in
+            try FileManager.default.copyItem(at: template.file("clip.mp4"), to: sandbox.work.appendingPathComponent("clip.mp4"))
+            let input = Data(mutator.mutateLines(Self.edl).utf8)
+            try input.write(to: sandbox.work.appendingPathComponent("cut.edl"))
+            return FuzzCase(arguments: ["otio", "import", "cut.edl", "--movie", "clip.mp4", "-o", "imported.slowpoke"],
+                            input: input, inputName: "cut.edl", outputs: ["work/imported.slowpoke"])
         }
     }
 

@@ -17,10 +17,28 @@ public enum LibAV {
     /// the loading, about 40 ms of mapping and relocating 130 shared libraries, then overlaps
     /// that work on a second core. The first ``load()`` afterwards waits for it to finish.
     public static func preload() {
-        let thread = Thread { try? load() }
+        let done = DispatchSemaphore(value: 0)
+        preloading = done
+        let thread = Thread {
+            try? load()
+            done.signal()
+        }
         thread.stackSize = 1 << 20
         thread.start()
     }
+
+    /// Waits for a ``preload()`` under way to finish. The process must not exit while the
+    /// libraries' constructors run on the other thread: `exit` then runs destructors beside
+    /// them, and libgomp's aborts (found by the hostile-input fuzzer: `info` on a broken
+    /// document died of SIGABRT after its error).
+    public static func settle() {
+        guard let done = preloading else { return }
+        done.wait()
+        done.signal()
+    }
+
+    /// Set by ``preload()`` on the main thread before its thread starts; read on the main thread.
+    nonisolated(unsafe) private static var preloading: DispatchSemaphore?
 
     private static let configured: Void = {
         av_log_set_level(AV_LOG_QUIET)
