@@ -56,6 +56,14 @@ struct ParameterSets: Equatable {
         return out + trailer
     }
 
+    /// The record with `gaps_in_frame_num_value_allowed_flag` set in every SPS (see
+    /// ``OpenGOPRewriter``); an SPS that cannot be read is kept as it is.
+    func allowingFrameNumGaps() -> ParameterSets {
+        var copy = self
+        copy.sequence = sequence.map { SequenceParameterSet.allowingFrameNumGaps($0) ?? $0 }
+        return copy
+    }
+
     /// The ids the stream's SPS and PPS use (`seq_parameter_set_id`, `pic_parameter_set_id`).
     var usedIDs: Set<Int> {
         Set(sequence.compactMap { Self.firstExpGolomb(in: $0, after: 4) } + picture.compactMap { Self.firstExpGolomb(in: $0, after: 1) })
