@@ -55,7 +55,8 @@ final class OpenGOPRewriter {
     /// `record` is the stream's `avcC`, `rendered` the output's sets when frames are re-encoded.
     static func plan(recoveryPoints: Set<Int>, record: [UInt8], rendered: ParameterSets?, copies: [Int?]) -> Resumed? {
         guard !recoveryPoints.isEmpty, let resume = try? OpenGOPResume(avcC: record),
-              let sets = (rendered ?? ParameterSets(avcC: record))?.allowingFrameNumGaps() else { return nil }
+              let own = ParameterSets(avcC: record) else { return nil }
+        let sets = (rendered ?? own).allowingFrameNumGaps(ids: Set(own.sequence.compactMap { SequenceParameterSet($0)?.id }))
         let resumed = Resumed(rewriter: OpenGOPRewriter(resume: resume, output: sets), sets: sets, copies: copies)
         let needed = copies.indices.contains { n in copies[n].map(recoveryPoints.contains) == true && !resumed.continuing(n) }
         return needed ? resumed : nil
@@ -89,7 +90,9 @@ final class OpenGOPRewriter {
             return nil
         case .recoveryPoint where !continuing:
             let slice = try firstSlice(sample)
-            let id = (0...2).first { $0 != lastIDR } ?? 0
+            // Two IDR access units in a row need different ids: not the previous IDR's, and not
+            // 0 or 1, which x264 gives its IDR pictures (a re-encoded span's, a copied one's).
+            let id = (2...3).first { $0 != lastIDR } ?? 2
             lastIDR = id
             run = Run(frameNum: slice.frameNum, pocLsb: slice.pocLsb ?? 0, lastFrameNum: slice.frameNum)
             rewritten += 1

@@ -56,11 +56,14 @@ struct ParameterSets: Equatable {
         return out + trailer
     }
 
-    /// The record with `gaps_in_frame_num_value_allowed_flag` set in every SPS (see
-    /// ``OpenGOPRewriter``); an SPS that cannot be read is kept as it is.
-    func allowingFrameNumGaps() -> ParameterSets {
+    /// The record with `gaps_in_frame_num_value_allowed_flag` set in the SPS with `ids` (the
+    /// stream's own, see ``OpenGOPRewriter``); the others are kept as they are.
+    func allowingFrameNumGaps(ids: Set<Int>) -> ParameterSets {
         var copy = self
-        copy.sequence = sequence.map { SequenceParameterSet.allowingFrameNumGaps($0) ?? $0 }
+        copy.sequence = sequence.map { unit in
+            guard let sps = SequenceParameterSet(unit), ids.contains(sps.id) else { return unit }
+            return SequenceParameterSet.allowingFrameNumGaps(unit) ?? unit
+        }
         return copy
     }
 

@@ -50,12 +50,12 @@ struct SliceHeader: Equatable {
 
     /// Where the fields are in the RBSP (after the NAL header byte), in bits; an absent field's
     /// range is empty, where it would be.
-    private var frameNumBits = 0..<0
-    private var idrPicIDBits = 0..<0
-    private var pocLsbBits = 0..<0
-    private var markingBits = 0..<0
+    private(set) var frameNumBits = 0..<0
+    private(set) var idrPicIDBits = 0..<0
+    private(set) var pocLsbBits = 0..<0
+    private(set) var markingBits = 0..<0
     /// The bit after the header's last field (before CABAC's alignment bits).
-    private var headerEnd = 0
+    private(set) var headerEnd = 0
 
     /// What ``rewritten(_:rbsp:sets:)`` changes.
     struct Rewrite: Equatable {
