@@ -140,6 +140,31 @@ import Testing
         #expect(Self.data(renumbered, again, cabac: cabac) == Self.data(unit, slice, cabac: cabac))
     }
 
+    /// A stream's samples are told apart (IDR, recovery point, other), and one the renumbering
+    /// cannot follow (a long-term reference) is refused, with the reason the export's warning names.
+    @Test func samplesAreToldApartAndLongTermReferencesRefused() throws {
+        let record = [1, 0x64, 0x00, 0x0A, 0xFF, 0xE1, 0, UInt8(Self.sps.count)] + Self.sps + [1, 0, 4] + Self.ppsCABAC
+        let resume = try OpenGOPResume(avcC: record)
+        let table = try Self.table(cabac: true)
+        func picture(_ units: [[UInt8]]) throws -> OpenGOPResume.Picture {
+            try ParameterSets.sample(units, lengthSize: resume.lengthSize).withUnsafeBufferPointer { try resume.picture($0) }
+        }
+        #expect(try picture([Self.recoverySEI, Self.cabacI]) == .recoveryPoint)
+        #expect(try picture([Self.cabacI]) == .other)
+        #expect(try picture([Self.cabacP]) == .other)
+        let i = try Self.parse(Self.cabacI, table)
+        let idr = try i.rewritten(SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: 3, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false)),
+                                  rbsp: RBSP.unescaped(Self.cabacI.dropFirst()), table: table)
+        #expect(try picture([idr]) == .idr(id: 3))
+        let p = try Self.parse(Self.cabacP, table)
+        let longTerm = try p.rewritten(SliceHeader.Rewrite(nalType: 1, frameNum: 14, pocLsb: 58,
+                                                           marking: .adaptive([SliceHeader.MemoryOperation(operation: 6, arguments: [0])])),
+                                       rbsp: RBSP.unescaped(Self.cabacP.dropFirst()), table: table)
+        #expect(throws: SliceHeader.Unsupported(description: "it uses long-term references or memory management operation 5")) {
+            try picture([longTerm])
+        }
+    }
+
     @Test func fieldsAndOtherSliceKindsAreRefused() throws {
         let table = try Self.table(cabac: true)
         #expect(throws: SliceHeader.Unsupported.self) { try SliceHeader(header: 0x67, rbsp: [0x80], table: table) }

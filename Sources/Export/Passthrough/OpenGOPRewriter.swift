@@ -137,13 +137,21 @@ final class OpenGOPRewriter {
                          change: (SliceHeader) -> SliceHeader.Rewrite) throws -> [UInt8] {
         var units: [[UInt8]] = []
         for unit in resume.units(sample) where !dropping(unit) {
-            guard [1, 5].contains(unit[0] & 0x1F) else {
+            switch unit[0] & 0x1F {
+            case 1, 5:
+                let rbsp = RBSP.unescaped(unit.dropFirst())
+                let slice = try SliceHeader(header: unit[0], rbsp: rbsp, table: output)
+                let rewrite = change(slice)
+                guard rewrite.nalType != 5 || slice.kind == .i else {
+                    throw SliceHeader.Unsupported(description: "a recovery point has slices that are not I slices")
+                }
+                units.append(try slice.rewritten(rewrite, rbsp: rbsp, table: output))
+            case 7:
+                // An SPS repeated in the stream must allow the frame_num gaps as the output's does.
+                units.append(SequenceParameterSet.allowingFrameNumGaps(Array(unit)) ?? Array(unit))
+            default:
                 units.append(Array(unit))
-                continue
             }
-            let rbsp = RBSP.unescaped(unit.dropFirst())
-            let slice = try SliceHeader(header: unit[0], rbsp: rbsp, table: output)
-            units.append(try slice.rewritten(change(slice), rbsp: rbsp, table: output))
         }
         return ParameterSets.sample(units, lengthSize: resume.lengthSize)
     }
