@@ -250,7 +250,7 @@ public struct PassthroughExporter {
                 let packet = try reader.packet(at: source)
                 let p = packet.pointer
                 let bytes = UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size))
-                if let resumed, let rewritten = try resumed.rewriter.copied(bytes, continuing: resumed.continuing(n)) {
+                if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
                     // A recovery point made an IDR picture, or a picture renumbered after one.
                     try writeEncoded((rewritten, p.pointee.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
                 } else {
@@ -278,6 +278,16 @@ public struct PassthroughExporter {
             guard let smart = plan.smart, let rendered = plan.rendered,
                   case .encoded(let span, let frame) = smart.items[entry.index] else { return nil }
             return (try rendered.samples.sample(span: span, frame: frame), frame == 0)
+        }
+    }
+
+    /// Copied sample `n` as ``OpenGOPRewriter`` rewrites it (nil: unchanged); a slice the scan
+    /// did not read and the rewriting cannot follow stops the export with a reason.
+    private static func rewrite(_ bytes: UnsafeBufferPointer<UInt8>, n: Int, _ resumed: OpenGOPRewriter.Resumed, name: String) throws -> [UInt8]? {
+        do {
+            return try resumed.rewriter.copied(bytes, continuing: resumed.continuing(n))
+        } catch let why as SliceHeader.Unsupported {
+            throw ExportError.unsupported("\(name): a picture copied after an open-GOP recovery point cannot be rewritten, because \(why) (export with --keyframe-cuts)")
         }
     }
 
