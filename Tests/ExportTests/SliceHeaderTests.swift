@@ -95,7 +95,7 @@ import Testing
         let i = try Self.parse(cabac ? Self.cabacI : Self.cavlcI, table)
         #expect(i.kind == .i && i.nalType == 1 && i.frameNum == 13 && i.pocLsb == 50 && i.marking == .slidingWindow)
         let p = try Self.parse(cabac ? Self.cabacP : Self.cavlcP, table)
-        #expect(p.kind == .p && p.frameNum == 14 && p.pocLsb == 58 && p.modifications == [0])
+        #expect(p.kind == .p && p.frameNum == 14 && p.pocLsb == 58 && p.modifications == [SliceHeader.ListModification(list: 0, idc: 0, value: 0)])
         #expect(p.marking == .adaptive([4, 2, 1].map { SliceHeader.MemoryOperation(operation: 1, arguments: [$0]) }))
     }
 
@@ -136,7 +136,7 @@ import Testing
                                              rbsp: RBSP.unescaped(unit.dropFirst()), table: table)
         let again = try Self.parse(renumbered, table)
         #expect(again.nalType == 1 && again.kind == .p && again.frameNum == 2 && again.pocLsb == 8 && again.marking == marking)
-        #expect(again.modifications == [0])
+        #expect(again.modifications == slice.modifications)
         #expect(Self.data(renumbered, again, cabac: cabac) == Self.data(unit, slice, cabac: cabac))
     }
 
@@ -163,6 +163,34 @@ import Testing
         #expect(throws: SliceHeader.Unsupported(description: "it uses long-term references or memory management operation 5")) {
             try picture([longTerm])
         }
+    }
+
+    /// A recovery point is withdrawn when a picture shown after it modifies its reference list
+    /// to name a leading reference picture (dropped by a cut); naming the recovery point is fine.
+    @Test func aRecoveryPointReferredPastIsWithdrawn() throws {
+        let record = [1, 0x64, 0x00, 0x0A, 0xFF, 0xE1, 0, UInt8(Self.sps.count)] + Self.sps + [1, 0, 4] + Self.ppsCABAC
+        let table = try Self.table(cabac: true)
+        let p = try Self.parse(Self.cabacP, table)
+        func renumbered(_ frameNum: Int) throws -> [UInt8] {
+            try p.rewritten(SliceHeader.Rewrite(nalType: 1, frameNum: frameNum, pocLsb: 58, marking: p.marking),
+                            rbsp: RBSP.unescaped(Self.cabacP.dropFirst()), table: table)
+        }
+        func feed(_ pictures: [(units: [[UInt8]], pts: Int64, key: Bool)]) -> (found: [Bool], withdrawn: [Int]) {
+            var check = OpenGOPCheck(avcC: record)
+            let found = pictures.enumerated().map { index, picture in
+                ParameterSets.sample(picture.units, lengthSize: 4).withUnsafeBufferPointer {
+                    check.resumes(sample: $0, index: index, pts: picture.pts, key: picture.key, startsAfresh: false)
+                }
+            }
+            #expect(check.rewritable && check.refusal == nil)
+            return (found, check.withdrawn)
+        }
+        // The I (frame_num 13, shown at 10), then the P (14, at 20) naming frame_num 13.
+        let kept = feed([([Self.recoverySEI, Self.cabacI], 10, true), ([Self.cabacP], 20, false)])
+        #expect(kept.found == [true, false] && kept.withdrawn.isEmpty)
+        // A leading reference picture (14, shown at 5), then the P renumbered 15 names it.
+        let past = feed([([Self.recoverySEI, Self.cabacI], 10, true), ([Self.cabacP], 5, false), ([try renumbered(15)], 20, false)])
+        #expect(past.found == [true, false, false] && past.withdrawn == [0])
     }
 
     @Test func fieldsAndOtherSliceKindsAreRefused() throws {

@@ -27,6 +27,9 @@ import Testing
         ("closed-gop.mp4", 40, ["-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-bf", "2"]),
         ("open-gop.mp4", 40, ["-c:v", "libx264", "-preset", "veryfast", "-x264-params", "open-gop=1", "-bf", "3", "-g", "50"]),
         ("open-gop-cavlc.mkv", 40, ["-c:v", "libx264", "-preset", "veryfast", "-x264-params", "open-gop=1:cabac=0", "-bf", "3", "-g", "50"]),
+        // x264's medium preset names a weighted reference twice (a list modification that goes
+        // round MaxFrameNum), which the check of what a recovery point's pictures refer to follows.
+        ("open-gop-pyramid.mp4", 40, ["-c:v", "libx264", "-preset", "medium", "-bf", "4", "-x264-params", "open-gop=1:b-pyramid=normal", "-g", "50"]),
         ("long-gop.mp4", 200, ["-c:v", "libx264", "-preset", "veryfast", "-g", "200", "-keyint_min", "200", "-sc_threshold", "0", "-bf", "3"]),
         ("b-pyramid.mp4", 40, ["-c:v", "libx264", "-preset", "medium", "-bf", "4", "-x264-params", "b-pyramid=normal", "-g", "50"]),
         ("b-pyramid.mkv", 40, ["-c:v", "libx264", "-preset", "medium", "-bf", "4", "-x264-params", "b-pyramid=normal", "-g", "50"]),

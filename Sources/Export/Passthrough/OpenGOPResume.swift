@@ -75,21 +75,26 @@ struct OpenGOPResume {
     /// What `sample`'s picture is, from its first slice; throws when the picture uses what the
     /// renumbering after a rewritten recovery point cannot follow.
     func picture(_ sample: UnsafeBufferPointer<UInt8>) throws -> Picture {
+        try read(sample).picture
+    }
+
+    /// What `sample`'s picture is, and its first slice's header (nil when it has no slice).
+    func read(_ sample: UnsafeBufferPointer<UInt8>) throws -> (picture: Picture, slice: SliceHeader?) {
         let units = units(sample)
-        guard let first = units.first(where: { [1, 5].contains($0[0] & 0x1F) }) else { return .other }
+        guard let first = units.first(where: { [1, 5].contains($0[0] & 0x1F) }) else { return (.other, nil) }
         let slice: SliceHeader
         do { slice = try sliceHeader(first) } catch let error as SliceHeader.Unsupported { throw error } catch {
             throw SliceHeader.Unsupported(description: "a slice header cannot be read")
         }
-        if slice.nalType == 5 { return .idr(id: slice.idrPicID ?? 0) }
-        guard slice.modifications.allSatisfy({ $0 <= 1 }) else {
+        if slice.nalType == 5 { return (.idr(id: slice.idrPicID ?? 0), slice) }
+        guard slice.modifications.allSatisfy({ $0.idc <= 1 }) else {
             throw SliceHeader.Unsupported(description: "its reference lists name long-term pictures")
         }
         if case .adaptive(let operations) = slice.marking, operations.contains(where: { $0.operation != 1 }) {
             throw SliceHeader.Unsupported(description: "it uses long-term references or memory management operation 5")
         }
-        guard slice.kind == .i, units.contains(where: Self.isRecoveryPointSEI) else { return .other }
-        return .recoveryPoint
+        guard slice.kind == .i, units.contains(where: Self.isRecoveryPointSEI) else { return (.other, slice) }
+        return (.recoveryPoint, slice)
     }
 
     /// Whether `unit` is an SEI NAL unit holding a recovery point with recovery_frame_cnt 0.

@@ -43,8 +43,16 @@ struct SliceHeader: Equatable {
     var frameNum = 0
     var idrPicID: Int?
     var pocLsb: Int?
-    /// Every modification_of_pic_nums_idc of both lists, the final 3s left out.
-    var modifications: [Int] = []
+    /// A ref_pic_list_modification command (7.3.3.1): of list 0 or 1, its
+    /// modification_of_pic_nums_idc and the value after it (abs_diff_pic_num_minus1 for 0 and 1).
+    struct ListModification: Equatable {
+        var list: Int
+        var idc: Int
+        var value: Int
+    }
+
+    /// The reference list modifications of both lists, in order, the final 3s left out.
+    var modifications: [ListModification] = []
     /// Nil for a non-reference picture (nal_ref_idc 0).
     var marking: Marking?
 
@@ -118,13 +126,13 @@ struct SliceHeader: Equatable {
             if kind == .b { active.1 = try r.ue() + 1 }
         }
         let lists = kind == .b ? 2 : kind == .p ? 1 : 0
-        for _ in 0..<lists where try r.bits(1) == 1 {
+        for list in 0..<lists where try r.bits(1) == 1 {
             while true {
                 let idc = try r.ue()
                 if idc == 3 { break }
                 guard idc <= 5 else { throw Unsupported(description: "a reference list modification is out of range") }
-                _ = try r.ue()
-                modifications.append(idc)
+                modifications.append(ListModification(list: list, idc: idc, value: try r.ue()))
+                guard modifications.count <= 66 else { throw Unsupported(description: "a slice has too many reference list modifications") }
             }
         }
         guard (pps.weightedPred && kind == .p) || (pps.weightedBipredIdc == 1 && kind == .b) else { return }

@@ -181,7 +181,8 @@ struct VideoScan {
                 recovery[earlier] = false
             }
             damaged.append(verdict.damaged)
-            recovery.append(openGOP.resumes(packet.pointer, key: key, startsAfresh: startsAfresh) && !verdict.damaged)
+            let shownAt = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            recovery.append(openGOP.resumes(packet.pointer, index: raw.count, pts: shownAt, key: key, startsAfresh: startsAfresh) && !verdict.damaged)
             // Without a presentation time a frame is shown when decoded, unless frames are
             // reordered, which `Prober` refuses at open (see there).
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
@@ -198,6 +199,7 @@ struct VideoScan {
             recovery[earlier] = false
         }
         if !openGOP.rewritable { recovery = recovery.map { _ in false } }
+        for withdrawn in openGOP.withdrawn { recovery[withdrawn] = false }
         return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged, recovery: recovery, openGOPRefusal: openGOP.refusal)
     }
 
