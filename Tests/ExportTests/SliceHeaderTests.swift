@@ -108,6 +108,23 @@ import Testing
         }
     }
 
+    /// Rewriting from the NAL unit as stored (only the header's bytes unescaped when its length
+    /// stays) gives what rewriting the whole RBSP gives, whether the length stays or not.
+    @Test(arguments: [true, false]) func rewritingAsStoredMatchesRewritingTheRBSP(cabac: Bool) throws {
+        let table = try Self.table(cabac: cabac)
+        for unit in cabac ? [Self.cabacI, Self.cabacP] : [Self.cavlcI, Self.cavlcP] {
+            let slice = try Self.parse(unit, table)
+            for change in [SliceHeader.Rewrite(nalType: 1, frameNum: 3, pocLsb: 17, marking: slice.marking),
+                           SliceHeader.Rewrite(nalType: 1, frameNum: 0, pocLsb: 0, marking: slice.marking),
+                           SliceHeader.Rewrite(nalType: 1, frameNum: 5, pocLsb: 9, marking: .adaptive([])),
+                           SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: 3, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false))]
+            where change.nalType == 1 || slice.kind == .i {
+                let whole = try slice.rewritten(change, rbsp: RBSP.unescaped(unit.dropFirst()), table: table)
+                #expect(try unit.withUnsafeBufferPointer { try slice.rewritten(change, unit: $0, table: table) } == whole)
+            }
+        }
+    }
+
     @Test(arguments: [true, false]) func aRecoveryPointBecomesAnIDRPicture(cabac: Bool) throws {
         let table = try Self.table(cabac: cabac)
         let unit = cabac ? Self.cabacI : Self.cavlcI

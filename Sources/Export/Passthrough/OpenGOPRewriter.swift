@@ -139,13 +139,12 @@ final class OpenGOPRewriter {
         for unit in resume.units(sample) where !dropping(unit) {
             switch unit[0] & 0x1F {
             case 1, 5:
-                let rbsp = RBSP.unescaped(unit.dropFirst())
-                let slice = try SliceHeader(header: unit[0], rbsp: rbsp, table: output)
+                let slice = try resume.sliceHeader(unit)
                 let rewrite = change(slice)
                 guard rewrite.nalType != 5 || slice.kind == .i else {
                     throw SliceHeader.Unsupported(description: "a recovery point has slices that are not I slices")
                 }
-                units.append(try slice.rewritten(rewrite, rbsp: rbsp, table: output))
+                units.append(try slice.rewritten(rewrite, unit: unit, table: output))
             case 7:
                 // An SPS repeated in the stream must allow the frame_num gaps as the output's does.
                 units.append(SequenceParameterSet.allowingFrameNumGaps(Array(unit)) ?? Array(unit))

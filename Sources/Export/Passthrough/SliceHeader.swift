@@ -170,17 +170,8 @@ struct SliceHeader: Equatable {
     /// this header, with the fields of `change`; CABAC or CAVLC as `table` says.
     func rewritten(_ change: Rewrite, rbsp: [UInt8], table: ParameterTable) throws -> [UInt8] {
         guard let sets = table.sets(pps: ppsID) else { throw Unsupported(description: "a slice names a parameter set the stream does not have") }
-        let (sps, pps) = sets
-        var w = BitWriter()
-        w.copy(rbsp, bits: 0..<frameNumBits.lowerBound)
-        w.bits(change.frameNum & ((1 << sps.log2MaxFrameNum) - 1), sps.log2MaxFrameNum)
-        if change.nalType == 5 { w.ue(change.idrPicID ?? 0) }
-        w.copy(rbsp, bits: idrPicIDBits.upperBound..<pocLsbBits.lowerBound)
-        if let lsb = change.pocLsb, sps.pocType == 0 { w.bits(lsb & ((1 << sps.log2MaxPocLsb) - 1), sps.log2MaxPocLsb) }
-        w.copy(rbsp, bits: pocLsbBits.upperBound..<markingBits.lowerBound)
-        if nalRefIdc != 0 { Self.write(change.marking ?? .slidingWindow, to: &w) }
-        w.copy(rbsp, bits: markingBits.upperBound..<headerEnd)
-        if pps.cabac {
+        var w = header(change, rbsp: rbsp, sps: sets.sps)
+        if sets.pps.cabac {
             w.align(with: 1)
             w.append(bytes: rbsp[min(rbsp.count, (headerEnd + 7) / 8)...])
         } else {
@@ -191,8 +182,46 @@ struct SliceHeader: Equatable {
             w.bits(1, 1)
             w.align(with: 0)
         }
-        let header = UInt8(nalRefIdc << 5 | change.nalType)
-        return [header] + RBSP.escaped(w.bytes)
+        return [UInt8(nalRefIdc << 5 | change.nalType)] + RBSP.escaped(w.bytes)
+    }
+
+    /// Slice NAL unit `unit` (header byte first, as stored) rewritten as `change` says. When the
+    /// new header is as long as the old (frame_num and pic_order_cnt_lsb have fixed widths), only
+    /// the bytes up to the first nonzero byte after the header are unescaped, patched and escaped
+    /// again, and the rest is kept as stored: a nonzero byte ends any run of zeros, so emulation
+    /// prevention after it is the same. Otherwise the whole RBSP is rewritten.
+    func rewritten(_ change: Rewrite, unit: UnsafeBufferPointer<UInt8>, table: ParameterTable) throws -> [UInt8] {
+        guard let sps = table.sets(pps: ppsID)?.sps else { throw Unsupported(description: "a slice names a parameter set the stream does not have") }
+        let payload = UnsafeBufferPointer(rebasing: unit.dropFirst())
+        // The RBSP up to a nonzero byte past the header's last byte, and where it ends in `payload`.
+        var prefix: [UInt8] = [], zeros = 0, end = 0
+        while end < payload.count && (prefix.count * 8 < headerEnd + 8 || prefix.last == 0) {
+            let b = payload[end]
+            end += 1
+            if zeros >= 2 && b == 3 { zeros = 0; continue }
+            zeros = b == 0 ? zeros + 1 : 0
+            prefix.append(b)
+        }
+        var w = header(change, rbsp: prefix, sps: sps)
+        guard w.count == headerEnd, prefix.count * 8 >= headerEnd + 8, prefix.last != 0 else {
+            return try rewritten(change, rbsp: RBSP.unescaped(payload), table: table)
+        }
+        w.copy(prefix, bits: headerEnd..<prefix.count * 8)
+        return [UInt8(nalRefIdc << 5 | change.nalType)] + RBSP.escaped(w.bytes) + payload[end...]
+    }
+
+    /// The header's bits `[0, headerEnd)` of `rbsp` with the fields of `change`.
+    private func header(_ change: Rewrite, rbsp: [UInt8], sps: SequenceParameterSet) -> BitWriter {
+        var w = BitWriter()
+        w.copy(rbsp, bits: 0..<frameNumBits.lowerBound)
+        w.bits(change.frameNum & ((1 << sps.log2MaxFrameNum) - 1), sps.log2MaxFrameNum)
+        if change.nalType == 5 { w.ue(change.idrPicID ?? 0) }
+        w.copy(rbsp, bits: idrPicIDBits.upperBound..<pocLsbBits.lowerBound)
+        if let lsb = change.pocLsb, sps.pocType == 0 { w.bits(lsb & ((1 << sps.log2MaxPocLsb) - 1), sps.log2MaxPocLsb) }
+        w.copy(rbsp, bits: pocLsbBits.upperBound..<markingBits.lowerBound)
+        if nalRefIdc != 0 { Self.write(change.marking ?? .slidingWindow, to: &w) }
+        w.copy(rbsp, bits: markingBits.upperBound..<headerEnd)
+        return w
     }
 
     private static func write(_ marking: Marking, to w: inout BitWriter) {
