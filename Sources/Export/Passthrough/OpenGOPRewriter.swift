@@ -21,8 +21,7 @@ final class OpenGOPRewriter {
 
     /// The renumbering of a run that resumed at a recovery point.
     private struct Run {
-        /// The recovery point's source frame_num and pic_order_cnt_lsb.
-        let frameNum: Int
+        /// The recovery point's source pic_order_cnt_lsb.
         let pocLsb: Int
         /// The last copied picture's source frame_num, and how far frame_num has counted from
         /// the recovery point (without wrapping) at it.
@@ -33,8 +32,6 @@ final class OpenGOPRewriter {
     private var run: Run?
     /// The idr_pic_id of the last IDR picture written.
     private var lastIDR: Int?
-    /// Recovery points rewritten so far.
-    private(set) var rewritten = 0
 
     /// How an export's copied runs resume at recovery points: the rewriter, the output's
     /// parameter sets (frame_num gaps allowed), and which output samples continue the source.
@@ -94,8 +91,7 @@ final class OpenGOPRewriter {
             // 0 or 1, which x264 gives its IDR pictures (a re-encoded span's, a copied one's).
             let id = (2...3).first { $0 != lastIDR } ?? 2
             lastIDR = id
-            run = Run(frameNum: slice.frameNum, pocLsb: slice.pocLsb ?? 0, lastFrameNum: slice.frameNum)
-            rewritten += 1
+            run = Run(pocLsb: slice.pocLsb ?? 0, lastFrameNum: slice.frameNum)
             return try rewrite(sample, dropping: OpenGOPResume.isOnlyRecoveryPointSEI) { _ in
                 SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: id, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false))
             }
