@@ -3,9 +3,13 @@
 struct ExpGolombReader {
     struct End: Error {}
     private let bytes: [UInt8]
-    private var position = 0
+    /// Bits read so far.
+    private(set) var position = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Bits left to read.
+    var remaining: Int { bytes.count * 8 - position }
 
     mutating func bits(_ count: Int) throws -> Int {
         var value = 0

@@ -56,6 +56,17 @@ struct ParameterSets: Equatable {
         return out + trailer
     }
 
+    /// The record with `gaps_in_frame_num_value_allowed_flag` set in the SPS with `ids` (the
+    /// stream's own, see ``OpenGOPRewriter``); the others are kept as they are.
+    func allowingFrameNumGaps(ids: Set<Int>) -> ParameterSets {
+        var copy = self
+        copy.sequence = sequence.map { unit in
+            guard let sps = SequenceParameterSet(unit), ids.contains(sps.id) else { return unit }
+            return SequenceParameterSet.allowingFrameNumGaps(unit) ?? unit
+        }
+        return copy
+    }
+
     /// The ids the stream's SPS and PPS use (`seq_parameter_set_id`, `pic_parameter_set_id`).
     var usedIDs: Set<Int> {
         Set(sequence.compactMap { Self.firstExpGolomb(in: $0, after: 4) } + picture.compactMap { Self.firstExpGolomb(in: $0, after: 1) })

@@ -105,7 +105,7 @@ public struct PassthroughExporter {
         session.closeHeader()
 
         // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, video: video, ticks: scan.decodeTicks, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
+        try copyVideo(map: map, video: video, scan: scan, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
                       warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
@@ -159,7 +159,8 @@ public struct PassthroughExporter {
             throw ReversePassthrough.refusal(fitted, name: session.movieName, why: refusal)
         }
         for span in smart.spansPastKeyframes(scan) {
-            warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
+            let why = scan.openGOPRefusal.map { "; they cannot be rewritten as IDR pictures because \($0)" } ?? ""
+            warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture\(why) (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
         }
         let rendered = smart.spans.isEmpty ? nil
             : try GOPRenderer(movie: session.movie, stream: session.videoStream.index, scan: scan, spans: smart.spans, name: session.movieName)
@@ -218,34 +219,47 @@ public struct PassthroughExporter {
     // MARK: Muxing
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
-    private func copyVideo(map: PacketMap, video plan: VideoPlan, ticks: [Int64], audio: AudioTracks, segments: [CompositionTrackSegment],
+    private func copyVideo(map: PacketMap, video plan: VideoPlan, scan: VideoScan, audio: AudioTracks, segments: [CompositionTrackSegment],
                            origin: Time, session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
         for other in 0..<video.streamCount where other != videoStream { video.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        let entries = map.entries
+        let parameters = video.stream(videoStream).parameters.pointee
+        let record = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+        let resumed = plan.smart.flatMap { smart in
+            OpenGOPRewriter.plan(recoveryPoints: scan.recoveryPoints, record: record, rendered: plan.rendered?.parameterSets,
+                                 copies: entries.map { entry in if case .copy(let i) = smart.items[entry.index] { i } else { nil } })
+        }
         try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
                           metadata: video, warning: warning) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
-            if let sets = plan.rendered?.parameterSets { Self.setExtradata(sets.avcC, of: stream) }
+            if let sets = resumed?.sets ?? plan.rendered?.parameterSets { Self.setExtradata(sets.avcC, of: stream) }
             return (stream, ())
         }
 
         let mapTimeBase = AVRational(num: 1, den: map.timescale)
         // Packets in the order the timeline plays them: read on for forward runs, a block at a
         // time backwards for reversed runs of intra frames.
-        let reader = try PacketReader(input: video, stream: videoStream, ticks: ticks, name: session.movieName)
-        let entries = map.entries
+        let reader = try PacketReader(input: video, stream: videoStream, ticks: scan.decodeTicks, name: session.movieName)
         for (n, entry) in entries.enumerated() {
             if let sample = try encodedSample(entry) {
+                resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
                 try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
             } else if let source = sourceItem(entry) {
                 let packet = try reader.packet(at: source)
-                try withExtendedLifetime(packet) {
-                    let p = packet.pointer
-                    p.pointee.pts = entry.pts
-                    p.pointee.dts = entry.dts
-                    p.pointee.duration = entry.duration
-                    try session.write(video: p, in: mapTimeBase)
+                let p = packet.pointer
+                let bytes = UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size))
+                if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
+                    // A recovery point made an IDR picture, or a picture renumbered after one.
+                    try writeEncoded((rewritten, p.pointee.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
+                } else {
+                    try withExtendedLifetime(packet) {
+                        p.pointee.pts = entry.pts
+                        p.pointee.dts = entry.dts
+                        p.pointee.duration = entry.duration
+                        try session.write(video: p, in: mapTimeBase)
+                    }
                 }
             }
             if (n + 1) % 64 == 0 { try progress(Double(n + 1) / Double(entries.count)) }
@@ -264,6 +278,16 @@ public struct PassthroughExporter {
             guard let smart = plan.smart, let rendered = plan.rendered,
                   case .encoded(let span, let frame) = smart.items[entry.index] else { return nil }
             return (try rendered.samples.sample(span: span, frame: frame), frame == 0)
+        }
+    }
+
+    /// Copied sample `n` as ``OpenGOPRewriter`` rewrites it (nil: unchanged); a slice the scan
+    /// did not read and the rewriting cannot follow stops the export with a reason.
+    private static func rewrite(_ bytes: UnsafeBufferPointer<UInt8>, n: Int, _ resumed: OpenGOPRewriter.Resumed, name: String) throws -> [UInt8]? {
+        do {
+            return try resumed.rewriter.copied(bytes, continuing: resumed.continuing(n))
+        } catch let why as SliceHeader.Unsupported {
+            throw ExportError.unsupported("\(name): a picture copied after an open-GOP recovery point cannot be rewritten, because \(why) (export with --keyframe-cuts)")
         }
     }
 

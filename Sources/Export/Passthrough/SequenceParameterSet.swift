@@ -5,39 +5,55 @@
 /// when an IDR activates an SPS whose buffer size differs (H.264 C.4.4, "no_output_of_prior_pics
 /// may be inferred"), and OpenH264 2.3 does: it dropped the two B-frames before each re-encoded
 /// span until the new SPS declared the stream's buffer size (x264's `ref` sets both).
+///
+/// Rewriting a copied open-GOP recovery point as an IDR picture (``OpenGOPResume``) reads slice
+/// headers, whose field widths the SPS gives (`log2_max_frame_num`, the picture order count's
+/// type and `log2_max_pic_order_cnt_lsb`), and sets `gaps_in_frame_num_value_allowed_flag`.
 struct SequenceParameterSet: Equatable {
-    let frameMBsOnly: Bool
-    let maxNumRefFrames: Int
+    var id = 0
+    var frameMBsOnly = true
+    var maxNumRefFrames = 0
     /// Nil when the SPS has no bitstream restriction (the level's maximum then applies).
-    let maxDecFrameBuffering: Int?
+    var maxDecFrameBuffering: Int?
+    /// 4:2:0 is 1; `separate_colour_plane_flag` makes a 4:4:4 stream's ChromaArrayType 0.
+    var chromaFormat = 1
+    var separateColourPlanes = false
+    var log2MaxFrameNum = 4
+    /// `pic_order_cnt_type` (0, 1 or 2) and, for type 0, the width of `pic_order_cnt_lsb`.
+    var pocType = 0
+    var log2MaxPocLsb = 4
+    var gapsInFrameNumAllowed = false
+    /// Where `gaps_in_frame_num_value_allowed_flag` is in the RBSP (after the header byte).
+    private var gapsBit = 0
+
+    var chromaArrayType: Int { separateColourPlanes ? 0 : chromaFormat }
 
     /// Parses a NAL unit (header byte first); nil when it is not a readable SPS.
     init?(_ unit: [UInt8]) {
         guard unit.count > 4, unit[0] & 0x1F == 7 else { return nil }
-        var r = ExpGolombReader(Self.unescaped(unit.dropFirst()))
-        guard let parsed = try? Self.parse(&r) else { return nil }
-        (frameMBsOnly, maxNumRefFrames, maxDecFrameBuffering) = parsed
+        var r = ExpGolombReader(RBSP.unescaped(unit.dropFirst()))
+        guard (try? parse(&r)) != nil else { return nil }
     }
 
-    /// The RBSP: the NAL unit's payload without its emulation-prevention bytes (00 00 03).
-    private static func unescaped(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        var zeros = 0
-        for b in bytes {
-            if zeros >= 2 && b == 3 { zeros = 0; continue }
-            zeros = b == 0 ? zeros + 1 : 0
-            out.append(b)
-        }
-        return out
+    /// `unit` (an SPS NAL unit) with `gaps_in_frame_num_value_allowed_flag` set: a decoder then
+    /// infers "non-existing" frames for the frame_num values of reference pictures a cut
+    /// dropped (H.264 8.2.5.2) instead of reporting lost pictures.
+    static func allowingFrameNumGaps(_ unit: [UInt8]) -> [UInt8]? {
+        guard let sps = SequenceParameterSet(unit) else { return nil }
+        guard !sps.gapsInFrameNumAllowed else { return unit }
+        var rbsp = RBSP.unescaped(unit.dropFirst())
+        rbsp[sps.gapsBit / 8] |= 0x80 >> UInt8(sps.gapsBit % 8)
+        return [unit[0]] + RBSP.escaped(rbsp)
     }
 
-    private static func parse(_ r: inout ExpGolombReader) throws -> (Bool, Int, Int?) {
+    private mutating func parse(_ r: inout ExpGolombReader) throws {
         let profile = try r.bits(8)
         _ = try r.bits(16)
-        _ = try r.ue()
+        id = try r.ue()
         if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) {
             let chroma = try r.ue()
-            if chroma == 3 { _ = try r.bits(1) }
+            chromaFormat = chroma
+            if chroma == 3 { separateColourPlanes = try r.bits(1) == 1 }
             _ = try r.ue(); _ = try r.ue(); _ = try r.bits(1)
             if try r.bits(1) == 1 {
                 for i in 0..<(chroma == 3 ? 12 : 8) where try r.bits(1) == 1 {
@@ -49,22 +65,25 @@ struct SequenceParameterSet: Equatable {
                 }
             }
         }
-        _ = try r.ue()
-        switch try r.ue() {
-        case 0: _ = try r.ue()
+        log2MaxFrameNum = try r.ue() + 4
+        pocType = try r.ue()
+        switch pocType {
+        case 0: log2MaxPocLsb = try r.ue() + 4
         case 1:
             _ = try r.bits(1); _ = try r.se(); _ = try r.se()
             for _ in 0..<(try r.ue()) { _ = try r.se() }
         default: break
         }
-        let refs = try r.ue()
-        _ = try r.bits(1); _ = try r.ue(); _ = try r.ue()
-        let frameMBsOnly = try r.bits(1) == 1
+        maxNumRefFrames = try r.ue()
+        gapsBit = r.position
+        gapsInFrameNumAllowed = try r.bits(1) == 1
+        _ = try r.ue(); _ = try r.ue()
+        frameMBsOnly = try r.bits(1) == 1
         if !frameMBsOnly { _ = try r.bits(1) }
         _ = try r.bits(1)
         if try r.bits(1) == 1 { for _ in 0..<4 { _ = try r.ue() } }
-        guard try r.bits(1) == 1 else { return (frameMBsOnly, refs, nil) }
-        return (frameMBsOnly, refs, try vuiBuffering(&r))
+        guard try r.bits(1) == 1 else { return }
+        maxDecFrameBuffering = try Self.vuiBuffering(&r)
     }
 
     /// `max_dec_frame_buffering` from the VUI, or nil without a bitstream restriction.

@@ -48,7 +48,9 @@ struct SmartCut {
 
     /// Plans `scan`'s frames for `segments` (the timeline, cuts unmoved).
     init(scan: VideoScan, segments: [CompositionTrackSegment]) {
-        let points = scan.cutPoints
+        // Forward runs resume at IDR pictures and at the open-GOP recovery points that
+        // OpenGOPRewriter rewrites as IDR pictures; backwards, only IDR pictures are copied.
+        let points = scan.smartCutPoints
         let pts = scan.packets.map(\.pts)
         // Decode index of each presentation rank (as CutPoints sorts them).
         let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
@@ -66,7 +68,7 @@ struct SmartCut {
                 // Backwards, frames are copied only when each one decodes alone (every frame
                 // an intra picture nothing else refers to); otherwise the whole run is decoded
                 // GOP by GOP from its end and encoded again, last frame first.
-                if run.ranks.allSatisfy({ points.resumes[$0] && points.endsRun[$0 + 1] }) {
+                if run.ranks.allSatisfy({ scan.cutPoints.resumes[$0] && points.endsRun[$0 + 1] }) {
                     items += run.ranks.reversed().map { .copy(order[$0]) }
                 } else {
                     encode(Span(ranks: run.ranks, reversed: true))
@@ -99,9 +101,10 @@ struct SmartCut {
     let order: [Int]
 
     /// Spans that run past a keyframe copying could not resume from (an open GOP's recovery
-    /// point, which refers to pictures before it): the re-encoding that open GOPs cost.
+    /// point that cannot be rewritten as an IDR picture, see ``OpenGOPResume``): the
+    /// re-encoding that such open GOPs cost.
     func spansPastKeyframes(_ scan: VideoScan) -> [Range<Int>] {
-        spans.filter { !$0.reversed }.map(\.ranks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.cutPoints.resumes[$0] } }
+        spans.filter { !$0.reversed }.map(\.ranks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.smartCutPoints.resumes[$0] } }
     }
 
     /// How many frames are re-encoded.

@@ -4,8 +4,10 @@ internal import CFFmpeg
 /// decoding can start with nothing before it: a run of copied frames may resume there. Other
 /// keyframes of those codecs are an open GOP's recovery points (x264's `open-gop`, HEVC's CRA),
 /// whose slices still name earlier pictures, so a decoder that meets one after a cut reports
-/// missing references and drops frames. Packets are read as stored: length-prefixed NAL units
-/// (mp4, mkv) when the stream's extradata is a configuration record, start codes otherwise.
+/// missing references and drops frames (a smart cut may still resume at an H.264 one by
+/// rewriting it as an IDR picture: ``OpenGOPCheck``, ``OpenGOPRewriter``). Packets are read as
+/// stored: length-prefixed NAL units (mp4, mkv) when the stream's extradata is a configuration
+/// record, start codes otherwise.
 struct RandomAccessPicture {
     private enum Syntax { case h264, hevc }
     private let syntax: Syntax?

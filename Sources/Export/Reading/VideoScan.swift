@@ -29,8 +29,16 @@ struct VideoScan {
     var decodeTicks: [Int64] = []
     /// Whether frame i (in presentation order) is a keyframe.
     var isKey: [Bool] = []
-    /// Where passthrough may end and resume copying.
+    /// Where passthrough may end and resume copying as the packets are: resuming only at IDR
+    /// pictures (what `--keyframe-cuts` moves cuts to).
     var cutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
+    /// Where a smart cut may end and resume copying: also at the open-GOP recovery points that
+    /// ``OpenGOPRewriter`` rewrites as IDR pictures (``OpenGOPResume``).
+    var smartCutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
+    /// Decode indices of the recovery points a smart cut may resume at.
+    var recoveryPoints: Set<Int> = []
+    /// Why the stream's open-GOP recovery points cannot be rewritten, when it has some.
+    var openGOPRefusal: String?
 
     /// The earliest presentation time among the video packets up to the third keyframe (at
     /// most 300 packets): the movie's first frame, and so ``origin``, in every ordinary stream.
@@ -71,6 +79,7 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let demuxed = try Self.demux(input, stream: index, name: name, warning: warning)
         let (raw, hidden, resumable, damaged) = (demuxed.packets, demuxed.hidden, demuxed.resumable, demuxed.damaged)
+        openGOPRefusal = demuxed.openGOPRefusal
         if let declared = Self.framesMissing(input, stream: index, read: raw.map(\.pts)) {
             truncated = true
             warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
@@ -118,6 +127,9 @@ struct VideoScan {
         let last = order[order.count - 1]
         end = try seconds(raw[last].pts + max(durations[last], 1))
         cutPoints = CutPoints(decodeOrder: times, keyframe: resumable, end: end)
+        recoveryPoints = Set(demuxed.recovery.indices.filter { demuxed.recovery[$0] })
+        smartCutPoints = recoveryPoints.isEmpty ? cutPoints
+            : CutPoints(decodeOrder: times, keyframe: zip(resumable, demuxed.recovery).map { $0 || $1 }, end: end)
     }
 
     /// The stream's packets in decode order, as the demuxer gives them.
@@ -129,6 +141,10 @@ struct VideoScan {
         var resumable: [Bool]
         /// Damaged packets, and those decoded after one up to the next fresh start.
         var damaged: [Bool]
+        /// Open-GOP recovery points a smart cut may resume at (see OpenGOPResume), and why there
+        /// are none when the stream has such keyframes but they cannot be rewritten.
+        var recovery: [Bool]
+        var openGOPRefusal: String?
     }
 
     /// Reads every packet of stream `index` of `input`; a damaged packet ends the reading, with a warning.
@@ -137,8 +153,9 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var raw: [(pts: Int64, duration: Int64, key: Bool)] = []
-        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = []
+        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = [], recovery: [Bool] = []
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
+        var openGOP = OpenGOPCheck(parameters: input.stream(index).parameters)
         let check = DamageCheck(stream: input.stream(index))
         let reorders = input.stream(index).parameters.pointee.video_delay > 0
         raw.reserveCapacity(Int(max(0, min(input.stream(index).pointer.pointee.nb_frames, 1 << 24))) + 16)
@@ -161,8 +178,11 @@ struct VideoScan {
             for earlier in verdict.earlier ?? 0..<0 {
                 damaged[earlier] = true
                 resumable[earlier] = false
+                recovery[earlier] = false
             }
             damaged.append(verdict.damaged)
+            let shownAt = p.pts != sp_av_nopts_value() ? p.pts : p.dts
+            recovery.append(openGOP.resumes(packet.pointer, index: raw.count, pts: shownAt, key: key, startsAfresh: startsAfresh) && !verdict.damaged)
             // Without a presentation time a frame is shown when decoded, unless frames are
             // reordered, which `Prober` refuses at open (see there).
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
@@ -176,8 +196,11 @@ struct VideoScan {
         for earlier in check.finish() ?? 0..<0 {
             damaged[earlier] = true
             resumable[earlier] = false
+            recovery[earlier] = false
         }
-        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged)
+        if !openGOP.rewritable { recovery = recovery.map { _ in false } }
+        for withdrawn in openGOP.withdrawn { recovery[withdrawn] = false }
+        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged, recovery: recovery, openGOPRefusal: openGOP.refusal)
     }
 
     /// The frame count the stream declares, when more frames are missing than AVI's repeats

@@ -1,0 +1,131 @@
+/// Whether a copied run may resume at an open GOP's recovery point (issue 41), and what each
+/// picture of an H.264 stream is for that: read from the stream's `avcC` parameter sets and
+/// its length-prefixed samples.
+///
+/// x264's `open-gop` streams have one IDR picture, at the start; every later keyframe is a
+/// non-IDR I picture with a recovery-point SEI (`recovery_frame_cnt` 0): decoding from it gives
+/// every picture shown from it on, but its leading pictures (decoded after it, shown before it)
+/// refer to the GOP before. A smart cut never keeps those (they are shown before the I, so they
+/// fall into the re-encoded span), and ``OpenGOPRewriter`` rewrites the I as an IDR picture
+/// and renumbers the pictures after it, so the re-encoded span's sequence ends and the copied
+/// one starts cleanly. That needs slice headers this project can read and write
+/// (``SliceHeader``) and nothing the renumbering cannot follow: long-term references, memory
+/// management operation 5 and reference list modifications of long-term pictures are refused,
+/// and copying then resumes only at IDR pictures, as before.
+struct OpenGOPResume {
+    let table: ParameterTable
+    /// Bytes in each NAL unit's length prefix.
+    let lengthSize: Int
+
+    /// What a sample's picture is.
+    enum Picture: Equatable {
+        case idr(id: Int)
+        /// A non-IDR I picture with a recovery-point SEI whose recovery_frame_cnt is 0.
+        case recoveryPoint
+        case other
+    }
+
+    /// Reads the stream's parameter sets; throws why its recovery points cannot be rewritten.
+    init(avcC record: [UInt8]) throws {
+        guard let sets = ParameterSets(avcC: record) else {
+            throw SliceHeader.Unsupported(description: "its parameter sets are not in an avcC record")
+        }
+        table = ParameterTable(sets)
+        lengthSize = sets.lengthSize
+        guard table.sequences.count == sets.sequence.count, table.pictures.count == sets.picture.count, !sets.picture.isEmpty else {
+            throw SliceHeader.Unsupported(description: "its parameter sets cannot be read")
+        }
+        for sps in table.sequences.values {
+            guard sps.frameMBsOnly else { throw SliceHeader.Unsupported(description: "it codes fields") }
+            guard sps.pocType != 1 else { throw SliceHeader.Unsupported(description: "its picture order count is of type 1") }
+        }
+        guard table.pictures.values.allSatisfy({ $0.sliceGroups == 1 }) else {
+            throw SliceHeader.Unsupported(description: "it has several slice groups")
+        }
+    }
+
+    /// The NAL units of a length-prefixed sample.
+    func units(_ sample: UnsafeBufferPointer<UInt8>) -> [UnsafeBufferPointer<UInt8>] {
+        var units: [UnsafeBufferPointer<UInt8>] = []
+        var i = 0
+        while i + lengthSize <= sample.count {
+            var length = 0
+            for k in 0..<lengthSize { length = length << 8 | Int(sample[i + k]) }
+            i += lengthSize
+            guard length > 0, i + length <= sample.count else { break }
+            units.append(UnsafeBufferPointer(rebasing: sample[i ..< i + length]))
+            i += length
+        }
+        return units
+    }
+
+    /// The header of slice NAL unit `unit`; only its first bytes are unescaped unless the
+    /// header runs past them.
+    func sliceHeader(_ unit: UnsafeBufferPointer<UInt8>) throws -> SliceHeader {
+        let payload = unit.dropFirst()
+        do {
+            return try SliceHeader(header: unit[0], rbsp: RBSP.unescaped(payload.prefix(192)), table: table)
+        } catch is ExpGolombReader.End where payload.count > 192 {
+            return try SliceHeader(header: unit[0], rbsp: RBSP.unescaped(payload), table: table)
+        } catch is ExpGolombReader.End {
+            throw SliceHeader.Unsupported(description: "a slice header is cut short")
+        }
+    }
+
+    /// What `sample`'s picture is, from its first slice; throws when the picture uses what the
+    /// renumbering after a rewritten recovery point cannot follow.
+    func picture(_ sample: UnsafeBufferPointer<UInt8>) throws -> Picture {
+        try read(sample).picture
+    }
+
+    /// What `sample`'s picture is, and its first slice's header (nil when it has no slice).
+    func read(_ sample: UnsafeBufferPointer<UInt8>) throws -> (picture: Picture, slice: SliceHeader?) {
+        let units = units(sample)
+        guard let first = units.first(where: { [1, 5].contains($0[0] & 0x1F) }) else { return (.other, nil) }
+        let slice: SliceHeader
+        do { slice = try sliceHeader(first) } catch let error as SliceHeader.Unsupported { throw error } catch {
+            throw SliceHeader.Unsupported(description: "a slice header cannot be read")
+        }
+        if slice.nalType == 5 { return (.idr(id: slice.idrPicID ?? 0), slice) }
+        guard slice.modifications.allSatisfy({ $0.idc <= 1 }) else {
+            throw SliceHeader.Unsupported(description: "its reference lists name long-term pictures")
+        }
+        if case .adaptive(let operations) = slice.marking, operations.contains(where: { $0.operation != 1 }) {
+            throw SliceHeader.Unsupported(description: "it uses long-term references or memory management operation 5")
+        }
+        guard slice.kind == .i, units.contains(where: Self.isRecoveryPointSEI) else { return (.other, slice) }
+        return (.recoveryPoint, slice)
+    }
+
+    /// Whether `unit` is an SEI NAL unit holding a recovery point with recovery_frame_cnt 0.
+    static func isRecoveryPointSEI(_ unit: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard unit.count > 2, unit[0] & 0x1F == 6 else { return false }
+        let rbsp = RBSP.unescaped(unit.dropFirst())
+        var at = 0
+        while at < rbsp.count && !(at == rbsp.count - 1 && rbsp[at] == 0x80) {
+            var type = 0, size = 0
+            while at < rbsp.count && rbsp[at] == 0xFF { type += 255; at += 1 }
+            guard at < rbsp.count else { return false }
+            type += Int(rbsp[at]); at += 1
+            while at < rbsp.count && rbsp[at] == 0xFF { size += 255; at += 1 }
+            guard at < rbsp.count else { return false }
+            size += Int(rbsp[at]); at += 1
+            guard at + size <= rbsp.count else { return false }
+            if type == 6 {
+                var r = ExpGolombReader(Array(rbsp[at ..< at + size]))
+                return (try? r.ue()) == 0
+            }
+            at += size
+        }
+        return false
+    }
+
+    /// Whether `unit` is an SEI NAL unit that holds only a recovery point (dropped when its
+    /// picture becomes an IDR picture, where it means nothing).
+    static func isOnlyRecoveryPointSEI(_ unit: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard isRecoveryPointSEI(unit) else { return false }
+        let rbsp = RBSP.unescaped(unit.dropFirst())
+        // One message: type 6, a size byte, the payload, then the trailing bits.
+        return rbsp.count >= 3 && rbsp[0] == 6 && Int(rbsp[1]) + 3 == rbsp.count
+    }
+}
