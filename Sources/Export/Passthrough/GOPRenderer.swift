@@ -25,26 +25,29 @@ struct GOPRenderer {
         let rate = stream.pointer.pointee.avg_frame_rate
         let samples = try SampleSpool()
         var made: ParameterSets?
-        for span in spans {
-            let encoder = try SpliceEncoder(source: parameters, timeBase: timeBase, frameRate: rate, id: id,
-                                            references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
-            made = made ?? sets.adding(sps: encoder.sps, pps: encoder.pps)
-            samples.startSpan()
-            var failure: (any Error)?
-            let keep = { (units: [[UInt8]]) in
-                do { try samples.append(ParameterSets.sample(units, lengthSize: sets.lengthSize)) } catch { failure = failure ?? error }
-            }
-            let encode = { (frame: UnsafeMutablePointer<AVFrame>) in try encoder.encode(frame, deliver: keep) }
-            if span.reversed {
-                try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, deliver: encode)
-            } else {
-                try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, deliver: encode)
-            }
-            try encoder.encode(nil, deliver: keep)
-            if let failure { throw failure }
-            let made = samples.count(samples.spans - 1)
-            guard made == span.count else {
-                throw ExportError.unsupported("re-encoding \(span.count) frames of \(name) at a cut gave \(made)")
+        // The encoder's output must not depend on the process's past (see FilledAllocations).
+        try FilledAllocations.during {
+            for span in spans {
+                let encoder = try SpliceEncoder(source: parameters, timeBase: timeBase, frameRate: rate, id: id,
+                                                references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
+                made = made ?? sets.adding(sps: encoder.sps, pps: encoder.pps)
+                samples.startSpan()
+                var failure: (any Error)?
+                let keep = { (units: [[UInt8]]) in
+                    do { try samples.append(ParameterSets.sample(units, lengthSize: sets.lengthSize)) } catch { failure = failure ?? error }
+                }
+                let encode = { (frame: UnsafeMutablePointer<AVFrame>) in try encoder.encode(frame, deliver: keep) }
+                if span.reversed {
+                    try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, deliver: encode)
+                } else {
+                    try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, deliver: encode)
+                }
+                try encoder.encode(nil, deliver: keep)
+                if let failure { throw failure }
+                let made = samples.count(samples.spans - 1)
+                guard made == span.count else {
+                    throw ExportError.unsupported("re-encoding \(span.count) frames of \(name) at a cut gave \(made)")
+                }
             }
         }
         self.samples = samples
