@@ -144,7 +144,7 @@ public struct PassthroughExporter {
         let reversed = readable.contains(where: \.isReversed)
         guard reversed || (!keyframeCuts && refusal == nil) else {
             if let refusal, !KeyframeSnapping.removesNothing(readable) {
-                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264, into .mp4, .mov or .mkv; export with --fps to cut exactly)")
+                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv; export with --fps to cut exactly)")
             }
             let snapped = try Self.snap(readable, scan: scan, session: session)
             // Fitted to the copied audio's frames once the cuts are at keyframes.
@@ -226,7 +226,14 @@ public struct PassthroughExporter {
         try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
                           metadata: video, warning: warning) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
-            if let sets = plan.rendered?.parameterSets { Self.setExtradata(sets.avcC, of: stream) }
+            if let rendered = plan.rendered {
+                Self.setExtradata(rendered.record, of: stream)
+                if rendered.format.setsInBand && session.container.isQuickTime {
+                    // In-band parameter sets need the sample entry that allows them.
+                    stream.pointee.codecpar.pointee.codec_tag = Self.hev1
+                    warning("the HEVC video of \(session.movieName) is written as hev1, not hvc1: the frames re-encoded at its cuts carry their own parameter sets in the stream, which hvc1 does not allow, and Apple's players play only hvc1 (export with --keyframe-cuts to keep hvc1)")
+                }
+            }
             return (stream, ())
         }
 
@@ -235,11 +242,24 @@ public struct PassthroughExporter {
         // time backwards for reversed runs of intra frames.
         let reader = try PacketReader(input: video, stream: videoStream, ticks: ticks, name: session.movieName)
         let entries = map.entries
+        // HEVC: copying that resumes after re-encoded frames restores the stream's own
+        // parameter sets (``HEVCParameterSets/resumed(_:)``).
+        let format = plan.rendered?.format
+        var afterEncoded = false, previous: Int?
         for (n, entry) in entries.enumerated() {
             if let sample = try encodedSample(entry) {
                 try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
+                afterEncoded = true
             } else if let source = sourceItem(entry) {
-                let packet = try reader.packet(at: source)
+                let read = try reader.packet(at: source)
+                // A keyframe after a jump in the source (a cut at an IRAP) too; leaving out a
+                // resumed CRA's leading pictures is no jump to mark.
+                let key = read.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
+                let resumes = key && (afterEncoded || previous.map { source != $0 + 1 } ?? false)
+                let p = read.pointer.pointee
+                let packet = try (resumes ? format?.resumed(UnsafeBufferPointer(start: p.data, count: Int(p.size))) : nil)
+                    .map { try Self.packet($0, flags: p.flags) } ?? read
+                (afterEncoded, previous) = (false, source)
                 try withExtendedLifetime(packet) {
                     let p = packet.pointer
                     p.pointee.pts = entry.pts
@@ -279,6 +299,20 @@ public struct PassthroughExporter {
         p.pointee.dts = entry.dts
         p.pointee.duration = entry.duration
         try session.write(video: p, in: timeBase)
+    }
+
+    /// HEVC's sample entry for parameter sets in the stream too.
+    static let hev1 = CodecTag.fourCC("hev1")
+
+    /// A packet of `bytes` with `flags` (a copied video packet's timestamps are set anew).
+    private static func packet(_ bytes: [UInt8], flags: Int32) throws -> Packet {
+        let copy = try Packet()
+        guard av_new_packet(copy.pointer, Int32(bytes.count)) >= 0 else {
+            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
+        }
+        copy.pointer.pointee.flags = flags
+        bytes.withUnsafeBufferPointer { copy.pointer.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
+        return copy
     }
 
     /// Replaces the output stream's extradata (the copied avcC) with `record`.

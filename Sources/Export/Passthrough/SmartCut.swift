@@ -48,7 +48,7 @@ struct SmartCut {
 
     /// Plans `scan`'s frames for `segments` (the timeline, cuts unmoved).
     init(scan: VideoScan, segments: [CompositionTrackSegment]) {
-        let points = scan.cutPoints
+        let points = scan.smartCutPoints
         let pts = scan.packets.map(\.pts)
         // Decode index of each presentation rank (as CutPoints sorts them).
         let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
@@ -101,7 +101,7 @@ struct SmartCut {
     /// Spans that run past a keyframe copying could not resume from (an open GOP's recovery
     /// point, which refers to pictures before it): the re-encoding that open GOPs cost.
     func spansPastKeyframes(_ scan: VideoScan) -> [Range<Int>] {
-        spans.filter { !$0.reversed }.map(\.ranks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.cutPoints.resumes[$0] } }
+        spans.filter { !$0.reversed }.map(\.ranks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.smartCutPoints.resumes[$0] } }
     }
 
     /// How many frames are re-encoded.
@@ -118,14 +118,14 @@ struct SmartCut {
 
     /// Why video stream `stream` of `movie` (scanned as `scan`) cannot be cut frame-exactly
     /// into `container` for `segments`, or nil when it can: re-encoding needs to match what it
-    /// splices into (``SpliceEncoder``), and the plan covers what passthrough maps simply.
+    /// splices into (``SpliceFormat``), and the plan covers what passthrough maps simply.
     /// `opened` is the movie already open, when the caller has it.
     static func refusal(container: Container, movie: URL, stream: Int, name: String, scan: VideoScan,
                         segments: [CompositionTrackSegment], opened: InputFormatContext? = nil) -> String? {
         guard container.isQuickTime || container.isFullMatroska else { return "the output is \(container.displayName)" }
         let input: InputFormatContext
         do { input = try opened ?? InputFormatContext(path: movie.path) } catch { return "\(error)" }
-        if let why = SpliceEncoder.refusal(input.stream(stream).parameters) { return "\(name)'s video \(why)" }
+        if let why = SpliceFormat.refusal(input.stream(stream)) { return "\(name)'s video \(why)" }
         if segments.contains(where: \.isHold) { return "the timeline holds a frame" }
         if scan.packets.contains(where: \.hidden) { return "\(name)'s edit list hides frames" }
         if scan.packets.contains(where: \.damaged) { return "\(name) has damaged packets" }

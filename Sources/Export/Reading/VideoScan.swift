@@ -31,6 +31,9 @@ struct VideoScan {
     var isKey: [Bool] = []
     /// Where passthrough may end and resume copying.
     var cutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
+    /// Where a smart cut may: HEVC CRA pictures resume too, renamed BLA where copying resumes
+    /// (``HEVCParameterSets/resumed(_:)``); else ``cutPoints``.
+    var smartCutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
 
     /// The earliest presentation time among the video packets up to the third keyframe (at
     /// most 300 packets): the movie's first frame, and so ``origin``, in every ordinary stream.
@@ -71,6 +74,7 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let demuxed = try Self.demux(input, stream: index, name: name, warning: warning)
         let (raw, hidden, resumable, damaged) = (demuxed.packets, demuxed.hidden, demuxed.resumable, demuxed.damaged)
+        let afterEndOfSequence = zip(resumable, demuxed.cleanRandomAccess).map { $0 || $1 }
         if let declared = Self.framesMissing(input, stream: index, read: raw.map(\.pts)) {
             truncated = true
             warning("\(name) lists \(declared) video frames but only \(raw.count) could be read; it is truncated or damaged, and the export stops where the readable video ends")
@@ -118,6 +122,7 @@ struct VideoScan {
         let last = order[order.count - 1]
         end = try seconds(raw[last].pts + max(durations[last], 1))
         cutPoints = CutPoints(decodeOrder: times, keyframe: resumable, end: end)
+        smartCutPoints = afterEndOfSequence == resumable ? cutPoints : CutPoints(decodeOrder: times, keyframe: afterEndOfSequence, end: end)
     }
 
     /// The stream's packets in decode order, as the demuxer gives them.
@@ -129,6 +134,8 @@ struct VideoScan {
         var resumable: [Bool]
         /// Damaged packets, and those decoded after one up to the next fresh start.
         var damaged: [Bool]
+        /// Undamaged HEVC CRA keyframes (see ``smartCutPoints``).
+        var cleanRandomAccess: [Bool]
     }
 
     /// Reads every packet of stream `index` of `input`; a damaged packet ends the reading, with a warning.
@@ -137,7 +144,7 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var raw: [(pts: Int64, duration: Int64, key: Bool)] = []
-        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = []
+        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = [], clean: [Bool] = []
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
         let check = DamageCheck(stream: input.stream(index))
         let reorders = input.stream(index).parameters.pointee.video_delay > 0
@@ -161,6 +168,7 @@ struct VideoScan {
             for earlier in verdict.earlier ?? 0..<0 {
                 damaged[earlier] = true
                 resumable[earlier] = false
+                clean[earlier] = false
             }
             damaged.append(verdict.damaged)
             // Without a presentation time a frame is shown when decoded, unless frames are
@@ -172,12 +180,14 @@ struct VideoScan {
             raw.append((pts, max(p.duration, 0), key))
             hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
             resumable.append(startsAfresh && !verdict.damaged)
+            clean.append(key && !verdict.damaged && randomAccess.isCleanRandomAccess(packet.pointer))
         }
         for earlier in check.finish() ?? 0..<0 {
             damaged[earlier] = true
             resumable[earlier] = false
+            clean[earlier] = false
         }
-        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged)
+        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged, cleanRandomAccess: clean)
     }
 
     /// The frame count the stream declares, when more frames are missing than AVI's repeats

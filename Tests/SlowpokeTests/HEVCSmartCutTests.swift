@@ -1,0 +1,205 @@
+import Composition
+import Foundation
+import Project
+import TestSupport
+import Testing
+
+/// Frame-exact passthrough cuts of HEVC (issue 41), on sources libx265 makes at test time,
+/// with SmartCutTests' removals (edge cases and a seeded random set) and oracles: exactly the
+/// frames the timeline shows, each >= 45 dB against its source frame, >= 85 % byte-identical,
+/// no error from ffmpeg (`-xerror`) or from libde265 (a second decoder, whose pictures must
+/// equal ffmpeg's: HEVC decoding is exact), clicks within 1 ms, and two exports of one document
+/// with identical packets.
+@Suite(.serialized) struct HEVCSmartCutTests {
+    static let rate = SmartCutTests.rate, width = SmartCutTests.width, height = SmartCutTests.height
+    static let dec265 = URL(fileURLWithPath: "/usr/bin/libde265-dec265")
+
+    struct Shape: Sendable {
+        let name: String
+        let tenBit: Bool
+        let args: [String]
+        var pixelFormat: String { tenBit ? "yuv420p10le" : "yuv420p" }
+        var frameBytes: Int { HEVCSmartCutTests.width * HEVCSmartCutTests.height * 3 / 2 * (tenBit ? 2 : 1) }
+    }
+
+    static let seconds = 30
+    static let shapes = [
+        Shape(name: "closed-gop.mkv", tenBit: false, args: ["-x265-params", "log-level=error:keyint=25:min-keyint=25:open-gop=0:bframes=3"]),
+        // x265's default open GOPs: CRA keyframes with RASL leading pictures.
+        Shape(name: "open-gop.mkv", tenBit: false, args: ["-x265-params", "log-level=error:keyint=50:min-keyint=50:bframes=4"]),
+        Shape(name: "main10.mp4", tenBit: true, args: ["-profile:v", "main10", "-tag:v", "hvc1",
+                                                         "-x265-params", "log-level=error:keyint=25:min-keyint=25:open-gop=0:bframes=3"]),
+    ]
+
+    static func make(_ shape: Shape, in folder: TemporaryFolder) throws -> URL {
+        let source = folder.file(shape.name)
+        let beeps = "aevalsrc=0.8*sin(2*PI*1000*t)*between(mod(t\\,0.2)\\,0.1\\,0.12):s=48000:d=\(seconds)"
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate):duration=\(seconds)",
+                                                   "-f", "lavfi", "-i", beeps, "-c:v", "libx265", "-preset", "veryfast", "-pix_fmt", shape.pixelFormat]
+                                        + shape.args + ["-c:a", "aac", "-b:a", "192k", source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return source
+    }
+
+    /// Every picture ffmpeg decodes from `file` in the shape's pixel format, with `-xerror`.
+    static func pictures(_ file: URL, _ shape: Shape, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        let raw = folder.file("decoded-\(UUID().uuidString).yuv")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let result = try TestSupport.tool("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                                     "-f", "rawvideo", "-pix_fmt", shape.pixelFormat, "-y", raw.path])
+        return (split(try Data(contentsOf: raw), shape), result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)")
+    }
+
+    static func split(_ data: Data, _ shape: Shape) -> [Data] {
+        let n = shape.frameBytes
+        return stride(from: 0, to: data.count - n + 1, by: n).map { data.subdata(in: $0 ..< $0 + n) }
+    }
+
+    /// PSNR of `a` against `b` over all planes, 8- or 16-bit little-endian samples.
+    static func psnr(_ a: Data, _ b: Data, tenBit: Bool) -> Double {
+        var sum = 0.0, count = 0
+        a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in
+                if tenBit {
+                    let (x, y) = (pa.bindMemory(to: UInt16.self), pb.bindMemory(to: UInt16.self))
+                    for i in 0..<min(x.count, y.count) { let d = Double(x[i]) - Double(y[i]); sum += d * d }
+                    count = min(x.count, y.count)
+                } else {
+                    for i in 0..<min(pa.count, pb.count) { let d = Double(pa[i]) - Double(pb[i]); sum += d * d }
+                    count = min(pa.count, pb.count)
+                }
+            }
+        }
+        guard sum > 0 else { return .infinity }
+        let peak = tenBit ? 1023.0 : 255.0
+        return 10 * log10(peak * peak / (sum / Double(count)))
+    }
+
+    /// libde265's pictures of `file`'s video. The Annex B stream is made here, not by FFmpeg
+    /// 5.1's `hevc_mp4toannexb`, which puts the record's parameter sets before every IRAP
+    /// picture even after the sets the picture carries in-band (it would replace the re-encoded
+    /// frames' sets, which use the same ids): the record's sets once, then each packet's NAL units.
+    static func libde265(_ file: URL, _ shape: Shape, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        let head = folder.file("head-\(UUID().uuidString).hevc"), packets = folder.file("packets-\(UUID().uuidString).bin")
+        let stream = folder.file("annexb-\(UUID().uuidString).hevc"), raw = folder.file("dec265-\(UUID().uuidString).yuv")
+        defer { for f in [head, packets, stream, raw] { try? FileManager.default.removeItem(at: f) } }
+        let first = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy", "-frames:v", "1",
+                                                    "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", "-y", head.path])
+        let all = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy", "-f", "data", "-y", packets.path])
+        guard first.status == 0, all.status == 0 else { return ([], first.stderr + all.stderr) }
+        var annexB = Data()
+        // The record's VPS, SPS and PPS: the first NAL units of the first packet's Annex B form.
+        for unit in annexBUnits(try Data(contentsOf: head)) {
+            guard (32...34).contains((unit[0] >> 1) & 0x3F) else { break }
+            annexB += [0, 0, 0, 1] + unit
+        }
+        let body = [UInt8](try Data(contentsOf: packets))
+        var at = 0
+        while at + 4 <= body.count {
+            let length = body[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            annexB += [0, 0, 0, 1] + body[at + 4 ..< min(body.count, at + 4 + length)]
+            at += 4 + length
+        }
+        try annexB.write(to: stream)
+        let run = try TestSupport.run(dec265, ["-q", "-o", raw.path, stream.path])
+        let frames = split((try? Data(contentsOf: raw)) ?? Data(), shape)
+        return (frames, run.status == 0 ? run.stderr : "exit \(run.status): \(run.stderr)")
+    }
+
+    /// NAL units of an Annex B stream (start codes removed).
+    static func annexBUnits(_ data: Data) -> [[UInt8]] {
+        let bytes = [UInt8](data)
+        var starts: [Int] = []
+        var i = 0
+        while i + 2 < bytes.count {
+            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 { starts.append(i + 3); i += 3 } else { i += 1 }
+        }
+        return starts.indices.map { k in
+            var end = k + 1 < starts.count ? starts[k + 1] - 3 : bytes.count
+            while end > starts[k] && bytes[end - 1] == 0 { end -= 1 }
+            return Array(bytes[starts[k] ..< end])
+        }
+    }
+
+    /// The video packets' MD5s, as ffmpeg lists them.
+    static func packetHashes(_ file: URL) throws -> String {
+        try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy", "-f", "framemd5", "-"]).stdout
+    }
+}
+
+extension HEVCSmartCutTests {
+    /// Checks one export of `source` with `removals`; returns (frames checked, identical, libde265 pictures checked).
+    static func check(_ source: URL, _ shape: Shape, sourceFrames: [Data], removals: [ClosedRange<Int>], context: String,
+                      folder: TemporaryFolder) throws -> (checked: Int, identical: Int, second: Int) {
+        let seedFolder = folder.file(UUID().uuidString)
+        let document = try FrameIntegrityTests.openedCopy(of: source, in: seedFolder)
+        for range in removals.reversed() {
+            let times = [range.lowerBound, range.upperBound + 1].map { String(format: "%.2f", Double($0) / Double(rate)) }
+            let removed = try TestSupport.run(TestSupport.slowpoke, ["remove", document.path, "--range", "\(times[0])-\(times[1])"])
+            try #require(removed.status == 0, "\(removed.stderr)")
+        }
+        let output = seedFolder.appendingPathComponent("out." + source.pathExtension)
+        let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", output.path])
+        try #require(export.status == 0, "\(context)\n\(export.stderr)")
+        print("\(context): \(export.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) \(export.stderr)")
+        #expect(!export.stderr.contains("not frame-exact"), "\(context): \(export.stderr)")
+
+        let expected = sourceFrames.indices.filter { i in !removals.contains { $0.contains(i) } }
+        let (out, errors) = try pictures(output, shape, in: folder)
+        #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
+        #expect(out.count == expected.count, "\(context): \(out.count) frames, the timeline shows \(expected.count)")
+        var identical = 0, worst = Double.infinity
+        var poor: [Int] = []
+        for (k, picture) in out.prefix(expected.count).enumerated() {
+            let want = sourceFrames[expected[k]]
+            if picture == want { identical += 1; continue }
+            let quality = psnr(picture, want, tenBit: shape.tenBit)
+            worst = min(worst, quality)
+            if quality < 45 { poor.append(k) }
+        }
+        #expect(poor.isEmpty, "\(context): \(poor.count) output frames under 45 dB (worst \(worst) dB), first output frame \(poor.first ?? -1)")
+        print("\(context): \(identical) of \(out.count) frames identical, the others at least \(worst) dB")
+        #expect(Double(identical) >= 0.85 * Double(out.count), "\(context): only \(identical) of \(out.count) frames are copied")
+
+        let second = try libde265(output, shape, in: folder)
+        #expect(second.errors.isEmpty, "\(context): libde265 says \(second.errors)")
+        #expect(second.frames.count == out.count, "\(context): libde265 decodes \(second.frames.count) pictures, ffmpeg \(out.count)")
+        let same = zip(second.frames, out).count { $0 == $1 }
+        #expect(same == out.count, "\(context): \(out.count - same) of libde265's pictures differ from ffmpeg's")
+
+        if source.pathExtension == "mp4" {
+            let tag = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_tag_string",
+                                                       "-of", "csv=p=0", output.path])
+            #expect(tag.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "hev1", "\(context): sample entry \(tag.stdout)")
+        }
+        // Two exports of the same document: the same packets.
+        let again = seedFolder.appendingPathComponent("again." + source.pathExtension)
+        let repeated = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", again.path])
+        try #require(repeated.status == 0, "\(repeated.stderr)")
+        #expect(try packetHashes(output) == packetHashes(again), "\(context): two exports differ")
+
+        try SmartCutTests.checkClicks(output, removals: removals, seconds: seconds, context: context)
+        return (min(out.count, expected.count), identical, same)
+    }
+
+    @Test(arguments: shapes.map { $0.name }) func cutsAreFrameExact(shape name: String) throws {
+        let folder = try TemporaryFolder("hevc-smartcut")
+        let shape = try #require(Self.shapes.first { $0.name == name })
+        let source = try Self.make(shape, in: folder)
+        let (sourceFrames, errors) = try Self.pictures(source, shape, in: folder)
+        try #require(errors.isEmpty && sourceFrames.count == Self.seconds * Self.rate, "\(errors)")
+        let seed = ProcessInfo.processInfo.environment["SLOWPOKE_SEED"].flatMap(UInt64.init) ?? UInt64(name.utf8.reduce(41) { $0 &* 31 &+ UInt64($1) } % 100_000)
+        var checked = 0, identical = 0, second = 0
+        for (removals, context) in [(SmartCutTests.edgeCases(frames: sourceFrames.count), "\(name) edge cases"),
+                                    (SmartCutTests.randomRemovals(seed: seed, frames: sourceFrames.count), "\(name) seed \(seed) (SLOWPOKE_SEED=\(seed))")] {
+            let result = try Self.check(source, shape, sourceFrames: sourceFrames, removals: removals,
+                                        context: "\(context) removing frames \(removals.map { "\($0.lowerBound)-\($0.upperBound)" })", folder: folder)
+            checked += result.checked
+            identical += result.identical
+            second += result.second
+        }
+        #expect(checked >= 1000, "only \(checked) frames checked")
+        #expect(second >= 1000, "only \(second) libde265 pictures checked")
+        #expect(identical < checked, "no frame was re-encoded, so the cuts were not made inside GOPs")
+    }
+}
