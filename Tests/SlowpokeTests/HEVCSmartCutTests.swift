@@ -103,7 +103,10 @@ import Testing
         try annexB.write(to: stream)
         let run = try TestSupport.run(dec265, ["-q", "-o", raw.path, stream.path])
         let frames = split((try? Data(contentsOf: raw)) ?? Data(), shape)
-        return (frames, run.status == 0 ? run.stderr : "exit \(run.status): \(run.stderr)")
+        // dec265 reports its progress ("frame 100", "nFrames decoded: …") on stderr even with -q.
+        let said = run.stderr.replacingOccurrences(of: #"frame \d+|nFrames decoded: [^\n]*"#, with: "", options: .regularExpression)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return (frames, run.status == 0 ? said : "exit \(run.status): \(run.stderr)")
     }
 
     /// NAL units of an Annex B stream (start codes removed).
