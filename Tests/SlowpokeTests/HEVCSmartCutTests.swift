@@ -134,17 +134,8 @@ extension HEVCSmartCutTests {
     /// Checks one export of `source` with `removals`; returns (frames checked, identical, libde265 pictures checked).
     static func check(_ source: URL, _ shape: Shape, sourceFrames: [Data], removals: [ClosedRange<Int>], context: String,
                       folder: TemporaryFolder) throws -> (checked: Int, identical: Int, second: Int) {
-        let seedFolder = folder.file(UUID().uuidString)
-        let document = try FrameIntegrityTests.openedCopy(of: source, in: seedFolder)
-        for range in removals.reversed() {
-            let times = [range.lowerBound, range.upperBound + 1].map { String(format: "%.2f", Double($0) / Double(rate)) }
-            let removed = try TestSupport.run(TestSupport.slowpoke, ["remove", document.path, "--range", "\(times[0])-\(times[1])"])
-            try #require(removed.status == 0, "\(removed.stderr)")
-        }
-        let output = seedFolder.appendingPathComponent("out." + source.pathExtension)
-        let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", output.path])
-        try #require(export.status == 0, "\(context)\n\(export.stderr)")
-        print("\(context): \(export.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) \(export.stderr)")
+        let (document, output, export) = try SmartCutTests.exportRemoving(removals, from: source, context: context, folder: folder)
+        print(export.stderr)
         #expect(!export.stderr.contains("not frame-exact"), "\(context): \(export.stderr)")
 
         let expected = sourceFrames.indices.filter { i in !removals.contains { $0.contains(i) } }
@@ -176,7 +167,7 @@ extension HEVCSmartCutTests {
             #expect(tag.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "hev1", "\(context): sample entry \(tag.stdout)")
         }
         // Two exports of the same document: the same packets.
-        let again = seedFolder.appendingPathComponent("again." + source.pathExtension)
+        let again = output.deletingLastPathComponent().appendingPathComponent("again." + source.pathExtension)
         let repeated = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", again.path])
         try #require(repeated.status == 0, "\(repeated.stderr)")
         #expect(try packetHashes(output) == packetHashes(again), "\(context): two exports differ")

@@ -107,9 +107,10 @@ import Testing
         return binary
     }
 
-    /// Checks one export of `source` with `removals`; returns (frames checked, frames identical).
-    static func check(_ source: URL, sourceFrames: [Data], openH264Source: Set<Int>, removals: [ClosedRange<Int>], context: String,
-                      decoder: URL, folder: TemporaryFolder) throws -> (checked: Int, identical: Int) {
+    /// A copy of `source` opened as a document, `removals` made, exported with `--exact` to
+    /// `out.<ext>` beside it.
+    static func exportRemoving(_ removals: [ClosedRange<Int>], from source: URL, context: String, folder: TemporaryFolder) throws
+        -> (document: URL, output: URL, export: (status: Int32, stdout: String, stderr: String)) {
         let seedFolder = folder.file(UUID().uuidString)
         let document = try FrameIntegrityTests.openedCopy(of: source, in: seedFolder)
         // Last first, so the earlier ones' times are still source times; frame n starts at
@@ -121,10 +122,17 @@ import Testing
         }
         let output = seedFolder.appendingPathComponent("out." + source.pathExtension)
         // --exact: the cuts where the document has them (by default an export fits them to the
-        // copied audio's frames, FittedTimelineTests), which the frame oracles below compare with.
+        // copied audio's frames, FittedTimelineTests), which the frame oracles compare with.
         let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", output.path])
         try #require(export.status == 0, "\(context)\n\(export.stderr)")
         print("\(context): \(export.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+        return (document, output, (export.status, export.stdout, export.stderr))
+    }
+
+    /// Checks one export of `source` with `removals`; returns (frames checked, frames identical).
+    static func check(_ source: URL, sourceFrames: [Data], openH264Source: Set<Int>, removals: [ClosedRange<Int>], context: String,
+                      decoder: URL, folder: TemporaryFolder) throws -> (checked: Int, identical: Int) {
+        let (_, output, export) = try exportRemoving(removals, from: source, context: context, folder: folder)
 
         let expected = sourceFrames.indices.filter { i in !removals.contains { $0.contains(i) } }
         let (out, errors) = try pictures(output, in: folder)

@@ -29,14 +29,7 @@ struct HEVCParameterSets: Equatable {
             let type = record[at] & 0x3F
             let count = Int(record[at + 1]) << 8 | Int(record[at + 2])
             at += 3
-            var units: [[UInt8]] = []
-            for _ in 0..<count {
-                guard at + 2 <= record.count else { return nil }
-                let length = Int(record[at]) << 8 | Int(record[at + 1])
-                guard at + 2 + length <= record.count else { return nil }
-                units.append(Array(record[at + 2 ..< at + 2 + length]))
-                at += 2 + length
-            }
+            guard let units = ParameterSets.units(count: count, of: record, at: &at) else { return nil }
             arrays.append((type, units))
         }
         header = Array(record[0..<22])

@@ -1,12 +1,6 @@
 import Foundation
 internal import CFFmpeg
 
-/// An encoder of a smart cut's re-encoded frames (``SpliceEncoder`` for H.264,
-/// ``HEVCSpliceEncoder``): frames in, each packet's NAL units out.
-protocol SpliceEncoding: AnyObject {
-    func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws
-}
-
 /// How a smart cut's re-encoded pictures live beside the copied ones, by codec: H.264's new
 /// parameter sets under a free id, listed in the output's `avcC` (``ParameterSets``); HEVC's in
 /// band, with the stream's own sets put in-band again where copying resumes
@@ -131,4 +125,10 @@ enum SpliceSettings {
             av_packet_unref(packet.pointer)
         }
     }
+}
+
+/// An encoder of a smart cut's re-encoded frames (``SpliceEncoder`` for H.264,
+/// ``HEVCSpliceEncoder``): frames in, each packet's NAL units out.
+protocol SpliceEncoding: AnyObject {
+    func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws
 }
