@@ -197,3 +197,51 @@ extension HEVCSmartCutTests {
         #expect(identical < checked, "no frame was re-encoded, so the cuts were not made inside GOPs")
     }
 }
+
+extension HEVCSmartCutTests {
+    /// Side data of every decoded frame of `file`: (key frame, its side data types and values as
+    /// ffprobe prints them).
+    static func frameSideData(_ file: URL) throws -> [(key: Bool, data: String)] {
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-show_frames", "-show_entries",
+                                                     "frame=key_frame:side_data=side_data_type,red_x,white_point_y,max_luminance,min_luminance,max_content,max_average",
+                                                     "-of", "json", file.path])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+        // Packets have side data too, so ffprobe lists both.
+        let frames = (json?["packets_and_frames"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "frame" }
+        return frames.map { frame in
+            let list = (frame["side_data_list"] as? [[String: Any]] ?? []).filter {
+                ["Mastering display metadata", "Content light level metadata"].contains($0["side_data_type"] as? String ?? "")
+            }
+            let data = list.map { entry in entry.keys.sorted().map { "\($0)=\(entry[$0]!)" }.joined(separator: "|") }.sorted().joined(separator: "; ")
+            return ((frame["key_frame"] as? Int) == 1, data)
+        }
+    }
+
+    /// HDR10 around a cut: the re-encoded frames carry the source's mastering display (on their
+    /// IDR, as the source's keyframes do) and content light level (on every frame).
+    @Test func staticHDRMetadataIsCarried() throws {
+        let folder = try TemporaryFolder("hevc-hdr")
+        let shape = Shape(name: "hdr10.mkv", tenBit: true, args: [])
+        let source = folder.file(shape.name)
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=\(Self.rate):duration=8",
+                                                   "-c:v", "libx265", "-preset", "veryfast", "-pix_fmt", "yuv420p10le", "-profile:v", "main10",
+                                                   "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-x265-params",
+                                                   "log-level=error:keyint=25:open-gop=0:bframes=3:hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,50):max-cll=1000,400",
+                                                   source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (_, output, export) = try SmartCutTests.exportRemoving([28...37, 80...80], from: source, context: "hdr10.mkv", folder: folder)
+        #expect(export.stdout.contains("re-encoded at 2 cuts"), "\(export.stdout)")
+        let sourceData = try Self.frameSideData(source), outputData = try Self.frameSideData(output)
+        let keyData = Set(sourceData.filter(\.key).map(\.data))
+        try #require(keyData.count == 1 && keyData.first!.contains("Mastering display") && keyData.first!.contains("max_content=1000"), "\(keyData)")
+        #expect(outputData.count == 189)
+        // The source's keyframes at 0..7 s, and each re-encoded span's IDR.
+        #expect(outputData.filter(\.key).count > 8, "\(outputData.filter(\.key).count) key frames")
+        #expect(outputData.filter(\.key).allSatisfy { $0.data == keyData.first! }, "a key frame lacks the source's HDR metadata")
+        #expect(outputData.allSatisfy { $0.data.contains("max_average=400|max_content=1000") }, "a frame lacks the content light level")
+        let (frames, errors) = try Self.pictures(output, shape, in: folder)
+        #expect(errors.isEmpty && frames.count == 189, "\(errors) \(frames.count)")
+        let second = try Self.libde265(output, shape, in: folder)
+        #expect(second.errors.isEmpty && second.frames == frames, "libde265: \(second.errors), \(second.frames.count) pictures")
+    }
+}

@@ -3,8 +3,8 @@ internal import CFFmpeg
 
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
 /// format (8-bit `yuv420p`, 10-bit `yuv420p10le`), profile (Main, Main 10), colour tags,
-/// sample aspect and static HDR metadata (mastering display, content light level, from the
-/// stream's side data), no B-frames, one IDR at the start of each span (a closed GOP). x265
+/// sample aspect and static HDR metadata (mastering display, content light level: the first
+/// frame's side data, else the stream's), no B-frames, one IDR at the start of each span (a closed GOP). x265
 /// numbers its parameter sets 0 like the stream's, so each span's first picture carries its
 /// VPS, SPS and PPS in-band (``HEVCParameterSets``): no global header, x265's `repeat-headers`.
 ///
@@ -51,40 +51,59 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         }
     }
 
-    /// Opens libx265 for frames like `source`'s (a stream with side data `stream`), timed in
-    /// `timeBase`.
+    private let codec: UnsafePointer<AVCodec>
+    /// The stream (its side data), the profile and how messages name the movie, for opening.
+    private let stream: UnsafePointer<AVStream>
+    private let profile: String
+    private let display: String
+    private var opened = false
+
+    /// Prepares libx265 for frames like `source`'s (a stream with side data `stream`), timed in
+    /// `timeBase`; it opens at the first frame, whose HDR metadata it takes.
     init(source: UnsafePointer<AVCodecParameters>, stream: UnsafePointer<AVStream>, timeBase: AVRational, frameRate: AVRational,
          display: String) throws {
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name("libx265") else {
             throw ExportError.unsupported("this libavcodec has no libx265 encoder, which frame-exact cuts of HEVC need (export with --keyframe-cuts)")
         }
+        self.codec = codec
         context = try CodecContext(codec: codec)
-        let c = context.pointer
-        SpliceSettings.match(c, source: source, timeBase: timeBase, frameRate: frameRate)
+        SpliceSettings.match(context.pointer, source: source, timeBase: timeBase, frameRate: frameRate)
+        self.stream = stream
+        profile = Self.profileName(source.pointee.profile) ?? "main"
+        self.display = display
+        packet = try Packet()
+    }
+
+    /// Opens libx265 with the static HDR metadata of `frame` (the first of the span), else the
+    /// stream's.
+    private func open(for frame: UnsafeMutablePointer<AVFrame>) throws {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         av_dict_set(&options, "preset", "fast", 0)
         av_dict_set(&options, "crf", String(Self.crf), 0)
-        av_dict_set(&options, "profile", Self.profileName(source.pointee.profile) ?? "main", 0)
+        av_dict_set(&options, "profile", profile, 0)
         var params = ["log-level=none", "pools=none", "frame-threads=1", "keyint=-1", "min-keyint=1", "scenecut=0", "bframes=0",
                       "open-gop=0", "repeat-headers=1", "info=0", "aud=0"]
-        params += Self.hdrParameters(stream)
+        var size = 0
+        let mastering = av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA).map { UnsafeRawPointer($0.pointee.data) }
+            ?? Optional(av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
+        let light = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL).map { UnsafeRawPointer($0.pointee.data) }
+            ?? Optional(av_stream_get_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
+        params += Self.hdrParameters(mastering: mastering, light: light)
         av_dict_set(&options, "x265-params", params.joined(separator: ":"), 0)
-        let opened = avcodec_open2(c, codec, &options)
-        guard opened >= 0 else { throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening libx265 for a frame-exact cut")) }
-        packet = try Packet()
+        let result = avcodec_open2(context.pointer, codec, &options)
+        guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "opening libx265 for a frame-exact cut")) }
+        opened = true
     }
 
-    /// x265's `master-display` and `max-cll` from the stream's mastering display and content
-    /// light level side data (x265's units: 0.00002 for chromaticities, 0.0001 cd/m² for
-    /// luminance), so the re-encoded pictures carry the SEI messages the stream declares.
-    private static func hdrParameters(_ stream: UnsafePointer<AVStream>) -> [String] {
+    /// x265's `master-display` and `max-cll` from mastering display and content light level
+    /// metadata (x265's units: 0.00002 for chromaticities, 0.0001 cd/m² for luminance), so the
+    /// re-encoded pictures carry the SEI messages the stream has.
+    static func hdrParameters(mastering: UnsafeRawPointer?, light: UnsafeRawPointer?) -> [String] {
         var out: [String] = []
-        var size = 0
-        if let raw = Optional(av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size)), raw != nil,
-           size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
-            let m = UnsafeRawPointer(raw!).loadUnaligned(as: AVMasteringDisplayMetadata.self)
+        if let mastering {
+            let m = mastering.loadUnaligned(as: AVMasteringDisplayMetadata.self)
             if m.has_primaries != 0 && m.has_luminance != 0 {
                 func u(_ r: AVRational, _ unit: Double) -> Int { Int((av_q2d(r) / unit).rounded()) }
                 let (r, g, b) = m.display_primaries
@@ -92,9 +111,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
                 out.append("master-display=G\(xy(g))B\(xy(b))R\(xy(r))WP\(xy(m.white_point))L(\(u(m.max_luminance, 0.0001)),\(u(m.min_luminance, 0.0001)))")
             }
         }
-        if let raw = Optional(av_stream_get_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size)), raw != nil,
-           size >= MemoryLayout<AVContentLightMetadata>.size {
-            let l = UnsafeRawPointer(raw!).loadUnaligned(as: AVContentLightMetadata.self)
+        if let light {
+            let l = light.loadUnaligned(as: AVContentLightMetadata.self)
             out.append("max-cll=\(l.MaxCLL),\(l.MaxFALL)")
         }
         return out
@@ -103,6 +121,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     /// Encodes `frame` (nil drains) and hands each packet's NAL units (parameter sets and SEI
     /// kept, no access unit delimiters) to `deliver`.
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
+        if let frame, !opened { try open(for: frame) }
+        guard opened else { return }
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
             deliver(units.filter { unit in unit.first.map { ($0 >> 1) & 0x3F != 35 } ?? false })
         }
