@@ -142,15 +142,7 @@ extension HEVCSmartCutTests {
         let (out, errors) = try pictures(output, shape, in: folder)
         #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
         #expect(out.count == expected.count, "\(context): \(out.count) frames, the timeline shows \(expected.count)")
-        var identical = 0, worst = Double.infinity
-        var poor: [Int] = []
-        for (k, picture) in out.prefix(expected.count).enumerated() {
-            let want = sourceFrames[expected[k]]
-            if picture == want { identical += 1; continue }
-            let quality = psnr(picture, want, tenBit: shape.tenBit)
-            worst = min(worst, quality)
-            if quality < 45 { poor.append(k) }
-        }
+        let (identical, worst, poor) = SmartCutTests.compare(out, with: expected.map { sourceFrames[$0] }) { psnr($0, $1, tenBit: shape.tenBit) }
         #expect(poor.isEmpty, "\(context): \(poor.count) output frames under 45 dB (worst \(worst) dB), first output frame \(poor.first ?? -1)")
         print("\(context): \(identical) of \(out.count) frames identical, the others at least \(worst) dB")
         #expect(Double(identical) >= 0.85 * Double(out.count), "\(context): only \(identical) of \(out.count) frames are copied")

@@ -129,6 +129,20 @@ import Testing
         return (document, output, (export.status, export.stdout, export.stderr))
     }
 
+    /// Output pictures against the source pictures they should show: how many are identical,
+    /// the worst PSNR of the others, and the output frames under 45 dB.
+    static func compare(_ out: [Data], with wanted: [Data], psnr: (Data, Data) -> Double) -> (identical: Int, worst: Double, poor: [Int]) {
+        var identical = 0, worst = Double.infinity
+        var poor: [Int] = []
+        for (k, (picture, want)) in zip(out, wanted).enumerated() {
+            if picture == want { identical += 1; continue }
+            let quality = psnr(picture, want)
+            worst = min(worst, quality)
+            if quality < 45 { poor.append(k) }
+        }
+        return (identical, worst, poor)
+    }
+
     /// Checks one export of `source` with `removals`; returns (frames checked, frames identical).
     static func check(_ source: URL, sourceFrames: [Data], openH264Source: Set<Int>, removals: [ClosedRange<Int>], context: String,
                       decoder: URL, folder: TemporaryFolder) throws -> (checked: Int, identical: Int) {
@@ -138,15 +152,7 @@ import Testing
         let (out, errors) = try pictures(output, in: folder)
         #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
         #expect(out.count == expected.count, "\(context): \(out.count) frames, the timeline shows \(expected.count)")
-        var identical = 0, worst = Double.infinity
-        var poor: [Int] = []
-        for (k, picture) in out.prefix(expected.count).enumerated() {
-            let want = sourceFrames[expected[k]]
-            if picture == want { identical += 1; continue }
-            let quality = psnr(picture, want)
-            worst = min(worst, quality)
-            if quality < 45 { poor.append(k) }
-        }
+        let (identical, worst, poor) = compare(out, with: expected.map { sourceFrames[$0] }, psnr: psnr)
         #expect(poor.isEmpty, "\(context): \(poor.count) output frames are under 45 dB against the source frame they should show (the worst \(worst) dB), the first output frame \(poor.first ?? -1)")
         print("\(context): \(identical) of \(out.count) frames identical, the others at least \(worst) dB")
         let copiedEnough = Double(identical) >= 0.85 * Double(out.count)
