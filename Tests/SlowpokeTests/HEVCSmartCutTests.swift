@@ -237,3 +237,20 @@ extension HEVCSmartCutTests {
         #expect(second.errors.isEmpty && second.frames == frames, "libde265: \(second.errors), \(second.frames.count) pictures")
     }
 }
+
+extension HEVCSmartCutTests {
+    /// HEVC that libx265 here cannot match (4:4:4, the Main 4:4:4 profile) is cut at keyframes,
+    /// and the export says why.
+    @Test func otherHEVCIsCutAtKeyframesSayingWhy() throws {
+        let folder = try TemporaryFolder("hevc-444")
+        let source = folder.file("rext.mkv")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=\(Self.rate):duration=4",
+                                                   "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv444p",
+                                                   "-x265-params", "log-level=error:keyint=25", source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (_, _, export) = try SmartCutTests.exportRemoving([30...40], from: source, context: "rext.mkv", folder: folder)
+        #expect(export.stderr.contains("passthrough cuts rext.mkv at keyframes, not frame-exact, because rext.mkv's video is yuv444p, not 8- or 10-bit 4:2:0"),
+                "\(export.stderr)")
+        #expect(!export.stdout.contains("re-encoded"), "\(export.stdout)")
+    }
+}
