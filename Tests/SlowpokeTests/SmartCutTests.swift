@@ -112,9 +112,10 @@ import Testing
         return binary
     }
 
-    /// Checks one export of `source` with `removals`; returns (frames checked, frames identical).
-    static func check(_ source: URL, sourceFrames: [Data], openH264Source: Set<Int>, removals: [ClosedRange<Int>], context: String,
-                      decoder: URL, folder: TemporaryFolder) throws -> (checked: Int, identical: Int) {
+    /// A copy of `source` opened as a document, `removals` made, exported with `--exact` to
+    /// `out.<ext>` beside it.
+    static func exportRemoving(_ removals: [ClosedRange<Int>], from source: URL, context: String, folder: TemporaryFolder) throws
+        -> (document: URL, output: URL, export: (status: Int32, stdout: String, stderr: String)) {
         let seedFolder = folder.file(UUID().uuidString)
         let document = try FrameIntegrityTests.openedCopy(of: source, in: seedFolder)
         // Last first, so the earlier ones' times are still source times; frame n starts at
@@ -126,24 +127,37 @@ import Testing
         }
         let output = seedFolder.appendingPathComponent("out." + source.pathExtension)
         // --exact: the cuts where the document has them (by default an export fits them to the
-        // copied audio's frames, FittedTimelineTests), which the frame oracles below compare with.
+        // copied audio's frames, FittedTimelineTests), which the frame oracles compare with.
         let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", output.path])
         try #require(export.status == 0, "\(context)\n\(export.stderr)")
         print("\(context): \(export.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
+        return (document, output, (export.status, export.stdout, export.stderr))
+    }
 
-        let expected = sourceFrames.indices.filter { i in !removals.contains { $0.contains(i) } }
-        let (out, errors) = try pictures(output, in: folder)
-        #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
-        #expect(out.count == expected.count, "\(context): \(out.count) frames, the timeline shows \(expected.count)")
+    /// Output pictures against the source pictures they should show: how many are identical,
+    /// the worst PSNR of the others, and the output frames under 45 dB.
+    static func compare(_ out: [Data], with wanted: [Data], psnr: (Data, Data) -> Double) -> (identical: Int, worst: Double, poor: [Int]) {
         var identical = 0, worst = Double.infinity
         var poor: [Int] = []
-        for (k, picture) in out.prefix(expected.count).enumerated() {
-            let want = sourceFrames[expected[k]]
+        for (k, (picture, want)) in zip(out, wanted).enumerated() {
             if picture == want { identical += 1; continue }
             let quality = psnr(picture, want)
             worst = min(worst, quality)
             if quality < 45 { poor.append(k) }
         }
+        return (identical, worst, poor)
+    }
+
+    /// Checks one export of `source` with `removals`; returns (frames checked, frames identical).
+    static func check(_ source: URL, sourceFrames: [Data], openH264Source: Set<Int>, removals: [ClosedRange<Int>], context: String,
+                      decoder: URL, folder: TemporaryFolder) throws -> (checked: Int, identical: Int) {
+        let (document, output, export) = try exportRemoving(removals, from: source, context: context, folder: folder)
+
+        let expected = sourceFrames.indices.filter { i in !removals.contains { $0.contains(i) } }
+        let (out, errors) = try pictures(output, in: folder)
+        #expect(errors.isEmpty, "\(context): ffmpeg says \(errors)")
+        #expect(out.count == expected.count, "\(context): \(out.count) frames, the timeline shows \(expected.count)")
+        let (identical, worst, poor) = compare(out, with: expected.map { sourceFrames[$0] }, psnr: psnr)
         #expect(poor.isEmpty, "\(context): \(poor.count) output frames are under 45 dB against the source frame they should show (the worst \(worst) dB), the first output frame \(poor.first ?? -1)")
         print("\(context): \(identical) of \(out.count) frames identical, the others at least \(worst) dB")
         // x264's open GOPs have one IDR picture, at the start: copying resumes at their recovery
@@ -160,7 +174,7 @@ import Testing
         try checkClicks(output, removals: removals, seconds: sourceFrames.count / rate, context: context)
 
         // The same document exported again gives the same video packets.
-        let again = seedFolder.appendingPathComponent("again." + source.pathExtension)
+        let again = output.deletingLastPathComponent().appendingPathComponent("again." + source.pathExtension)
         let exportedAgain = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", again.path])
         try #require(exportedAgain.status == 0, "\(context)\n\(exportedAgain.stderr)")
         #expect(try packets(output) == packets(again), "\(context): two exports of one document differ in their video packets")

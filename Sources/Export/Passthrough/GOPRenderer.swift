@@ -4,39 +4,41 @@ internal import CFFmpeg
 /// Re-encodes the frames of a ``SmartCut`` that cannot be copied: for each span of
 /// presentation ranks, the source is decoded from the keyframe at or before it (an open GOP's
 /// recovery point does: frames shown after it refer to nothing before it), the span's frames
-/// are taken by their timestamps and encoded by a fresh ``SpliceEncoder``, so each span is a
+/// are taken by their timestamps and encoded by a fresh encoder (``SpliceFormat``), so each span is a
 /// closed GOP that starts with an IDR picture.
 struct GOPRenderer {
     /// Each span's samples (length-prefixed NAL units), one a frame, in the order shown.
     let samples: SampleSpool
-    /// The output's parameter sets: the stream's, then the re-encoded frames'.
-    let parameterSets: ParameterSets
+    /// How the re-encoded pictures' parameter sets live beside the stream's.
+    let format: SpliceFormat
+    /// The output's configuration record (``SpliceFormat/record(after:)``).
+    let record: [UInt8]
 
     init(movie: URL, stream index: Int, scan: VideoScan, spans: [SmartCut.Span], name: String) throws {
         let input = try InputFormatContext(path: movie.path)
         for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         let stream = input.stream(index)
-        let parameters = stream.parameters
-        let record = parameters.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.pointee.extradata_size))) } ?? []
-        guard let sets = ParameterSets(avcC: record), let id = sets.freeID else {
-            throw ExportError.unsupported("\(name)'s H.264 parameter sets are not stored as an avcC record with a free id, which frame-exact cuts need (export with --keyframe-cuts)")
-        }
+        let format = try SpliceFormat(stream, name: name)
         let timeBase = stream.pointer.pointee.time_base
         let rate = stream.pointer.pointee.avg_frame_rate
         let samples = try SampleSpool()
-        var made: ParameterSets?
+        var last: (any SpliceEncoding)?
         // The encoder's output must not depend on the process's past (see FilledAllocations).
         try FilledAllocations.during {
             for span in spans {
-                let encoder = try SpliceEncoder(source: parameters, timeBase: timeBase, frameRate: rate, id: id,
-                                                references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
-                made = made ?? sets.adding(sps: encoder.sps, pps: encoder.pps)
+                let encoder = try format.encoder(for: stream, timeBase: timeBase, frameRate: rate, name: name)
+                last = last ?? encoder
                 samples.startSpan()
                 var failure: (any Error)?
                 let keep = { (units: [[UInt8]]) in
-                    do { try samples.append(ParameterSets.sample(units, lengthSize: sets.lengthSize)) } catch { failure = failure ?? error }
+                    do { try samples.append(ParameterSets.sample(units, lengthSize: format.lengthSize)) } catch { failure = failure ?? error }
                 }
-                let encode = { (frame: UnsafeMutablePointer<AVFrame>) in try encoder.encode(frame, deliver: keep) }
+                let encode = { (frame: UnsafeMutablePointer<AVFrame>) in
+                    if av_frame_get_side_data(frame, AV_FRAME_DATA_DYNAMIC_HDR_PLUS) != nil {
+                        throw ExportError.unsupported("\(name)'s video carries HDR10+ dynamic metadata, which the frames re-encoded at a frame-exact cut could not carry (export with --keyframe-cuts)")
+                    }
+                    try encoder.encode(frame, deliver: keep)
+                }
                 if span.reversed {
                     try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, deliver: encode)
                 } else {
@@ -51,7 +53,8 @@ struct GOPRenderer {
             }
         }
         self.samples = samples
-        parameterSets = made ?? sets
+        self.format = format
+        record = format.record(after: last)
     }
 
     /// Pictures a reversed span holds at once (about 100 MB at 1080p).

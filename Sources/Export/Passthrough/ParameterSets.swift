@@ -25,25 +25,28 @@ struct ParameterSets: Equatable {
     init?(avcC record: [UInt8]) {
         guard record.count >= 7, record[0] == 1 else { return nil }
         var at = 6
-        func units(_ count: Int) -> [[UInt8]]? {
-            var list: [[UInt8]] = []
-            for _ in 0..<count {
-                guard at + 2 <= record.count else { return nil }
-                let length = Int(record[at]) << 8 | Int(record[at + 1])
-                guard at + 2 + length <= record.count else { return nil }
-                list.append(Array(record[at + 2 ..< at + 2 + length]))
-                at += 2 + length
-            }
-            return list
-        }
-        guard let sps = units(Int(record[5] & 0x1F)), at < record.count else { return nil }
+        guard let sps = Self.units(count: Int(record[5] & 0x1F), of: record, at: &at), at < record.count else { return nil }
         let ppsCount = Int(record[at])
         at += 1
-        guard let pps = units(ppsCount) else { return nil }
+        guard let pps = Self.units(count: ppsCount, of: record, at: &at) else { return nil }
         header = Array(record[0..<5])
         trailer = Array(record[at...])
         sequence = sps
         picture = pps
+    }
+
+    /// `count` NAL units of a configuration record (avcC, hvcC), each after a 16-bit length,
+    /// from `at`, which moves past them; nil when the record ends first.
+    static func units(count: Int, of record: [UInt8], at: inout Int) -> [[UInt8]]? {
+        var list: [[UInt8]] = []
+        for _ in 0..<count {
+            guard at + 2 <= record.count else { return nil }
+            let length = Int(record[at]) << 8 | Int(record[at + 1])
+            guard at + 2 + length <= record.count else { return nil }
+            list.append(Array(record[at + 2 ..< at + 2 + length]))
+            at += 2 + length
+        }
+        return list
     }
 
     /// The record's bytes.

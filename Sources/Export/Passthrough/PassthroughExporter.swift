@@ -144,7 +144,7 @@ public struct PassthroughExporter {
         let reversed = readable.contains(where: \.isReversed)
         guard reversed || (!keyframeCuts && refusal == nil) else {
             if let refusal, !KeyframeSnapping.removesNothing(readable) {
-                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264, into .mp4, .mov or .mkv; export with --fps to cut exactly)")
+                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv; export with --fps to cut exactly)")
             }
             let snapped = try Self.snap(readable, scan: scan, session: session)
             // Fitted to the copied audio's frames once the cuts are at keyframes.
@@ -227,14 +227,16 @@ public struct PassthroughExporter {
         let entries = map.entries
         let parameters = video.stream(videoStream).parameters.pointee
         let record = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+        // H.264 open GOPs: recovery points copied after re-encoded frames are rewritten as IDR
+        // pictures (``OpenGOPRewriter``); the record then allows frame_num gaps.
         let resumed = plan.smart.flatMap { smart in
-            OpenGOPRewriter.plan(recoveryPoints: scan.recoveryPoints, record: record, rendered: plan.rendered?.parameterSets,
+            OpenGOPRewriter.plan(recoveryPoints: scan.recoveryPoints, record: record, rendered: plan.rendered.flatMap { ParameterSets(avcC: $0.record) },
                                  copies: entries.map { entry in if case .copy(let i) = smart.items[entry.index] { i } else { nil } })
         }
         try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
                           metadata: video, warning: warning) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
-            if let sets = resumed?.sets ?? plan.rendered?.parameterSets { Self.setExtradata(sets.avcC, of: stream) }
+            Self.describe(stream, resumed: resumed, rendered: plan.rendered, session: session, warning: warning)
             return (stream, ())
         }
 
@@ -242,19 +244,28 @@ public struct PassthroughExporter {
         // Packets in the order the timeline plays them: read on for forward runs, a block at a
         // time backwards for reversed runs of intra frames.
         let reader = try PacketReader(input: video, stream: videoStream, ticks: scan.decodeTicks, name: session.movieName)
+        // HEVC: copying that resumes after re-encoded frames, or after a jump in the source,
+        // restores the stream's own parameter sets (``HEVCParameterSets/resumed(_:)``).
+        let format = plan.rendered?.format
+        var afterEncoded = false, previous: Int?
         for (n, entry) in entries.enumerated() {
             if let sample = try encodedSample(entry) {
                 resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
                 try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
+                afterEncoded = true
             } else if let source = sourceItem(entry) {
-                let packet = try reader.packet(at: source)
-                let p = packet.pointer
-                let bytes = UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size))
+                let read = try reader.packet(at: source)
+                let p = read.pointer.pointee
+                let bytes = UnsafeBufferPointer(start: p.data, count: Int(p.size))
+                let resumes = p.flags & AV_PKT_FLAG_KEY != 0 && (afterEncoded || previous.map { source != $0 + 1 } ?? false)
+                (afterEncoded, previous) = (false, source)
                 if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
                     // A recovery point made an IDR picture, or a picture renumbered after one.
-                    try writeEncoded((rewritten, p.pointee.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
+                    try writeEncoded((rewritten, p.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
                 } else {
+                    let packet = try (resumes ? format?.resumed(bytes) : nil).map { try Self.packet($0, flags: p.flags) } ?? read
                     try withExtendedLifetime(packet) {
+                        let p = packet.pointer
                         p.pointee.pts = entry.pts
                         p.pointee.dts = entry.dts
                         p.pointee.duration = entry.duration
@@ -281,6 +292,23 @@ public struct PassthroughExporter {
         }
     }
 
+    /// The output stream's configuration record: with the re-encoded frames' parameter sets
+    /// (H.264: beside the stream's, frame_num gaps allowed when open GOPs are resumed; HEVC: in
+    /// band, so mp4 and mov get the `hev1` sample entry, which the export says).
+    private static func describe(_ stream: UnsafeMutablePointer<AVStream>, resumed: OpenGOPRewriter.Resumed?, rendered: GOPRenderer?,
+                                 session: ExportSession, warning: (String) -> Void) {
+        if let resumed {
+            setExtradata(resumed.sets.avcC, of: stream)
+        } else if let rendered {
+            setExtradata(rendered.record, of: stream)
+        }
+        if let rendered, rendered.format.setsInBand && session.container.isQuickTime {
+            // In-band parameter sets need the sample entry that allows them.
+            stream.pointee.codecpar.pointee.codec_tag = hev1
+            warning("the HEVC video of \(session.movieName) is written as hev1, not hvc1: the frames re-encoded at its cuts carry their own parameter sets in the stream, which hvc1 does not allow, and Apple's players play only hvc1 (export with --keyframe-cuts to keep hvc1)")
+        }
+    }
+
     /// Copied sample `n` as ``OpenGOPRewriter`` rewrites it (nil: unchanged); a slice the scan
     /// did not read and the rewriting cannot follow stops the export with a reason.
     private static func rewrite(_ bytes: UnsafeBufferPointer<UInt8>, n: Int, _ resumed: OpenGOPRewriter.Resumed, name: String) throws -> [UInt8]? {
@@ -303,6 +331,20 @@ public struct PassthroughExporter {
         p.pointee.dts = entry.dts
         p.pointee.duration = entry.duration
         try session.write(video: p, in: timeBase)
+    }
+
+    /// HEVC's sample entry for parameter sets in the stream too.
+    static let hev1 = CodecTag.fourCC("hev1")
+
+    /// A packet of `bytes` with `flags` (a copied video packet's timestamps are set anew).
+    private static func packet(_ bytes: [UInt8], flags: Int32) throws -> Packet {
+        let copy = try Packet()
+        guard av_new_packet(copy.pointer, Int32(bytes.count)) >= 0 else {
+            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
+        }
+        copy.pointer.pointee.flags = flags
+        bytes.withUnsafeBufferPointer { copy.pointer.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
+        return copy
     }
 
     /// Replaces the output stream's extradata (the copied avcC) with `record`.

@@ -48,8 +48,9 @@ struct SmartCut {
 
     /// Plans `scan`'s frames for `segments` (the timeline, cuts unmoved).
     init(scan: VideoScan, segments: [CompositionTrackSegment]) {
-        // Forward runs resume at IDR pictures and at the open-GOP recovery points that
-        // OpenGOPRewriter rewrites as IDR pictures; backwards, only IDR pictures are copied.
+        // Forward runs resume at IDR pictures, at the open-GOP recovery points that
+        // OpenGOPRewriter rewrites as IDR pictures and at HEVC CRA pictures (renamed BLA);
+        // backwards, only IDR pictures are copied.
         let points = scan.smartCutPoints
         let pts = scan.packets.map(\.pts)
         // Decode index of each presentation rank (as CutPoints sorts them).
@@ -121,14 +122,14 @@ struct SmartCut {
 
     /// Why video stream `stream` of `movie` (scanned as `scan`) cannot be cut frame-exactly
     /// into `container` for `segments`, or nil when it can: re-encoding needs to match what it
-    /// splices into (``SpliceEncoder``), and the plan covers what passthrough maps simply.
+    /// splices into (``SpliceFormat``), and the plan covers what passthrough maps simply.
     /// `opened` is the movie already open, when the caller has it.
     static func refusal(container: Container, movie: URL, stream: Int, name: String, scan: VideoScan,
                         segments: [CompositionTrackSegment], opened: InputFormatContext? = nil) -> String? {
         guard container.isQuickTime || container.isFullMatroska else { return "the output is \(container.displayName)" }
         let input: InputFormatContext
         do { input = try opened ?? InputFormatContext(path: movie.path) } catch { return "\(error)" }
-        if let why = SpliceEncoder.refusal(input.stream(stream).parameters) { return "\(name)'s video \(why)" }
+        if let why = SpliceFormat.refusal(input.stream(stream)) { return "\(name)'s video \(why)" }
         if segments.contains(where: \.isHold) { return "the timeline holds a frame" }
         if scan.packets.contains(where: \.hidden) { return "\(name)'s edit list hides frames" }
         if scan.packets.contains(where: \.damaged) { return "\(name) has damaged packets" }

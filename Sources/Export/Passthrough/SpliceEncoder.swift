@@ -10,7 +10,7 @@ internal import CFFmpeg
 /// frames on testsrc2 and noise sources at 320x240 and 1280x720; the issue asks for 45.
 /// Determinism: one thread, and x264's deterministic mode (its default), give the same bytes
 /// on every run (two runs of each test source compared packet by packet).
-final class SpliceEncoder {
+final class SpliceEncoder: SpliceEncoding {
     private let context: CodecContext
     private let packet: Packet
     /// The new SPS and PPS (NAL units without start codes).
@@ -62,21 +62,7 @@ final class SpliceEncoder {
         }
         context = try CodecContext(codec: codec)
         let c = context.pointer, p = source.pointee
-        c.pointee.width = p.width
-        c.pointee.height = p.height
-        c.pointee.pix_fmt = AVPixelFormat(rawValue: p.format)
-        c.pointee.time_base = timeBase
-        if frameRate.num > 0 { c.pointee.framerate = frameRate }
-        c.pointee.sample_aspect_ratio = p.sample_aspect_ratio
-        c.pointee.color_primaries = p.color_primaries
-        c.pointee.color_trc = p.color_trc
-        c.pointee.colorspace = p.color_space
-        c.pointee.color_range = p.color_range
-        c.pointee.chroma_sample_location = p.chroma_location
-        c.pointee.field_order = AV_FIELD_PROGRESSIVE
-        c.pointee.max_b_frames = 0
-        c.pointee.gop_size = Int32.max / 2
-        c.pointee.thread_count = 1
+        SpliceSettings.match(c, source: source, timeBase: timeBase, frameRate: frameRate)
         c.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
@@ -101,19 +87,11 @@ final class SpliceEncoder {
     /// Encodes `frame` (nil drains) and hands each packet's NAL units (no SPS, PPS or access
     /// unit delimiter: the output's record holds the sets) to `deliver`.
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
-        if let frame { frame.pointee.pict_type = AV_PICTURE_TYPE_NONE }
-        let sent = avcodec_send_frame(context.pointer, frame)
-        guard sent >= 0 else { throw ExportError.libav(AVFailure(code: sent, operation: "re-encoding frames at a cut")) }
-        while true {
-            let got = avcodec_receive_packet(context.pointer, packet.pointer)
-            if got == sp_averror_eagain() || got == sp_averror_eof() { return }
-            guard got >= 0 else { throw ExportError.libav(AVFailure(code: got, operation: "re-encoding frames at a cut")) }
-            let bytes = UnsafeBufferPointer(start: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
-            deliver(ParameterSets.annexBUnits(bytes).filter { unit in
+        try SpliceSettings.encode(frame, with: context, packet: packet) { units in
+            deliver(units.filter { unit in
                 guard let type = unit.first.map({ $0 & 0x1F }) else { return false }
                 return type != 7 && type != 8 && type != 9
             })
-            av_packet_unref(packet.pointer)
         }
     }
 }

@@ -42,6 +42,14 @@ struct RandomAccessPicture {
         return false
     }
 
+    /// Whether `packet` holds an HEVC CRA picture (an open GOP's start): a smart cut resumes
+    /// there with the picture renamed BLA, so a decoder does not expect its leading pictures
+    /// (shown before it, so never copied after a cut).
+    func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
+        guard syntax == .hevc, let data = packet.pointee.data else { return false }
+        return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { ($0 >> 1) & 0x3F == 21 }
+    }
+
     /// The first byte of each NAL unit in the packet.
     private func nalHeaders(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var headers: [UInt8] = []

@@ -33,9 +33,10 @@ struct VideoScan {
     /// pictures (what `--keyframe-cuts` moves cuts to).
     var cutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
     /// Where a smart cut may end and resume copying: also at the open-GOP recovery points that
-    /// ``OpenGOPRewriter`` rewrites as IDR pictures (``OpenGOPResume``).
+    /// ``OpenGOPRewriter`` rewrites as IDR pictures (``OpenGOPResume``), and at HEVC CRA
+    /// pictures, renamed BLA where copying resumes (``HEVCParameterSets/resumed(_:)``).
     var smartCutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
-    /// Decode indices of the recovery points a smart cut may resume at.
+    /// Decode indices of the H.264 recovery points a smart cut may resume at.
     var recoveryPoints: Set<Int> = []
     /// Why the stream's open-GOP recovery points cannot be rewritten, when it has some.
     var openGOPRefusal: String?
@@ -128,8 +129,8 @@ struct VideoScan {
         end = try seconds(raw[last].pts + max(durations[last], 1))
         cutPoints = CutPoints(decodeOrder: times, keyframe: resumable, end: end)
         recoveryPoints = Set(demuxed.recovery.indices.filter { demuxed.recovery[$0] })
-        smartCutPoints = recoveryPoints.isEmpty ? cutPoints
-            : CutPoints(decodeOrder: times, keyframe: zip(resumable, demuxed.recovery).map { $0 || $1 }, end: end)
+        let smartResumable = resumable.indices.map { resumable[$0] || demuxed.recovery[$0] || demuxed.cleanRandomAccess[$0] }
+        smartCutPoints = smartResumable == resumable ? cutPoints : CutPoints(decodeOrder: times, keyframe: smartResumable, end: end)
     }
 
     /// The stream's packets in decode order, as the demuxer gives them.
@@ -145,6 +146,8 @@ struct VideoScan {
         /// are none when the stream has such keyframes but they cannot be rewritten.
         var recovery: [Bool]
         var openGOPRefusal: String?
+        /// Undamaged HEVC CRA keyframes (see ``smartCutPoints``).
+        var cleanRandomAccess: [Bool]
     }
 
     /// Reads every packet of stream `index` of `input`; a damaged packet ends the reading, with a warning.
@@ -153,7 +156,7 @@ struct VideoScan {
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var raw: [(pts: Int64, duration: Int64, key: Bool)] = []
-        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = [], recovery: [Bool] = []
+        var hidden: [Bool] = [], resumable: [Bool] = [], damaged: [Bool] = [], recovery: [Bool] = [], clean: [Bool] = []
         let randomAccess = RandomAccessPicture(parameters: input.stream(index).parameters)
         var openGOP = OpenGOPCheck(parameters: input.stream(index).parameters)
         let check = DamageCheck(stream: input.stream(index))
@@ -179,6 +182,7 @@ struct VideoScan {
                 damaged[earlier] = true
                 resumable[earlier] = false
                 recovery[earlier] = false
+                clean[earlier] = false
             }
             damaged.append(verdict.damaged)
             let shownAt = p.pts != sp_av_nopts_value() ? p.pts : p.dts
@@ -192,15 +196,18 @@ struct VideoScan {
             raw.append((pts, max(p.duration, 0), key))
             hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
             resumable.append(startsAfresh && !verdict.damaged)
+            clean.append(key && !verdict.damaged && randomAccess.isCleanRandomAccess(packet.pointer))
         }
         for earlier in check.finish() ?? 0..<0 {
             damaged[earlier] = true
             resumable[earlier] = false
             recovery[earlier] = false
+            clean[earlier] = false
         }
         if !openGOP.rewritable { recovery = recovery.map { _ in false } }
         for withdrawn in openGOP.withdrawn { recovery[withdrawn] = false }
-        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged, recovery: recovery, openGOPRefusal: openGOP.refusal)
+        return Demuxed(packets: raw, hidden: hidden, resumable: resumable, damaged: damaged, recovery: recovery,
+                       openGOPRefusal: openGOP.refusal, cleanRandomAccess: clean)
     }
 
     /// The frame count the stream declares, when more frames are missing than AVI's repeats

@@ -1,0 +1,77 @@
+/// An HEVC stream's parameter sets as an `hvcC` configuration record (ISO/IEC 14496-15 8.3.3.1):
+/// what mp4's sample entry and Matroska's CodecPrivate hold. x265 has no option to number its
+/// sets other than 0, the ids the stream's own sets use, so a smart cut's re-encoded pictures
+/// carry their VPS, SPS and PPS in the stream (in-band, the first picture of each span), and
+/// the stream's own sets are put in-band again where copying resumes. The record keeps the
+/// stream's sets, with `array_completeness` cleared (sets may also come in-band), which mp4
+/// allows only under an `hev1` sample entry and Matroska always.
+struct HEVCParameterSets: Equatable {
+    /// The 22 bytes before the arrays (profile, level, chroma format, bit depths, NAL length
+    /// size).
+    private let header: [UInt8]
+    /// The record's arrays: NAL type and units (no start codes), in the record's order.
+    private let arrays: [(type: UInt8, units: [[UInt8]])]
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.header == b.header && a.arrays.map(\.type) == b.arrays.map(\.type) && a.arrays.map(\.units) == b.arrays.map(\.units)
+    }
+
+    /// Bytes in each NAL unit's length prefix.
+    var lengthSize: Int { Int(header[21] & 3) + 1 }
+
+    /// Reads an `hvcC` record; nil when `record` is not one (Annex B extradata, say).
+    init?(hvcC record: [UInt8]) {
+        guard record.count >= 23, record[0] == 1 else { return nil }
+        var at = 23
+        var arrays: [(type: UInt8, units: [[UInt8]])] = []
+        for _ in 0..<Int(record[22]) {
+            guard at + 3 <= record.count else { return nil }
+            let type = record[at] & 0x3F
+            let count = Int(record[at + 1]) << 8 | Int(record[at + 2])
+            at += 3
+            guard let units = ParameterSets.units(count: count, of: record, at: &at) else { return nil }
+            arrays.append((type, units))
+        }
+        header = Array(record[0..<22])
+        self.arrays = arrays
+    }
+
+    /// The record's bytes, every array marked incomplete (more sets may come in-band).
+    var hvcC: [UInt8] {
+        var out = header
+        out.append(UInt8(arrays.count))
+        for array in arrays {
+            out += [array.type, UInt8(array.units.count >> 8), UInt8(array.units.count & 0xFF)]
+            for unit in array.units { out += [UInt8(unit.count >> 8), UInt8(unit.count & 0xFF)] + unit }
+        }
+        return out
+    }
+
+    /// The video, sequence and picture parameter sets (NAL types 32, 33, 34), in decoding order.
+    var parameterSetUnits: [[UInt8]] {
+        [32, 33, 34].flatMap { type in arrays.filter { $0.type == type }.flatMap(\.units) }
+    }
+
+    /// A copied sample where copying resumes after re-encoded frames or a cut: the stream's own
+    /// parameter sets first (they replace x265's, which use the same ids), and a CRA picture's
+    /// slices renamed BLA_W_LP (NAL type 21 to 16; the slice header syntax is the same), so
+    /// the picture starts a new coded video sequence: its leading RASL pictures, which refer to
+    /// pictures before it and are shown before it (so never copied after a cut), are not
+    /// expected, and picture order counts start afresh. An end-of-sequence NAL unit before a CRA
+    /// would say the same, but FFmpeg 5.1 then discards the pictures not yet output (it infers
+    /// `no_output_of_prior_pics_flag` for a CRA after an end of sequence), losing the last
+    /// re-encoded frames; for a BLA it reads the flag (0) and outputs them.
+    func resumed(_ sample: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out = ParameterSets.sample(parameterSetUnits, lengthSize: lengthSize)
+        let prefix = out.count
+        out += sample
+        var at = prefix
+        while at + lengthSize < out.count {
+            let length = out[at ..< at + lengthSize].reduce(0) { $0 << 8 | Int($1) }
+            if (out[at + lengthSize] >> 1) & 0x3F == 21 { out[at + lengthSize] = (out[at + lengthSize] & 0x81) | (16 << 1) }
+            guard length > 0 else { break }
+            at += lengthSize + length
+        }
+        return out
+    }
+}
