@@ -146,16 +146,9 @@ struct HistoryText: Sendable {
     /// `document`, the encoder's bytes of a document holding the placeholder, with the history
     /// written in its place, as the encoder would have written it.
     static func splice(_ history: EditHistory, into document: Data, encoder: JSONEncoder) throws -> Data {
-        guard let found = document.firstRange(of: Data("\"history\" : \"\(placeholder)\"".utf8)) else {
-            throw EncodingError.invalidValue(placeholder, .init(codingPath: [], debugDescription: "the history's placeholder is missing"))
+        try PlaceholderSplice.splice(member: "history", placeholder: placeholder, into: document, extra: history.text?.source.count ?? 0) { out in
+            try write(history, encoder: encoder, into: &out)
         }
-        var out = Data()
-        out.reserveCapacity(document.count + (history.text?.source.count ?? 0))
-        out.append(document[..<found.lowerBound])
-        out.append(contentsOf: "\"history\" : ".utf8)
-        try write(history, encoder: encoder, into: &out)
-        out.append(document[found.upperBound...])
-        return out
     }
 
     /// The history as the document encoder (pretty-printed, keys sorted) writes it as the value

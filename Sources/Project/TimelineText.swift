@@ -14,16 +14,10 @@ enum TimelineText {
     /// `document` (the encoder's bytes of a document holding the placeholder) with `timeline`
     /// written in its place.
     static func splice(_ timeline: Composition, into document: Data, encoder: JSONEncoder) throws -> Data {
-        guard let found = document.firstRange(of: Data("\"timeline\" : \"\(placeholder)\"".utf8)) else {
-            throw EncodingError.invalidValue(placeholder, .init(codingPath: [], debugDescription: "the timeline's placeholder is missing"))
+        try PlaceholderSplice.splice(member: "timeline", placeholder: placeholder, into: document,
+                                     extra: 256 * timeline.tracks.reduce(0) { $0 + $1.segments.count }) { out in
+            try write(timeline, encoder: encoder, into: &out)
         }
-        var out = Data()
-        out.reserveCapacity(document.count + 256 * timeline.tracks.reduce(0) { $0 + $1.segments.count })
-        out.append(document[..<found.lowerBound])
-        out.append(contentsOf: "\"timeline\" : ".utf8)
-        try write(timeline, encoder: encoder, into: &out)
-        out.append(document[found.upperBound...])
-        return out
     }
 
     /// The timeline as the value of a top-level member (depth 1).
