@@ -254,3 +254,38 @@ extension HEVCSmartCutTests {
         #expect(!export.stdout.contains("re-encoded"), "\(export.stdout)")
     }
 }
+
+extension HEVCSmartCutTests {
+    /// The re-encoded frames' own VPS and SPS signal the stream's level (4.1 here), not the
+    /// lowest level x265 would choose for 160x96 (1).
+    @Test func reEncodedParameterSetsSignalTheStreamsLevel() throws {
+        let folder = try TemporaryFolder("hevc-level")
+        let source = folder.file("level41.mkv")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=\(Self.rate):duration=4",
+                                                   "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+                                                   "-x265-params", "log-level=error:keyint=25:open-gop=0:level-idc=41", source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let (_, output, export) = try SmartCutTests.exportRemoving([30...40], from: source, context: "level41.mkv", folder: folder)
+        #expect(export.stdout.contains("re-encoded at 1 cut"), "\(export.stdout)")
+        let stream = folder.file("level41.hevc")
+        let annexB = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", output.path, "-map", "0:v", "-c", "copy", "-f", "hevc", "-y", stream.path])
+        try #require(annexB.status == 0, "\(annexB.stderr)")
+        // general_level_idc: 17 bytes into a VPS's RBSP, 14 into an SPS's.
+        var levels: [Int] = [], sets: Set<[UInt8]> = []
+        for unit in Self.annexBUnits(try Data(contentsOf: stream)) where [32, 33].contains((unit[0] >> 1) & 0x3F) {
+            var rbsp: [UInt8] = [], zeros = 0
+            for b in unit {
+                if zeros >= 2 && b == 3 { zeros = 0; continue }
+                zeros = b == 0 ? zeros + 1 : 0
+                rbsp.append(b)
+            }
+            let offset = (unit[0] >> 1) & 0x3F == 32 ? 17 : 14
+            guard rbsp.count > offset else { continue }
+            levels.append(Int(rbsp[offset]))
+            sets.insert(unit)
+        }
+        // The stream's own VPS and SPS and x265's (other bytes) are both there.
+        #expect(sets.count >= 4, "\(sets.count) distinct VPS/SPS units")
+        #expect(!levels.isEmpty && levels.allSatisfy { $0 == 123 }, "levels \(Set(levels))")
+    }
+}

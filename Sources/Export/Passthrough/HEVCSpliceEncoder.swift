@@ -8,9 +8,12 @@ internal import CFFmpeg
 /// numbers its parameter sets 0 like the stream's, so each span's first picture carries its
 /// VPS, SPS and PPS in-band (``HEVCParameterSets``): no global header, x265's `repeat-headers`.
 ///
-/// The level is x265's own choice for the size and rate: x265's `level-idc` turns on VBV at
-/// that level's bit rate (and its documentation warns that VBV may make CRF encodes
-/// non-deterministic); at level 1 (160x96) that held the re-encoded frames to 38 dB.
+/// The level: x265's `level-idc` turns on VBV at that level's bit rate (and its documentation
+/// warns that VBV may make CRF encodes non-deterministic); at level 1 (160x96) that held the
+/// re-encoded frames to 38 dB. So x265 encodes at the level it chooses for the size and rate
+/// (the lowest that holds them, at most the stream's, which holds the same size and rate), and
+/// its VPS and SPS then signal the stream's level (``signalling(level:in:)``): the same limits
+/// a decoder was set up for, which the re-encoded pictures keep.
 ///
 /// Quality: CRF 4 gave at least 50.8 dB PSNR (all planes, min per frame) against x265
 /// testsrc2 sources at 160x96, CRF 8 47.9.
@@ -55,6 +58,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     /// The stream (its side data), the profile and how messages name the movie, for opening.
     private let stream: UnsafePointer<AVStream>
     private let profile: String
+    /// The stream's `general_level_idc` (30 times the level), or 0 when unknown.
+    private let level: Int
     private let display: String
     private var opened = false
 
@@ -71,6 +76,7 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         SpliceSettings.match(context.pointer, source: source, timeBase: timeBase, frameRate: frameRate)
         self.stream = stream
         profile = Self.profileName(source.pointee.profile) ?? "main"
+        level = Int(max(0, source.pointee.level))
         self.display = display
         packet = try Packet()
     }
@@ -124,7 +130,24 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         if let frame, !opened { try open(for: frame) }
         guard opened else { return }
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
-            deliver(units.filter { unit in unit.first.map { ($0 >> 1) & 0x3F != 35 } ?? false })
+            deliver(units.filter { unit in unit.first.map { ($0 >> 1) & 0x3F != 35 } ?? false }.map { Self.signalling(level: level, in: $0) })
         }
+    }
+
+    /// `unit` with `general_level_idc` raised to `level` when it is a VPS or SPS that signals a
+    /// lower one: the byte after the profile, its compatibility flags and its constraint flags,
+    /// 17 bytes into a VPS's RBSP and 14 into an SPS's (ITU-T H.265 7.3.2.1, 7.3.2.2, 7.3.3).
+    static func signalling(level: Int, in unit: [UInt8]) -> [UInt8] {
+        guard let header = unit.first, level > 0, level < 256 else { return unit }
+        let offset: Int
+        switch (header >> 1) & 0x3F {
+        case 32: offset = 2 + 4 + 1 + 4 + 6
+        case 33: offset = 2 + 1 + 1 + 4 + 6
+        default: return unit
+        }
+        var rbsp = Array(unit.prefix(2)) + RBSP.unescaped(unit.dropFirst(2))
+        guard rbsp.count > offset, Int(rbsp[offset]) < level else { return unit }
+        rbsp[offset] = UInt8(level)
+        return Array(rbsp.prefix(2)) + RBSP.escaped(Array(rbsp.dropFirst(2)))
     }
 }
