@@ -28,7 +28,7 @@ struct ExportMovie: ParsableCommand {
             Without --fps this is passthrough: every source frame the timeline shows is kept and \
             only its timestamps change, so nothing is lost. A 240 fps clip with a 0.25x \
             section keeps all its frames, spaced four times wider inside the section. Cuts are \
-            frame-exact: in H.264 (8-bit, progressive; open GOPs too) and HEVC (Main or Main 10, \
+            frame-exact: in H.264 (8- or 10-bit, progressive; open GOPs too) and HEVC (Main or Main 10, \
             4:2:0; written as hev1 in .mp4 and .mov) in .mp4, .mov or .mkv only the frames \
             between a cut and the next keyframe are re-encoded (at 45 dB or better), every other \
             packet is copied, and the export says how many; other codecs, and --keyframe-cuts, \

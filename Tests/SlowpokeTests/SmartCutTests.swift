@@ -33,7 +33,12 @@ import Testing
         ("long-gop.mp4", 200, ["-c:v", "libx264", "-preset", "veryfast", "-g", "200", "-keyint_min", "200", "-sc_threshold", "0", "-bf", "3"]),
         ("b-pyramid.mp4", 40, ["-c:v", "libx264", "-preset", "medium", "-bf", "4", "-x264-params", "b-pyramid=normal", "-g", "50"]),
         ("b-pyramid.mkv", 40, ["-c:v", "libx264", "-preset", "medium", "-bf", "4", "-x264-params", "b-pyramid=normal", "-g", "50"]),
+        // 10-bit High 10 (OpenH264 decodes 8-bit only; the pictures are compared as 8-bit).
+        ("high10.mp4", 40, ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p10le", "-profile:v", "high10", "-bf", "3", "-g", "50"]),
     ]
+
+    /// Whether a shape is 10-bit, which only FFmpeg's decoder here reads.
+    static func tenBit(_ name: String) -> Bool { name.hasPrefix("high10") }
 
     /// Removals as inclusive source frame ranges: from the first frame, two in one GOP, a single
     /// frame, and to the last frame (of `frames`).
@@ -59,7 +64,8 @@ import Testing
         let beeps = "aevalsrc=0.8*sin(2*PI*1000*t)*between(mod(t\\,0.2)\\,0.1\\,0.12):s=48000:d=\(seconds)"
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate):duration=\(seconds)",
                                                    "-f", "lavfi", "-i", beeps]
-                                        + shape.args + ["-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "192k", source.path])
+                                        + shape.args + (shape.args.contains("-pix_fmt") ? [] : ["-pix_fmt", "yuv420p"])
+                                        + ["-c:a", "aac", "-b:a", "192k", source.path])
         try #require(made.status == 0, "\(made.stderr)")
         return source
     }
@@ -165,11 +171,13 @@ import Testing
         #expect(Double(identical) >= 0.85 * Double(out.count), "\(context): only \(identical) of \(out.count) frames are copied")
         #expect(!export.stderr.contains("open-GOP recovery points"), "\(context): \(export.stderr)")
 
-        let second = try openH264(output, decoder: decoder, in: folder)
-        #expect(second.errors.isEmpty, "\(context): OpenH264 says \(second.errors)")
-        #expect(second.frames.count == expected.count, "\(context): OpenH264 decodes \(second.frames.count) pictures")
-        let known = openH264Source.union(out.map(\.hashValue))
-        #expect(second.frames.allSatisfy { known.contains($0.hashValue) }, "\(context): OpenH264 decodes pictures neither decoder made of the source or output")
+        if !tenBit(source.lastPathComponent) {
+            let second = try openH264(output, decoder: decoder, in: folder)
+            #expect(second.errors.isEmpty, "\(context): OpenH264 says \(second.errors)")
+            #expect(second.frames.count == expected.count, "\(context): OpenH264 decodes \(second.frames.count) pictures")
+            let known = openH264Source.union(out.map(\.hashValue))
+            #expect(second.frames.allSatisfy { known.contains($0.hashValue) }, "\(context): OpenH264 decodes pictures neither decoder made of the source or output")
+        }
 
         try checkClicks(output, removals: removals, seconds: sourceFrames.count / rate, context: context)
 
@@ -212,7 +220,7 @@ import Testing
         let decoder = try Self.buildOpenH264(in: folder)
         let (sourceFrames, errors) = try Self.pictures(source, in: folder)
         try #require(errors.isEmpty && sourceFrames.count == shape.seconds * Self.rate, "\(errors)")
-        let openH264Source = try Self.openH264(source, decoder: decoder, in: folder)
+        let openH264Source: (frames: [Data], errors: String) = Self.tenBit(name) ? ([], "") : try Self.openH264(source, decoder: decoder, in: folder)
         try #require(openH264Source.errors.isEmpty, "\(openH264Source.errors)")
         let seed = ProcessInfo.processInfo.environment["SLOWPOKE_SEED"].flatMap(UInt64.init) ?? UInt64(name.utf8.reduce(41) { $0 &* 31 &+ UInt64($1) } % 100_000)
         var checked = 0, identical = 0

@@ -2,7 +2,7 @@ import Foundation
 internal import CFFmpeg
 
 /// A libx264 encoder whose pictures splice into a copied H.264 stream: the source's size,
-/// pixel format, profile, level, colour tags and sample aspect, progressive, no B-frames (its
+/// pixel format (8-bit, or 10-bit High 10: Debian's libx264 encodes both), profile, level, colour tags and sample aspect, progressive, no B-frames (its
 /// decode order is its presentation order), one IDR at the start of each span (a closed GOP),
 /// and parameter sets under an id the stream does not use (x264's `sps-id`).
 ///
@@ -24,11 +24,11 @@ final class SpliceEncoder: SpliceEncoding {
         let p = source.pointee
         guard p.codec_id == AV_CODEC_ID_H264 else { return "is \(String(cString: avcodec_get_name(p.codec_id))), not H.264" }
         let format = AVPixelFormat(rawValue: p.format)
-        guard [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P].contains(format) else {
-            return "is \(av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "of another pixel format"), not 8-bit 4:2:0"
+        guard [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P10LE].contains(format) else {
+            return "is \(av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "of another pixel format"), not 8- or 10-bit 4:2:0"
         }
         guard p.field_order == AV_FIELD_PROGRESSIVE || p.field_order == AV_FIELD_UNKNOWN else { return "is interlaced" }
-        guard profileName(p.profile) != nil else { return "is in a profile other than Baseline, Main or High" }
+        guard profileName(p.profile) != nil else { return "is in a profile other than Baseline, Main, High or High 10" }
         let record = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.extradata_size))) } ?? []
         guard let sets = ParameterSets(avcC: record), sets.freeID != nil, let sps = sets.firstSequence else {
             return "keeps its parameter sets other than in an avcC record with an id free for new ones"
@@ -48,6 +48,7 @@ final class SpliceEncoder: SpliceEncoding {
         case FF_PROFILE_H264_BASELINE, FF_PROFILE_H264_CONSTRAINED_BASELINE: "baseline"
         case FF_PROFILE_H264_MAIN: "main"
         case FF_PROFILE_H264_HIGH: "high"
+        case FF_PROFILE_H264_HIGH_10: "high10"
         default: nil
         }
     }
