@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Export
 
 /// How the process hands freed memory back, set once at start.
 ///
@@ -12,12 +10,6 @@ import Glibc
 /// (measured with MALLOC_TRIM_THRESHOLD_, which this sets from inside).
 enum MemoryPolicy {
     static func apply() {
-        #if canImport(Glibc)
-        // mallopt is declared in <malloc.h>, which Glibc's module leaves out: looked up instead.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
-        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, 1 << 20)
-        #endif
+        MallocOption.set(MallocOption.trimThreshold, 1 << 20)
     }
 }

@@ -239,15 +239,21 @@ extension HEVCSmartCutTests {
 }
 
 extension HEVCSmartCutTests {
+    /// A 4 s HEVC movie without audio, made by libx265 (ultrafast) with `params`.
+    static func pictureOnly(_ name: String, pixelFormat: String, params: String, in folder: TemporaryFolder) throws -> URL {
+        let source = folder.file(name)
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(rate):duration=4",
+                                                   "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", pixelFormat,
+                                                   "-x265-params", params, source.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return source
+    }
+
     /// HEVC that libx265 here cannot match (4:4:4, the Main 4:4:4 profile) is cut at keyframes,
     /// and the export says why.
     @Test func otherHEVCIsCutAtKeyframesSayingWhy() throws {
         let folder = try TemporaryFolder("hevc-444")
-        let source = folder.file("rext.mkv")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=\(Self.rate):duration=4",
-                                                   "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv444p",
-                                                   "-x265-params", "log-level=error:keyint=25", source.path])
-        try #require(made.status == 0, "\(made.stderr)")
+        let source = try Self.pictureOnly("rext.mkv", pixelFormat: "yuv444p", params: "log-level=error:keyint=25", in: folder)
         let (_, _, export) = try SmartCutTests.exportRemoving([30...40], from: source, context: "rext.mkv", folder: folder)
         #expect(export.stderr.contains("passthrough cuts rext.mkv at keyframes, not frame-exact, because rext.mkv's video is yuv444p, not 8- or 10-bit 4:2:0"),
                 "\(export.stderr)")
@@ -260,11 +266,7 @@ extension HEVCSmartCutTests {
     /// lowest level x265 would choose for 160x96 (1).
     @Test func reEncodedParameterSetsSignalTheStreamsLevel() throws {
         let folder = try TemporaryFolder("hevc-level")
-        let source = folder.file("level41.mkv")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=\(Self.rate):duration=4",
-                                                   "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-                                                   "-x265-params", "log-level=error:keyint=25:open-gop=0:level-idc=41", source.path])
-        try #require(made.status == 0, "\(made.stderr)")
+        let source = try Self.pictureOnly("level41.mkv", pixelFormat: "yuv420p", params: "log-level=error:keyint=25:open-gop=0:level-idc=41", in: folder)
         let (_, output, export) = try SmartCutTests.exportRemoving([30...40], from: source, context: "level41.mkv", folder: folder)
         #expect(export.stdout.contains("re-encoded at 1 cut"), "\(export.stdout)")
         let stream = folder.file("level41.hevc")

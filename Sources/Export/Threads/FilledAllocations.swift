@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Runs work with glibc filling every block it hands out (`M_PERTURB`), so that what the work
 /// computes cannot depend on what earlier work left in memory it reuses.
@@ -34,14 +31,7 @@ enum FilledAllocations {
         if (before == 0) != (users == 0) { set(users > 0 ? 0xA5 : 0) }
     }
 
-    /// `mallopt(M_PERTURB, byte)`: looked up, since Glibc's module leaves out <malloc.h> (see
-    /// the CLI's MemoryPolicy).
     private static func set(_ byte: Int32) {
-        #if canImport(Glibc)
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let perturb: Int32 = -6  // M_PERTURB
-        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(perturb, byte)
-        #endif
+        MallocOption.set(MallocOption.perturb, byte)
     }
 }
