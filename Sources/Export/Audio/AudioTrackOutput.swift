@@ -58,7 +58,7 @@ final class AudioTrackOutput {
         } else if mode == .copy {
             handling = .copied
             let input = try InputFormatContext(path: setup.movie.path)
-            for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+            input.readOnly(stream: stream)
             source = .copied(input, index: stream)
             timeBase = input.stream(stream).pointer.pointee.time_base
         } else {

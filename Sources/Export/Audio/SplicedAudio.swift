@@ -76,7 +76,7 @@ final class SplicedAudio: @unchecked Sendable {
           choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String) throws {
         guard let scanned = try AudioPacketScan(path: url.path, stream: stream) else { return nil }
         input = try InputFormatContext(path: url.path)
-        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: stream)
         let reader = try AudioFileReader(url: url, stream: stream)
         let source = input.stream(stream).parameters.pointee
         let format = reader.format

@@ -1,7 +1,8 @@
 internal import CFFmpeg
 
 /// An owned `AVCodecParameters`, freed on deinit: an encoder's output format kept for the
-/// muxer's stream after the encoder has moved to a thread of its own.
+/// muxer's stream after the encoder has moved to a thread of its own, or a probed stream's
+/// kept for the file's next opening (``StreamInfoCache``).
 final class CodecParameters {
     let pointer: UnsafeMutablePointer<AVCodecParameters>
 
@@ -14,6 +15,16 @@ final class CodecParameters {
         pointer = made
         let copied = avcodec_parameters_from_context(made, encoder.pointer)
         guard copied >= 0 else { throw .av(path: display, AVFailure(code: copied, operation: "setting codec parameters")) }
+    }
+
+    /// A copy of `parameters`.
+    init(copying parameters: UnsafePointer<AVCodecParameters>) throws(ExportError) {
+        guard let made = avcodec_parameters_alloc() else {
+            throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
+        }
+        pointer = made
+        let copied = avcodec_parameters_copy(made, parameters)
+        guard copied >= 0 else { throw .av(path: "", AVFailure(code: copied, operation: "copying codec parameters")) }
     }
 
     deinit {

@@ -16,7 +16,7 @@ struct GOPRenderer {
 
     init(movie: URL, stream index: Int, scan: VideoScan, spans: [SmartCut.Span], name: String) throws {
         let input = try InputFormatContext(path: movie.path)
-        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: index)
         let stream = input.stream(index)
         let format = try SpliceFormat(stream, name: name)
         let timeBase = stream.pointer.pointee.time_base

@@ -223,7 +223,7 @@ public struct PassthroughExporter {
                            origin: Time, session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
-        for other in 0..<video.streamCount where other != videoStream { video.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        video.readOnly(stream: videoStream)
         let entries = map.entries
         let parameters = video.stream(videoStream).parameters.pointee
         let record = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []

@@ -40,7 +40,7 @@ enum ReversePassthrough {
     /// Whether every packet of stream `stream` is a keyframe decoding can start from, in
     /// presentation order (nothing reordered); stops at the first that is not.
     private static func everyFrameStandsAlone(_ input: InputFormatContext, stream: Int) throws -> Bool {
-        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: stream)
         let randomAccess = RandomAccessPicture(parameters: input.stream(stream).parameters)
         let packet = try Packet()
         var last: Int64?

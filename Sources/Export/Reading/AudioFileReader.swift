@@ -62,7 +62,7 @@ public final class AudioFileReader: AudioSource {
         if let requested {
             index = requested
         } else {
-            let best = av_find_best_stream(input.pointer, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+            let best = input.bestAudioStream
             guard best >= 0 else { throw .notMedia(path: path, reason: "it has no audio stream") }
             index = Int(best)
         }
@@ -70,7 +70,7 @@ public final class AudioFileReader: AudioSource {
             throw .notMedia(path: path, reason: "stream \(index) is not audio")
         }
         // Only this stream's packets are needed.
-        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: index)
         streamIndex = index
         let stream = input.stream(index)
         decoder = try CodecContext.decoder(for: stream)

@@ -93,7 +93,7 @@ struct AudioFormatScan {
         let input = try InputFormatContext(path: path)
         var result: [AudioFormatChange]?
         if mayChange(input), stream < input.streamCount {
-            for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+            input.readOnly(stream: stream)
             var scan = AudioFormatScan(stream: input.stream(stream).pointer, origin: input.pointer.pointee.start_time, raw: isRaw(input))
             let packet = try Packet()
             // A damaged tail ends the scan; what was read so far is still true.

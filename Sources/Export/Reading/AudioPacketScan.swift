@@ -19,7 +19,7 @@ struct AudioPacketScan {
     /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
     init?(path: String, stream: Int) throws {
         let input = try InputFormatContext(path: path)
-        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: stream)
         let parameters = input.stream(stream).parameters.pointee
         let timeBase = input.stream(stream).pointer.pointee.time_base
         let rate = AVRational(num: 1, den: parameters.sample_rate)

@@ -45,7 +45,7 @@ final class FrameDecoder {
          warning: @escaping (String) -> Void) throws {
         self.input = input
         finished = true
-        for other in 0..<input.streamCount where other != stream { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: stream)
         self.stream = stream
         self.scan = scan
         self.needed = needed

@@ -38,7 +38,7 @@ final class InputFormatContext {
             throw .cannotOpen(path: path, reason: failure.message)
         }
         pointer = context
-        let found = avformat_find_stream_info(context, nil)
+        let found = StreamInfoCache.findStreamInfo(context, path: path)
         guard found >= 0 else {
             // deinit closes the context.
             throw .notMedia(path: path, reason: AVFailure(code: found, operation: "reading stream information").message)
@@ -72,6 +72,29 @@ final class InputFormatContext {
     }
 
     var streamCount: Int { Int(pointer.pointee.nb_streams) }
+
+    /// Reads stream `index` alone from here: the demuxer skips every other stream's packets.
+    ///
+    /// An mp4 or mov states where each sample lies, and its demuxer seeks to each one; libavio
+    /// reads through any gap shorter than its buffer and more, which in a file interleaved a
+    /// frame at a time is all of them: an audio stream read alone read the whole movie. Where
+    /// the stream's samples lie far apart (more than ``directSpacing`` bytes of file each, as
+    /// audio beside HD video does), direct I/O seeks past the gaps and reads each sample
+    /// straight into its packet; where they lie close, reading through costs less than the two
+    /// system calls a sample.
+    func readOnly(stream index: Int) {
+        for other in 0..<streamCount where other != index { stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        guard let pb = pointer.pointee.pb, StreamInfoCache.statesEverything(pointer.pointee.iformat) else { return }
+        var info = stat()
+        let samples = stream(index).pointer.pointee.nb_frames
+        if samples > 0, stat(path, &info) == 0, Int64(info.st_size) / samples >= Self.directSpacing { pb.pointee.direct = 1 }
+    }
+
+    /// The bytes of file per sample above which a stream read alone is read sample by sample.
+    static let directSpacing: Int64 = 32 << 10
+
+    /// The best audio stream, as `av_find_best_stream` chooses it; -1 when there is none.
+    var bestAudioStream: Int32 { StreamInfoCache.bestAudioStream(pointer, path: path) }
 
     /// A borrowed view of stream `index`; it keeps this context alive.
     func stream(_ index: Int) -> StreamView { StreamView(owner: self, index: index) }

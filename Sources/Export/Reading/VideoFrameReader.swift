@@ -101,7 +101,7 @@ public final class VideoFrameReader {
             }
         }
         guard let index = found else { throw .notMedia(path: path, reason: "it has no video stream") }
-        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: index)
         streamIndex = index
         let stream = input.stream(index)
         decoder = try CodecContext.decoder(for: stream, threads: threads)

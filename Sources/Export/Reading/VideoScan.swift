@@ -46,7 +46,7 @@ struct VideoScan {
     /// Nil when nothing can be read. Cheap: it reads the start of the movie only.
     static func leadingOrigin(movie: URL, stream index: Int) throws -> Time? {
         let input = try InputFormatContext(path: movie.path)
-        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: index)
         let tb = input.stream(index).pointer.pointee.time_base
         let packet = try Packet()
         var earliest: Int64?
@@ -76,7 +76,7 @@ struct VideoScan {
     /// which keeps what grows with the movie's length smaller.
     init(input: InputFormatContext, stream index: Int, name: String, keepPackets: Bool = true,
          warning: (String) -> Void) throws {
-        for other in 0..<input.streamCount where other != index { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: index)
         let tb = input.stream(index).pointer.pointee.time_base
         let demuxed = try Self.demux(input, stream: index, name: name, warning: warning)
         let (raw, hidden, resumable, damaged) = (demuxed.packets, demuxed.hidden, demuxed.resumable, demuxed.damaged)

@@ -28,7 +28,7 @@ extension SubtitleCue {
         guard stream < input.streamCount, input.stream(stream).parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE else {
             throw .notMedia(path: movie.path, reason: "stream \(stream) is not subtitles")
         }
-        for i in 0..<input.streamCount where i != stream { input.stream(i).pointer.pointee.discard = AVDISCARD_ALL }
+        input.readOnly(stream: stream)
         let decoder = try CodecContext.decoder(for: input.stream(stream))
         let base = input.stream(stream).pointer.pointee.time_base
         let packet = try Packet()
