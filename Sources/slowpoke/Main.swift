@@ -25,6 +25,9 @@ enum Main {
         Terminal.json = arguments.contains("--progress=json")
             || zip(arguments, arguments.dropFirst()).contains { $0 == "--progress" && $1 == "json" }
         Terminal.interruptMessage(ExportError.interrupted.description)
+        // The commands that read media start opening libav before the arguments are parsed
+        // (about 15 ms of checking and reflection): the loading is the first thing they wait for.
+        if let first = arguments.dropFirst().first, ["export", "info"].contains(first) { LibAV.preload() }
         do {
             try MisspeltArguments.check(Array(arguments.dropFirst()))
             var command = try Slowpoke.parseAsRoot()

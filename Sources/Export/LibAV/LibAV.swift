@@ -15,8 +15,10 @@ public enum LibAV {
     /// Starts opening the libraries on a thread of their own and returns at once, for a
     /// command that will need them after other work (reading and checking its document):
     /// the loading, about 40 ms of mapping and relocating 130 shared libraries, then overlaps
-    /// that work on a second core. The first ``load()`` afterwards waits for it to finish.
+    /// that work on a second core. The first ``load()`` afterwards waits for it to finish. A
+    /// second call does nothing.
     public static func preload() {
+        guard preloading == nil else { return }
         let done = DispatchSemaphore(value: 0)
         preloading = done
         let thread = Thread {
