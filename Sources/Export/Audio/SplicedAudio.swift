@@ -41,6 +41,9 @@ final class SplicedAudio: @unchecked Sendable {
     private let segments: [CompositionTrackSegment]
     private let sourceOrigin: Int64
     private let make: () throws -> AudioEncoder
+    /// The encoder opened to check the stream parameters, unused: the first stretch takes it
+    /// (opening an AAC encoder builds its tables, about 10 ms).
+    private var spare: AudioEncoder?
     /// The encoder's delay in samples (AAC: 1024), the same for every span.
     private let delay: Int64
     /// An encoded stretch of output samples, and the queue its packets go to.
@@ -98,6 +101,7 @@ final class SplicedAudio: @unchecked Sendable {
         let made = probe.context.pointer.pointee
         let ours = Self.bytes(made.extradata, made.extradata_size), theirs = Self.bytes(source.extradata, source.extradata_size)
         guard made.codec_id == source.codec_id, ours.prefix(2) == theirs.prefix(2) else { return nil }
+        spare = probe
         let renderer = TimelineRenderer(format: format, settings: settings)
         sourceOrigin = try origin.rescaled(to: Int32(format.sampleRate)).value
         total = try end.rescaled(to: Int32(format.sampleRate)).value
@@ -173,7 +177,8 @@ final class SplicedAudio: @unchecked Sendable {
     /// Renders stretch `output` (with its lead-in, tail and any bridge) and encodes it into `queue`.
     private func encode(_ stretch: Stretch, reader: AudioFileReader, renderer: TimelineRenderer) throws {
         let (output, bridge, queue) = (stretch.output, stretch.bridge, stretch.queue)
-        let span = SpanEncoder(make: make, frame: frame, delay: delay, total: total, queue: queue)
+        let span = SpanEncoder(make: { [unowned self] in try lock.withLock { defer { spare = nil }; return spare } ?? make() },
+                               frame: frame, delay: delay, total: total, queue: queue)
         let encoding = BackgroundConsumer<SpanEncoder.Job>(name: "slowpoke audio splice encoder", consume: { try span.take($0) })
         do {
             try encoding.push(.start(output, bridge))
