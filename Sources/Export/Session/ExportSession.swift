@@ -75,7 +75,8 @@ final class ExportSession {
 
     /// The movie opened once for what its header states (stream parameters, chapters, clock),
     /// shared by the checks before the export; nothing reads packets from it. Each open costs
-    /// a moov parse and a decoded frame or two (`avformat_find_stream_info`).
+    /// a moov parse and, but for an mp4's later openings (``StreamInfoCache``), a decoded frame
+    /// or two (`avformat_find_stream_info`).
     func header() throws -> InputFormatContext {
         if let opened { return opened }
         let input = try InputFormatContext(path: movie.path)
