@@ -15,7 +15,8 @@ public struct FileIdentity: Hashable, Sendable {
         self.init(info)
     }
 
-    init(_ info: stat) {
+    /// The identity of the file `info` describes.
+    public init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }

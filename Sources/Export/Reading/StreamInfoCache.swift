@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 internal import CFFmpeg
 
 /// What `avformat_find_stream_info` learned of an mp4 or mov, kept for the process so that the
@@ -67,10 +68,9 @@ enum StreamInfoCache {
         }
     }
 
-    /// A file as `stat(2)` tells it apart: its device and inode, size and modification time.
+    /// A file as `stat(2)` tells it apart: its identity, size and modification time.
     private struct Key: Hashable {
-        let device: UInt64
-        let inode: UInt64
+        let identity: FileIdentity
         let size: Int64
         let seconds: Int
         let nanoseconds: Int
@@ -111,7 +111,6 @@ enum StreamInfoCache {
     private static func key(_ path: String) -> Key? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                   seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
+        return Key(identity: FileIdentity(info), size: Int64(info.st_size), seconds: info.st_mtim.tv_sec, nanoseconds: info.st_mtim.tv_nsec)
     }
 }
