@@ -40,8 +40,8 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// The stream that the composition's video track plays: the first video stream that is not
     /// a cover picture.
     public var primaryVideo: StreamInfo? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
-    /// The stream that the composition's audio track plays.
-    public var primaryAudio: StreamInfo? { streams.first { $0.kind == .audio } }
+    /// The stream that the composition's audio track plays: the first that can be decoded.
+    public var primaryAudio: StreamInfo? { streams.first(where: \.isDecodableAudio) }
 
     /// The source for a new composition: the primary video and audio streams, both over the
     /// movie's presentation range `[0, D)`, where D is the video's exact length (frame count ×
@@ -73,16 +73,10 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         if let bitRate, bitRate < 0 { return ("bitRate", "is \(bitRate); a bit rate is not negative") }
         let int32 = 0...Int(Int32.max)
         for (i, stream) in streams.enumerated() {
-            let checks: [(String, String?)] = [
-                ("index", check(stream.index, int32, "a stream index")),
-                ("width", check(stream.width, 0...65535, "a width")),
-                ("height", check(stream.height, 0...65535, "a height")),
-                ("frameCount", check(stream.frameCount, int32, "a frame count")),
-                ("sampleRate", check(stream.sampleRate, 1...Int(Int32.max), "a sample rate")),
-                ("channels", check(stream.channels, 1...65535, "a channel count")),
-                ("bitRate", stream.bitRate.flatMap { $0 < 0 ? "is \($0); a bit rate is not negative" : nil }),
-                ("rotation", stream.rotation.flatMap { $0.isFinite && abs($0) <= 360 ? nil : "is \($0); a rotation is -360 to 360 degrees" }),
-            ]
+            let checks: [(String, String?)] = [("index", check(stream.index, int32, "a stream index"))]
+                + StreamInfo.checkedCounts.map { ($0.field, check(stream[keyPath: $0.path], $0.range, $0.what)) }
+                + [("bitRate", stream.bitRate.flatMap { $0 < 0 ? "is \($0); a bit rate is not negative" : nil }),
+                   ("rotation", stream.rotation.flatMap { StreamInfo.isPossible(rotation: $0) ? nil : "is \($0); a rotation is -360 to 360 degrees" })]
             if case let (field, problem)? = checks.first(where: { $0.1 != nil }) { return ("streams[\(i)].\(field)", problem!) }
             if streams[..<i].contains(where: { $0.index == stream.index }) {
                 return ("streams[\(i)].index", "is \(stream.index), the index of an earlier stream too")
@@ -90,6 +84,38 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         }
         return nil
     }
+
+    /// These facts with every number that ``outOfRangeField()`` would refuse left out, as
+    /// unknown: a damaged movie's headers may claim an audio stream of 0 Hz or no channels, and
+    /// a document made from them must still be one slowpoke can read.
+    public func withoutImpossibleNumbers() -> MediaInfo {
+        var result = self
+        result.fileSize = max(0, fileSize)
+        if let bitRate, bitRate < 0 { result.bitRate = nil }
+        for i in result.streams.indices {
+            for count in StreamInfo.checkedCounts {
+                if let value = result.streams[i][keyPath: count.path], !count.range.contains(value) { result.streams[i][keyPath: count.path] = nil }
+            }
+            if let bitRate = result.streams[i].bitRate, bitRate < 0 { result.streams[i].bitRate = nil }
+            if let rotation = result.streams[i].rotation, !StreamInfo.isPossible(rotation: rotation) { result.streams[i].rotation = nil }
+        }
+        return result
+    }
+}
+
+extension StreamInfo {
+    /// Audio whose codec, sample rate and channel count are known: a damaged stream's header
+    /// may name none of them (see ``MediaInfo/withoutImpossibleNumbers()``).
+    public var isDecodableAudio: Bool { kind == .audio && codec != "none" && sampleRate != nil && channels != nil }
+
+    /// The counts a document checks, each with the values a movie can have.
+    static var checkedCounts: [(field: String, path: WritableKeyPath<StreamInfo, Int?>, range: ClosedRange<Int>, what: String)] {
+        [("width", \.width, 0...65535, "a width"), ("height", \.height, 0...65535, "a height"),
+         ("frameCount", \.frameCount, 0...Int(Int32.max), "a frame count"),
+         ("sampleRate", \.sampleRate, 1...Int(Int32.max), "a sample rate"), ("channels", \.channels, 1...65535, "a channel count")]
+    }
+
+    static func isPossible(rotation: Double) -> Bool { rotation.isFinite && abs(rotation) <= 360 }
 }
 
 /// One stream of a movie.

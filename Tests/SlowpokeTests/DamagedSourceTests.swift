@@ -93,4 +93,47 @@ import Testing
                 && opened.stderr.contains("inside its mdat box"), "\(opened.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("cut.slowpoke").path))
     }
+
+    /// A movie whose first audio track's header is damaged (no codec, no sample rate, no
+    /// channels: what the movie fuzzer found in a flipped `mp4a` sample entry) opens into a
+    /// document slowpoke reads back; the second track becomes the document's audio, and the
+    /// export carries it and the video and names the damaged track. Before, `open` wrote a
+    /// document it then refused (a sample rate of 0) and left it behind.
+    @Test func aDamagedAudioHeaderIsNamedAndTheRestExports() throws {
+        let folder = try TemporaryFolder("damaged-audio-header")
+        let whole = folder.file("whole.mp4")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=4",
+                                                   "-f", "lavfi", "-i", "sine=f=440:d=4:r=48000", "-f", "lavfi", "-i", "sine=f=660:d=4:r=48000",
+                                                   "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-preset", "veryfast",
+                                                   "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-movflags", "+faststart", whole.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        var bytes = [UInt8](try Data(contentsOf: whole))
+        // The first audio sample entry: its name and its esds box renamed, its channel count and
+        // sample rate zeroed.
+        let entry = try #require(Self.find("mp4a", in: bytes))
+        let esds = try #require(Self.find("esds", in: bytes, from: entry))
+        bytes.replaceSubrange(entry..<(entry + 4), with: Array("zzzz".utf8))
+        bytes.replaceSubrange(esds..<(esds + 4), with: Array("zsds".utf8))
+        for i in [20, 21, 28, 29, 30, 31] { bytes[entry + i] = 0 }
+        let movie = folder.file("movie.mp4")
+        try Data(bytes).write(to: movie)
+        for step in [["open", "movie.mp4"], ["info"], ["scale", "--range", "1-2", "--rate", "1/2"]] {
+            let result = try TestSupport.run(TestSupport.slowpoke, step, in: folder.url)
+            #expect(result.status == 0, "slowpoke \(step.joined(separator: " ")): \(result.stderr)")
+        }
+        let export = try TestSupport.run(TestSupport.slowpoke, ["export", "-o", "out.mp4", "--progress", "none"], in: folder.url)
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stderr.contains("stream 1 (audio") && export.stderr.contains("is not in the export"), "\(export.stderr)")
+        let streams = try TestSupport.ffprobe(folder.file("out.mp4"), ["-show_entries", "stream=codec_type,codec_name"])["streams"] as? [[String: Any]]
+        #expect(streams?.map { "\($0["codec_type"] ?? "")/\($0["codec_name"] ?? "")" } == ["video/h264", "audio/aac"])
+        // The carried track is the second one (660 Hz), slowed: 5 s of it.
+        let audio = try TestSupport.decodeAudio(folder.file("out.mp4"))
+        #expect(abs(Double(audio.count) / 48000 - 5) < 0.05, "\(audio.count) samples")
+    }
+
+    static func find(_ name: String, in bytes: [UInt8], from start: Int = 0) -> Int? {
+        let pattern = Array(name.utf8)
+        guard bytes.count >= 4 else { return nil }
+        return (start..<(bytes.count - 3)).first { bytes[$0..<($0 + 4)].elementsEqual(pattern) }
+    }
 }

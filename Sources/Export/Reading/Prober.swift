@@ -46,7 +46,7 @@ public enum Prober {
             let start = primary.map { $0.start_time == sp_av_nopts_value() ? 0 : av_rescale_q($0.start_time, $0.time_base, AVRational(num: 1, den: sp_av_time_base())) } ?? 0
             info.clockRestarts = clock.restarts.map { Time(value: $0.at &- start, timescale: Int32(sp_av_time_base())) }
         }
-        return info
+        return info.withoutImpossibleNumbers()
     }
 
     private static func describe(_ stream: StreamView) -> StreamInfo {

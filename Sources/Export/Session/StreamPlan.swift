@@ -180,6 +180,7 @@ public struct StreamPlan: Sendable, Encodable {
     private static func whyNot(kind: AVMediaType, attachedPicture: Bool) -> String {
         switch kind {
         case AVMEDIA_TYPE_ATTACHMENT: "only .mkv holds attachments (export to .mkv to keep it)"
+        case AVMEDIA_TYPE_AUDIO: "its header names no codec, sample rate or channel count that slowpoke can decode (a damaged file?)"
         case AVMEDIA_TYPE_VIDEO where attachedPicture: "slowpoke does not carry cover art"
         case AVMEDIA_TYPE_VIDEO: "slowpoke exports one video stream"
         default: "slowpoke does not carry timed data streams"

@@ -66,7 +66,7 @@ extension ExportSession {
     /// The frame grid of the first audio track when smart audio splices it (see
     /// ``TimelineFitting``); nil when `exact`, or when it does not.
     func copiedAudioGrid(exact: Bool) throws -> FrameGrid? {
-        guard !exact, let first = source.audioStreams.first else { return nil }
+        guard !exact, let first = source.media.primaryAudio?.index else { return nil }
         let input = try header()
         // Audio on a clock that starts again is rendered whole (see AudioTracks): no grid.
         guard input.clock == nil else { return nil }
