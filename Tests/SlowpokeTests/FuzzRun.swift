@@ -29,6 +29,8 @@ final class FuzzRun {
     let seeds: [UInt64]
     let sandbox: FuzzSandbox
     let executed = Counter()
+    /// Cases whose command exited 0: the ones that went all the way through.
+    let succeeded = Counter()
     var outsidePaths: [String] { [sandbox.outside.path, sandbox.outside.appendingPathComponent("precious.mp4").path] }
 
     /// The test that runs the cases, for the replay command a failure prints.
@@ -63,12 +65,13 @@ final class FuzzRun {
                                              environment: ["HOME": sandbox.home.path, "TMPDIR": sandbox.tmp.path],
                                              limit: Self.limit)
             executed.add()
+            if outcome.status == 0 && !outcome.signalled && !outcome.timedOut { succeeded.add() }
             let changes = try sandbox.changes(since: before)
             for (problem, _) in problems(outcome, changes, fuzzCase) {
                 report(problem, seed: seed, fuzzCase, outcome)
             }
         }
-        print("fuzz \(kind): \(executed.value) of \(seeds.count) cases ran")
+        print("fuzz \(kind): \(executed.value) of \(seeds.count) cases ran, \(succeeded.value) exited 0")
         #expect(executed.value >= minimum ?? seeds.count, "\(kind): only \(executed.value) of \(seeds.count) cases ran")
     }
 

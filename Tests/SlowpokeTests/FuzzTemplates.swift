@@ -42,4 +42,28 @@ enum FuzzTemplates {
         }
         return result
     }
+
+    /// Small movies of the shapes slowpoke reads its own way, made with ffmpeg: H.264 with
+    /// B-frames and open GOPs in a faststart mp4, 10-bit HEVC (`hvc1`) in mov, Opus in Matroska,
+    /// interlaced H.264 in a transport stream; each 2 s of 160x96 with stereo audio, named
+    /// `movie.<container>` in the folder returned.
+    static func movies() throws -> (folder: TemporaryFolder, names: [String]) {
+        let folder = try TemporaryFolder("fuzz-movies")
+        let source = ["-f", "lavfi", "-i", "testsrc2=s=160x96:r=30:d=2", "-f", "lavfi", "-i", "sine=f=440:d=2:r=48000", "-ac", "2"]
+        let shapes: [(String, [String])] = [
+            ("mp4", ["-c:v", "libx264", "-bf", "3", "-x264-params", "keyint=12:open-gop=1", "-c:a", "aac", "-movflags", "+faststart"]),
+            ("mov", ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1",
+                     "-x265-params", "log-level=error:keyint=15", "-c:a", "aac"]),
+            ("mkv", ["-c:v", "libx264", "-bf", "2", "-g", "15", "-c:a", "libopus"]),
+            ("ts", ["-c:v", "libx264", "-flags", "+ildct+ilme", "-x264-params", "interlaced=1", "-g", "15", "-c:a", "aac"]),
+        ]
+        var names: [String] = []
+        for (container, codecs) in shapes {
+            let name = "movie.\(container)"
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y"] + source + codecs + ["-shortest", folder.file(name).path])
+            try #require(made.status == 0, "ffmpeg \(name): \(made.stderr)")
+            names.append(name)
+        }
+        return (folder, names)
+    }
 }

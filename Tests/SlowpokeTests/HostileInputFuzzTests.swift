@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// A standing fuzzer (issue 34): seeded mutations of every input a stranger may hand slowpoke
-/// (documents, batch recipes, OTIO files, EDLs, WAV headers), each run through the real binary
+/// (documents, batch recipes, OTIO files, EDLs, WAV headers, movies), each run through the real binary
 /// in a sandbox (see ``FuzzSandbox``). Every case must:
 ///
 /// - exit with 0, 1 or 64, never by a signal (a trap is SIGILL, exit 132 in a shell);
@@ -137,6 +137,54 @@ import Testing
             let rate = mutator.pick(["0.5", "2", "1/3"])
             return FuzzCase(arguments: ["stretch", "in.wav", "out.wav", "--rate", rate, "--algorithm", algorithm, "--progress", "none"],
                             input: input, inputName: "in.wav", outputs: ["work/out.wav"])
+        }
+    }
+
+    /// Damaged movies (``MovieBytes``) of four shapes, opened, exported as they are, and
+    /// exported after a quarter-speed scale (passthrough, or at 24 fps one case in three of
+    /// those). The scale is made on the damaged movie before the case; if `open` or `scale`
+    /// refuses it, the case opens it instead. Those two runs must not crash or hang either.
+    @Test func movies() throws {
+        let run = try FuzzRun(kind: "movie", defaultCases: 64)
+        let templates = try FuzzTemplates.movies()
+        try run.each { mutator, sandbox in
+            let name = mutator.pick(templates.names)
+            let container = String(name.split(separator: ".").last!)
+            let input = MovieBytes.mutate(try Data(contentsOf: templates.folder.file(name)), with: &mutator)
+            try input.write(to: sandbox.work.appendingPathComponent(name))
+            let out = "out." + (container == "ts" ? "mp4" : container)
+            let export = ["--progress", "none", "-o", out]
+            switch mutator.below(3) {
+            case 0:
+                return FuzzCase(arguments: ["open", name], input: input, inputName: name, outputs: ["work/movie.slowpoke"])
+            case 1:
+                return FuzzCase(arguments: ["export", name] + export, input: input, inputName: name,
+                                outputs: ["work/\(out)", "work/movie.slowpoke"])
+            default:
+                var edited = true
+                for setup in [["open", name], ["scale", "--range", "0.5-1.2", "--rate", "1/4"]] where edited {
+                    let outcome = try BoundedRun.run(TestSupport.slowpoke, setup, in: sandbox.work,
+                                                     environment: ["HOME": sandbox.home.path, "TMPDIR": sandbox.tmp.path],
+                                                     limit: FuzzRun.limit)
+                    let step = FuzzCase(arguments: setup, input: input, inputName: name, outputs: ["work/movie.slowpoke"])
+                    for (problem, _) in run.problems(outcome, FuzzSandbox.Changes(), step) {
+                        run.report(problem, seed: mutator.seed, step, outcome)
+                    }
+                    edited = outcome.status == 0 && !outcome.signalled
+                }
+                guard edited else {
+                    try? FileManager.default.removeItem(at: sandbox.work.appendingPathComponent("movie.slowpoke"))
+                    return FuzzCase(arguments: ["open", name], input: input, inputName: name, outputs: ["work/movie.slowpoke"])
+                }
+                let rate = mutator.below(3) == 0 ? ["--fps", "24", "--preset", "ultrafast"] : []
+                return FuzzCase(arguments: ["export", "movie.slowpoke"] + export + rate, input: input, inputName: name,
+                                outputs: ["work/\(out)"])
+            }
+        }
+        // Most damage leaves a movie slowpoke can still read: those cases went through the
+        // export's readers and writers, not only its refusal.
+        if run.seeds.count >= 20 {
+            #expect(run.succeeded.value * 3 >= run.seeds.count, "only \(run.succeeded.value) of \(run.seeds.count) damaged movies went through")
         }
     }
 }

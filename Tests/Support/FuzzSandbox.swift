@@ -71,6 +71,7 @@ public final class FuzzSandbox: Sendable {
         public var created: [String] = []
         public var changed: [String] = []
         public var removed: [String] = []
+        public init() {}
         public var all: [String] { created + changed + removed }
         public var description: String { "created \(created), changed \(changed), removed \(removed)" }
     }
