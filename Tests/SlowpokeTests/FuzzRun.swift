@@ -61,9 +61,7 @@ final class FuzzRun {
             var mutator = HostileMutator(seed: seed, outsidePaths: outsidePaths)
             guard let fuzzCase = try make(&mutator, sandbox) else { continue }
             let before = try sandbox.snapshot()
-            let outcome = try BoundedRun.run(TestSupport.slowpoke, fuzzCase.arguments, in: sandbox.work,
-                                             environment: ["HOME": sandbox.home.path, "TMPDIR": sandbox.tmp.path],
-                                             limit: Self.limit)
+            let outcome = try run(fuzzCase.arguments)
             executed.add()
             if outcome.status == 0 && !outcome.signalled && !outcome.timedOut { succeeded.add() }
             let changes = try sandbox.changes(since: before)
@@ -73,6 +71,13 @@ final class FuzzRun {
         }
         print("fuzz \(kind): \(executed.value) of \(seeds.count) cases ran, \(succeeded.value) exited 0")
         #expect(executed.value >= minimum ?? seeds.count, "\(kind): only \(executed.value) of \(seeds.count) cases ran")
+    }
+
+    /// `slowpoke arguments` in the sandbox's `work` folder, with its own HOME and TMPDIR, killed
+    /// after ``limit`` seconds.
+    func run(_ arguments: [String]) throws -> BoundedRun.Outcome {
+        try BoundedRun.run(TestSupport.slowpoke, arguments, in: sandbox.work,
+                           environment: ["HOME": sandbox.home.path, "TMPDIR": sandbox.tmp.path], limit: Self.limit)
     }
 
     /// What a case did wrong, if anything, each with whether it is a write outside the

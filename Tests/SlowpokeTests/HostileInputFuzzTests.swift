@@ -163,9 +163,7 @@ import Testing
             default:
                 var edited = true
                 for setup in [["open", name], ["scale", "--range", "0.5-1.2", "--rate", "1/4"]] where edited {
-                    let outcome = try BoundedRun.run(TestSupport.slowpoke, setup, in: sandbox.work,
-                                                     environment: ["HOME": sandbox.home.path, "TMPDIR": sandbox.tmp.path],
-                                                     limit: FuzzRun.limit)
+                    let outcome = try run.run(setup)
                     let step = FuzzCase(arguments: setup, input: input, inputName: name, outputs: ["work/movie.slowpoke"])
                     for (problem, _) in run.problems(outcome, FuzzSandbox.Changes(), step) {
                         run.report(problem, seed: mutator.seed, step, outcome)

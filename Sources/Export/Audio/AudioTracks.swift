@@ -14,11 +14,11 @@ final class AudioTracks {
     var handling: AudioHandling { tracks.first?.handling ?? .none }
 
     /// Prepares every audio stream of `streams` (the movie's `input`, opened for this look) for
-    /// the timeline of `setup`; `primary`, the document's own audio, must export, and any other
+    /// the timeline of `setup`; the first, the document's own audio, must export, and any other
     /// that cannot is named and left out. A track is copied when the timeline leaves it
     /// `untouched` and the container can hold its codec; otherwise it is rendered (see
     /// ``AudioCodecChoice``; the export's preflight has said which codecs change).
-    init(_ setup: AudioSetup, input: InputFormatContext, streams: [Int], primary: Int?, untouched: Bool) throws {
+    init(_ setup: AudioSetup, input: InputFormatContext, streams: [Int], untouched: Bool) throws {
         let settings = setup.settings
         var made: [AudioTrackOutput] = []
         for index in streams {
@@ -35,7 +35,7 @@ final class AudioTracks {
             let splice = !copy && !changing && choice.splicesMovieAudio(parameters, container: setup.container, semitones: settings.semitones)
             do {
                 made.append(try AudioTrackOutput(setup, stream: index, mode: copy ? .copy : splice ? .splice : .render, choice: choice))
-            } catch where index != primary {
+            } catch where index != streams.first {
                 // The document's own audio must export; a further track that cannot is named.
                 setup.warning("\(setup.name) audio stream \(index) is not in the export: \(error.localizedDescription)")
             }

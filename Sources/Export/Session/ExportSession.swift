@@ -160,8 +160,7 @@ final class ExportSession {
                                bitRate: audioBitRate, container: container, display: destination.destination.path,
                                waiting: waiting, warning: warning)
         // The header's movie when it is still open: AudioTracks reads only its streams' parameters.
-        return try AudioTracks(setup, input: opened ?? InputFormatContext(path: movie.path), streams: source.audioStreams,
-                                  primary: source.media.primaryAudio?.index, untouched: untouched)
+        return try AudioTracks(setup, input: opened ?? InputFormatContext(path: movie.path), streams: source.audioStreams, untouched: untouched)
     }
 
     /// Opens the muxer on the temporary file; `addVideo` adds the video stream to it (and may

@@ -30,8 +30,8 @@ public struct ExportSource: Sendable {
     /// Every file the output must not be: the movie and the protected inputs.
     var inputs: [URL] { [movie] + protectedInputs }
 
-    /// The movie's audio streams that can be decoded, in order, the primary one first. (One
-    /// whose header names no codec, sample rate or channel count is left out of exports, and
-    /// said.)
+    /// The movie's audio streams that can be decoded, in order: the first is the primary one
+    /// (``MediaInfo/primaryAudio``, the document's audio). One whose header names no codec,
+    /// sample rate or channel count is left out of exports, and said.
     var audioStreams: [Int] { media.streams.filter(\.isDecodableAudio).map(\.index) }
 }
