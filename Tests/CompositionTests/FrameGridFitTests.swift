@@ -73,7 +73,10 @@ import TestSupport
                 checked.add()
             } catch CompositionError.overflow { return } catch { Issue.record("seed \(seed): \(error)") }
         }
-        #expect(checked.value >= 250, "only \(checked.value) of 300 timelines were checked")
+        // At 44.1 kHz a frame lasts 1024/44100 s, and 9-14 % of random timelines overflow the
+        // composition's exact arithmetic (refused, not fitted): 249-270 of 300 were checked in 25
+        // runs, so a minimum of 250 failed about one run in twenty.
+        #expect(checked.value >= 225, "only \(checked.value) of 300 timelines were checked")
         #expect(offsets.value >= 300, "only \(offsets.value) offsets after an edit were checked")
     }
 
