@@ -79,7 +79,13 @@ public enum FrameGridFit {
     /// `segments` (tiling a track from 0) fitted to `grid`, and how many segments moved. The
     /// offsets are fitted to that of the first segment when it plays the source at 1x (a trimmed
     /// start stays where it is), else to the untouched movie's (0).
-    public static func fitted(_ segments: [CompositionTrackSegment], to grid: FrameGrid, cuts: CutSide = .end) throws(CompositionError)
+    ///
+    /// With `frames` (the video's frame times), a cut never moves a frame across it: each side
+    /// of the cut moves only inside its ``FrameTimes/window(around:)``, both sides moving when
+    /// one alone cannot take the misfit, and a cut that cannot be fitted so stays where it is
+    /// (its audio is then rendered, as without fitting). `cuts` says which side moves first.
+    public static func fitted(_ segments: [CompositionTrackSegment], to grid: FrameGrid, cuts: CutSide = .end,
+                              frames: FrameTimes? = nil) throws(CompositionError)
         -> (segments: [CompositionTrackSegment], moved: Int) {
         let frame = try grid.frameDuration
         var result: [CompositionTrackSegment] = []
@@ -112,6 +118,15 @@ public enum FrameGridFit {
                 if let longest = run.indices.max(by: { run[$0].length < run[$1].length }) {
                     run[longest].length = try Self.length(of: run[longest].segment, less: misfit, frame: frame)
                     moved += 1
+                } else if let frames {
+                    if let fitted = try Self.fittedCut(after: result.last, source: source, misfit: misfit, frames: frames, first: cuts) {
+                        if let previous = fitted.previous {
+                            result[result.count - 1] = previous
+                            start = previous.target.end
+                        }
+                        source = fitted.source
+                        moved += 1
+                    }
                 } else if cuts == .start, let last = result.last,
                           let fitted = try Self.shortened(last, by: misfit, frame: frame) {
                     result[result.count - 1] = fitted
@@ -144,6 +159,55 @@ public enum FrameGridFit {
             if length > .zero && length != segment.source?.duration { return length }
         }
         return segment.target.duration
+    }
+
+    /// The cut between `previous` (a 1x segment, or nil at the timeline's start) and the 1x
+    /// segment playing `source` after it, fitted without moving a frame across either side:
+    /// `source` starts `a` later and `previous` ends `b` later, with `a - b = misfit` (the offset
+    /// after the cut is then whole frames), each inside its frame window. Of the choices, the
+    /// one nearest to moving only the side `first` names; nil when none keeps both segments,
+    /// their frames and their order.
+    ///
+    /// ```
+    ///   previous  [==== e)          [s ==== next       source times
+    ///   frames    |     |  ...      |     |
+    ///   e may move in (frame before e, frame at or after e], s likewise
+    /// ```
+    static func fittedCut(after previous: CompositionTrackSegment?, source: TimeRange, misfit: Time, frames: FrameTimes,
+                          first: CutSide) throws(CompositionError) -> (previous: CompositionTrackSegment?, source: TimeRange)? {
+        let s = source.start, sWindow = frames.window(around: s)
+        // `a` lies in (low, high]; nil is unbounded.
+        var low: Time? = nil, high: Time? = nil
+        if let lower = sWindow.lower { low = try lower - s }
+        if let upper = sWindow.upper { high = try upper - s }
+        func inside(_ a: Time) -> Bool { (low.map { a > $0 } ?? true) && (high.map { a <= $0 } ?? true) }
+        func started(_ a: Time) throws(CompositionError) -> TimeRange? {
+            let newStart = try s + a
+            return newStart >= .zero && newStart < source.end ? try TimeRange(start: newStart, end: source.end) : nil
+        }
+        guard let previous, let before = previous.source, previous.rate == .one, !previous.isReversed else {
+            // Nothing before to move: the start alone takes the misfit.
+            guard inside(misfit), let fitted = try started(misfit) else { return nil }
+            return (nil, fitted)
+        }
+        let e = before.end, eWindow = frames.window(around: e)
+        if let lower = eWindow.lower { low = max(low ?? lower, try lower - e + misfit) }
+        if let upper = eWindow.upper { high = min(high ?? upper, try upper - e + misfit) }
+        let preferred = first == .end ? misfit : .zero
+        let a: Time
+        if inside(preferred) {
+            a = preferred
+        } else if let high, preferred > high, inside(high) {
+            a = high
+        } else if let low, let high, low < high {
+            a = try (low + high).multiplied(by: Rational(1, 2))
+        } else {
+            return nil
+        }
+        let newEnd = try e + a - misfit
+        guard let fitted = try started(a), newEnd > before.start, newEnd <= fitted.start else { return nil }
+        let ended = try TimeRange(start: before.start, end: newEnd)
+        return (try CompositionTrackSegment(source: ended, target: TimeRange(start: previous.target.start, duration: ended.duration)), fitted)
     }
 
     /// `source` starting `misfit` later (a frame later still if that would play source before

@@ -94,7 +94,7 @@ public struct AudioExporter {
         // Smart audio: a song slowed in one passage keeps the rest as it was (AAC into .m4a, PCM
         // into .wav); the file containers cannot drop samples inside a track, so one frame grid.
         let splice = !copy && !changing && settings.semitones == 0 && choice.splices(parameters, container: container)
-        let (segments, fit) = TimelineFitting.fit(edited.segments, grid: splice ? TimelineFitting.grid(of: parameters) : nil, exact: exactTimeline)
+        let (segments, fit) = TimelineFitting.fit(edited.segments, grid: splice ? TimelineFitting.grid(of: parameters) : nil, exact: exactTimeline, frames: nil)
         let track = try CompositionTrack(trackID: edited.trackID, mediaType: .audio, segments: segments)
         let setup = AudioSetup(movie: source.movie, name: name, segments: track.segments, origin: origin, end: track.duration,
                                settings: settings, bitRate: audioBitRate, container: container, display: display,

@@ -105,7 +105,7 @@ public struct ConstantRateExporter {
         // frame plan works from presentation times.
         let input = try InputFormatContext(path: session.movie.path)
         let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
-        let (videoTrack, fit) = try session.fittedVideoTrack(exact: exactTimeline)
+        let (videoTrack, fit) = try session.fittedVideoTrack(exact: exactTimeline, frames: FrameTimes(sorted: scan.presentationTimes))
         session.closeHeader()
         let track = try session.readable(videoTrack, scan: scan)
         // Interlaced video offers each field as a picture of its own (see PictureTimes).

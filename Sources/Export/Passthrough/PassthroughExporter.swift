@@ -72,7 +72,8 @@ public struct PassthroughExporter {
         if source.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
            KeyframeSnapping.removesNothing(videoTrack.segments),
            let origin = try VideoScan.leadingOrigin(movie: session.movie, stream: session.videoStream.index) {
-            let fitted = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exactTimeline).0
+            // Nothing is removed, so no cut can move across a frame: the scan's frames are not needed.
+            let fitted = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exactTimeline, frames: nil).0
             early = (try audio(fitted, origin: origin, end: fitted.last?.target.end ?? .zero, keepsEveryFrame: false), origin, fitted)
         }
 
@@ -149,11 +150,12 @@ public struct PassthroughExporter {
             let snapped = try Self.snap(readable, scan: scan, session: session)
             // Fitted to the copied audio's frames once the cuts are at keyframes.
             let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exactTimeline, points: scan.cutPoints,
-                                                                 carriesHidden: session.container.canHideFrames)
+                                                                 carriesHidden: session.container.canHideFrames,
+                                                                 frames: FrameTimes(sorted: scan.presentationTimes))
             return VideoPlan(segments: segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, rendered: nil, fit: fit)
         }
         // Cuts are frame-exact wherever the fit puts them.
-        let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exactTimeline)
+        let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exactTimeline, frames: FrameTimes(sorted: scan.presentationTimes))
         let smart = SmartCut(scan: scan, segments: fitted)
         if let refusal, !smart.spans.isEmpty {
             throw ReversePassthrough.refusal(fitted, name: session.movieName, why: refusal)

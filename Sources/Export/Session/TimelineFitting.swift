@@ -32,10 +32,14 @@ enum TimelineFitting {
 
     /// `segments` fitted to `grid`, with what moved; as they are when `exact`, without a grid,
     /// or when the fitted times outgrow exact arithmetic (then the audio is handled as it was
-    /// before fitting: exactly in place).
-    static func fit(_ segments: [CompositionTrackSegment], grid: FrameGrid?, exact: Bool) -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
+    /// before fitting: exactly in place). With the video's `frames`, no cut moves across a
+    /// frame: the fitted timeline plays the same frames in the same order, only at times moved
+    /// by less than half an audio frame.
+    static func fit(_ segments: [CompositionTrackSegment], grid: FrameGrid?, exact: Bool,
+                    frames: FrameTimes?) -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
         guard !exact, let grid, let last = segments.last,
-              let fit = try? FrameGridFit.fitted(segments, to: grid), fit.moved > 0, let end = fit.segments.last else { return (segments, nil) }
+              let fit = try? FrameGridFit.fitted(segments, to: grid, frames: frames), fit.moved > 0,
+              let end = fit.segments.last else { return (segments, nil) }
         return (fit.segments, FrameGridFit.Summary(grid: grid, before: last.target.end, after: end.target.end, moved: fit.moved))
     }
 }
@@ -48,12 +52,12 @@ extension TimelineFitting {
     /// and it is fitted again, a few times at most; a cut still off the grid after that keeps
     /// its snapped place, and its audio is handled as without fitting.
     static func fitSnapped(_ snapped: [CompositionTrackSegment], grid: FrameGrid?, exact: Bool, points: CutPoints,
-                           carriesHidden: Bool) throws -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
+                           carriesHidden: Bool, frames: FrameTimes) throws -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
         guard !exact, let grid, let last = snapped.last else { return (snapped, nil) }
         var segments = snapped
         var moved = 0
         for _ in 0..<4 {
-            guard let fit = try? FrameGridFit.fitted(segments, to: grid, cuts: .start), fit.moved > 0 else { break }
+            guard let fit = try? FrameGridFit.fitted(segments, to: grid, cuts: .start, frames: frames), fit.moved > 0 else { break }
             moved = max(moved, fit.moved)
             segments = try KeyframeSnapping.snap(fit.segments, points: points, carriesHidden: carriesHidden).0
         }
@@ -75,9 +79,9 @@ extension ExportSession {
 
     /// The timeline's video track, which every stream of a movie export follows, fitted to the
     /// frame grid of the first audio track, and what moved.
-    func fittedVideoTrack(exact: Bool) throws -> (CompositionTrack, FrameGridFit.Summary?) {
+    func fittedVideoTrack(exact: Bool, frames: FrameTimes?) throws -> (CompositionTrack, FrameGridFit.Summary?) {
         let grid = try copiedAudioGrid(exact: exact)
-        let (segments, fit) = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exact)
+        let (segments, fit) = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exact, frames: frames)
         return (try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments), fit)
     }
 }
@@ -97,6 +101,6 @@ extension FrameGridFit {
             ? (AudioCodecChoice(audioFile: container, source: parameters, defaultBitRate: 192_000).splices(parameters, container: container)
                 ? TimelineFitting.grid(of: parameters) : nil)
             : TimelineFitting.grid(of: parameters, container: container, settings: try TimePitchSettings())
-        return TimelineFitting.fit(track.segments, grid: grid, exact: false).1
+        return TimelineFitting.fit(track.segments, grid: grid, exact: false, frames: nil).1
     }
 }
