@@ -13,14 +13,23 @@ extension OTIO {
     static func forwards(_ track: OTIOTimeline.Track) throws(OTIOError) -> (OTIOTimeline.Track, [TimeRange]) {
         let items = track.items
         guard items.contains(where: { isBackwards($0.item) }) else { return (track, []) }
-        // Where each item goes forwards: clips by source, the rest after the clip before them.
-        var keys: [(Time, Int)] = []
-        var last = Time.zero
+        // Where each item goes forwards: clips by where their source starts, holds by their
+        // frame (before a clip starting there: a hold stands where the forward timeline reaches
+        // its frame), gaps after the item before them.
+        var keys: [(time: Time, rank: Int, index: Int)] = []
+        var last = (time: Time.zero, rank: 0)
         for (index, labeled) in items.enumerated() {
-            if case .clip(let source, _) = labeled.item { last = source.start }
-            keys.append((last, index))
+            switch labeled.item {
+            case .clip(let source, _): last = (source.start, 1)
+            case .hold(let frame, _): last = (frame, 0)
+            case .gap: break
+            }
+            keys.append((last.time, last.rank, index))
         }
-        let order = keys.indices.sorted { keys[$0].0 != keys[$1].0 ? keys[$0].0 < keys[$1].0 : keys[$0].1 < keys[$1].1 }
+        let order = keys.indices.sorted { a, b in
+            let (x, y) = (keys[a], keys[b])
+            return x.time != y.time ? x.time < y.time : x.rank != y.rank ? x.rank < y.rank : x.index < y.index
+        }
         let lengths = try items.map { labeled throws(OTIOError) in try length(of: labeled) }
         // Sort the given order into the forward one by reversals, noting each reversal's range.
         var arrangement = items.indices.map { ($0, isBackwards(items[$0].item)) }
