@@ -35,25 +35,35 @@ struct Info: ParsableCommand {
     @Flag(help: "Show every row of the timeline, not the first and last 20 of a long one.")
     var all = false
 
+    @Flag(help: "With --json: list every frame the default export writes (exportPlan.frames): the source frame it shows, its time, copied or re-encoded.")
+    var frames = false
+
+    func validate() throws {
+        if frames && !json { throw ValidationError("--frames lists the export's frames in the JSON; add --json") }
+    }
+
     func run() throws {
         LibAV.preload()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
-        let plan = Result { try Self.exportPlan(document, at: url) }
+        let streams = Result { try Self.exportPlan(document, at: url) }
+        // The passthrough export's own plan (nil for audio alone, or a timeline that cuts
+        // nothing): the fit, the cuts and what the export will say come from it.
+        let video: Result<PassthroughPlan?, any Error> = document.media.primaryVideo == nil ? .success(nil)
+            : Result { try CutPreview.plan(source: ExportSource(document: document, at: url), output: DefaultOutput.movie(for: document, at: url)) }
+        let planned = (try? video.get()) ?? nil
+        let exports = (try? streams.get()) != nil
+        let fit = !exports ? nil : planned.map(\.fit) ?? ((try? Self.exportFit(document, at: url)) ?? nil)
+        let cuts = video.map { $0.flatMap { CutPreview(plan: $0) } }
         if json {
-            let exports = (try? plan.get()) != nil
-            let fit = exports ? (try? Self.exportFit(document, at: url)) ?? nil : nil
-            let cuts = document.media.primaryVideo == nil ? nil
-                : (try? CutPreview.make(source: ExportSource(document: document, at: url), output: DefaultOutput.movie(for: document, at: url))) ?? nil
-            try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? plan.get(), fit: fit, cuts: cuts))
+            try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? streams.get(), fit: fit,
+                                            cuts: (try? cuts.get()) ?? nil, plan: video, frames: frames))
         } else {
             print(try Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
-            print(Report.export(plan), terminator: "")
-            if case .success(_?) = plan, let line = (try? Self.exportFit(document, at: url))??.line { print("  \(line) (--exact keeps it)") }
-            if document.media.primaryVideo != nil {
-                let output = DefaultOutput.movie(for: document, at: url)
-                print(Report.cuts(Result { try CutPreview.make(source: ExportSource(document: document, at: url), output: output) }), terminator: "")
-            }
+            print(Report.export(streams), terminator: "")
+            if exports, let line = fit?.line { print("  \(line) (--exact keeps it)") }
+            print(Report.cuts(cuts), terminator: "")
+            if exports { print(Report.planned(video), terminator: "") }
         }
     }
 
@@ -97,6 +107,32 @@ struct InfoJSON: Encodable {
     let exportFit: Fit?
     /// What the default export's cuts re-encode (issue 41).
     let exportCuts: Cuts?
+    /// The default passthrough export's plan (issue 50): what `export` writes, frame by frame
+    /// with `info --json --frames`.
+    let exportPlan: Plan?
+    /// Why the default passthrough export refuses the timeline, before any work.
+    let exportRefusal: String?
+
+    struct Plan: Encodable {
+        let videoFrames: Int
+        let copiedFrames: Int
+        let reencodedFrames: Int
+        let reencodedCuts: Int
+        let reencodedReversals: Int
+        let duration: Time
+        let timescale: Int32
+        let exactTimes: Bool
+        let keyframeCutsBecause: String?
+        let movedCuts: [MovedCut]
+        let warnings: [String]
+        let segments: [CompositionTrackSegment]
+        let frames: [PassthroughPlan.Frame]?
+    }
+
+    struct MovedCut: Encodable {
+        let requested: TimeRange
+        let actual: TimeRange?
+    }
 
     struct Fit: Encodable {
         let codec: String
@@ -115,8 +151,22 @@ struct InfoJSON: Encodable {
         let keyframeCutsBecause: String?
     }
 
-    init(documentURL: URL, document: ProjectDocument, export: StreamPlan??, fit: FrameGridFit.Summary? = nil, cuts: CutPreview? = nil) {
+    init(documentURL: URL, document: ProjectDocument, export: StreamPlan??, fit: FrameGridFit.Summary? = nil, cuts: CutPreview? = nil,
+         plan: Result<PassthroughPlan?, any Error> = .success(nil), frames: Bool = false) {
         self.export = export ?? nil
+        switch plan {
+        case .success(let plan?):
+            exportPlan = Plan(videoFrames: plan.videoFrames, copiedFrames: plan.copiedFrames, reencodedFrames: plan.reencodedFrames,
+                              reencodedCuts: plan.reencodedCuts, reencodedReversals: plan.reencodedReversals, duration: plan.duration,
+                              timescale: plan.timescale, exactTimes: plan.exact, keyframeCutsBecause: plan.keyframeCutsBecause,
+                              movedCuts: plan.movedCuts.map { MovedCut(requested: $0.requested, actual: $0.actual) },
+                              warnings: plan.warnings, segments: plan.timeline, frames: frames ? plan.frames : nil)
+            exportRefusal = nil
+        case .success(nil):
+            (exportPlan, exportRefusal) = (nil, nil)
+        case .failure(let error):
+            (exportPlan, exportRefusal) = (nil, error.localizedDescription)
+        }
         exportFit = fit.flatMap { $0.moved == 0 ? nil : $0 }.map { Fit(codec: $0.grid.codecName, samplesPerFrame: $0.grid.samplesPerFrame, sampleRate: $0.grid.sampleRate,
                                   duration: $0.before, fittedDuration: $0.after, segmentsMoved: $0.moved) }
         exportCuts = cuts.map { Cuts(reencodedFrames: $0.reencodedFrames, cuts: $0.cuts, reversedRanges: $0.reversals, copiedFrames: $0.copiedFrames,

@@ -138,6 +138,16 @@ enum Report {
         return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(places); \(preview.copiedFrames) copied\n"
     }
 
+    /// What the default export will say before any work (``PassthroughPlan/warnings``), or why
+    /// it refuses the timeline.
+    static func planned(_ plan: Result<PassthroughPlan?, any Error>) -> String {
+        switch plan {
+        case .failure(let error): return "  passthrough export refuses this timeline: \(error.localizedDescription)\n"
+        case .success(nil): return ""
+        case .success(let plan?): return plan.warnings.map { "  export will say: \($0)\n" }.joined()
+        }
+    }
+
     /// The segment table: composition range, source range, rate. The steps of a ramp in
     /// `ramps` that are still whole on the track (its step rates in a row, over contiguous
     /// source) are one row: `2-31   2 - 4375/768   2 - 4   ramp 1x→0.25x, 30 steps`.

@@ -1,9 +1,10 @@
 import Foundation
 public import Composition
+import TimePitch
 
-/// What a passthrough export will do at the timeline's cuts, worked out in advance from a
-/// demux-only scan (no decoding, nothing written): how many frames ``SmartCut`` re-encodes at how
-/// many cuts and how many it copies, or why the cuts will move to keyframes instead. `info`
+/// What a passthrough export will do at the timeline's cuts, read from its ``PassthroughPlan``
+/// (a demux-only scan: no decoding, nothing written): how many frames ``SmartCut`` re-encodes at
+/// how many cuts and how many it copies, or why the cuts will move to keyframes instead. `info`
 /// shows it.
 public struct CutPreview: Sendable, Equatable {
     /// Frames re-encoded, the cuts that need them, and frames copied.
@@ -15,14 +16,15 @@ public struct CutPreview: Sendable, Equatable {
     /// Why the cuts move to keyframes (nothing re-encoded), or nil when they are frame-exact.
     public let keyframeCutsBecause: String?
 
-    /// The preview for exporting `source` to `output` (its extension picks the container); nil
-    /// when the source has no video or the timeline removes nothing.
-    public static func make(source: ExportSource, output: URL) throws -> CutPreview? {
-        guard let container = Container(movie: output.pathExtension), let video = source.media.primaryVideo,
+    /// The plan of the default passthrough export of `source` to `output` (its extension picks
+    /// the container), the one ``PassthroughExporter`` executes; nil when the source has no video
+    /// or the timeline plays the whole video forwards, in order (then nothing is cut, every frame
+    /// is copied, and no scan of every packet is needed to say so: a long movie's `info` would
+    /// pay for it).
+    public static func plan(source: ExportSource, output: URL) throws -> PassthroughPlan? {
+        guard Container(movie: output.pathExtension) != nil, let video = source.media.primaryVideo,
               let track = source.timeline.track(withID: Int32(video.index)) else { return nil }
-        var segments = track.segments
-        // A timeline that plays the whole video forwards, in order, cuts nothing: no scan of
-        // every packet to say so (a long movie's `info` would pay for it).
+        let segments = track.segments
         let sources = segments.compactMap(\.source)
         if !segments.contains(where: \.isReversed), KeyframeSnapping.removesNothing(segments),
            let first = sources.first, let last = sources.last,
@@ -30,24 +32,32 @@ public struct CutPreview: Sendable, Equatable {
            first.start <= whole.start, last.end >= whole.end {
             return nil
         }
-        let scan = try VideoScan(movie: source.movie, stream: video.index, name: source.name, warning: { _ in })
-        if scan.truncated { segments = try CompositionTrackSegment.cut(segments, atSourceEnd: scan.end) }
-        let smart = SmartCut(scan: scan, segments: segments)
-        let copied = smart.items.count - smart.encodedFrames
+        return try PassthroughExporter(source: source, output: output, settings: TimePitchSettings(), force: false).plan()
+    }
+
+    /// What `plan` does at the timeline's cuts; nil when it copies every frame in order.
+    public init?(plan: PassthroughPlan) {
         // A reversed range is said even when its intra frames are all copied.
-        if smart.encodedFrames == 0 && copied == scan.packets.count && !segments.contains(where: \.isReversed) { return nil }
-        if let why = SmartCut.refusal(container: container, movie: source.movie, stream: video.index, name: source.name,
-                                      scan: scan, segments: segments) {
-            // A reversed range is never moved to keyframes: the export copies it (intra
-            // frames) or refuses.
-            if segments.contains(where: \.isReversed) {
-                guard smart.spans.isEmpty else { throw ReversePassthrough.refusal(segments, name: source.name, why: why) }
-            } else {
-                return CutPreview(reencodedFrames: 0, cuts: 0, copiedFrames: 0, keyframeCutsBecause: why)
-            }
+        if plan.reencodedFrames == 0 && plan.map.entries.count == plan.scan.packets.count && plan.reencodedReversals == 0
+            && !plan.timeline.contains(where: \.isReversed) { return nil }
+        if let why = plan.keyframeCutsBecause {
+            self.init(reencodedFrames: 0, cuts: 0, copiedFrames: plan.copiedFrames, keyframeCutsBecause: why)
+            return
         }
-        var preview = CutPreview(reencodedFrames: smart.encodedFrames, cuts: smart.cuts, copiedFrames: copied, keyframeCutsBecause: nil)
-        preview.reversals = smart.reversedRuns
-        return preview
+        self.init(reencodedFrames: plan.reencodedFrames, cuts: plan.reencodedCuts, copiedFrames: plan.copiedFrames, keyframeCutsBecause: nil)
+        reversals = plan.reencodedReversals
+    }
+
+    /// The preview for exporting `source` to `output`; nil when the source has no video or the
+    /// timeline removes nothing.
+    public static func make(source: ExportSource, output: URL) throws -> CutPreview? {
+        try plan(source: source, output: output).flatMap { CutPreview(plan: $0) }
+    }
+
+    init(reencodedFrames: Int, cuts: Int, copiedFrames: Int, keyframeCutsBecause: String?) {
+        self.reencodedFrames = reencodedFrames
+        self.cuts = cuts
+        self.copiedFrames = copiedFrames
+        self.keyframeCutsBecause = keyframeCutsBecause
     }
 }

@@ -77,20 +77,17 @@ public struct PassthroughExporter {
             early = (try audio(fitted, origin: origin, end: fitted.last?.target.end ?? .zero, keepsEveryFrame: false), origin, fitted)
         }
 
-        // 1. Every video packet's timing, and the keyframes, from a demux-only pass.
-        let scan = try VideoScan(movie: session.movie, stream: session.videoStream.index, name: session.movieName, warning: warning)
-
-        // 2. Cuts stay where the timeline has them, with the frames between a cut and the next
-        // keyframe re-encoded, or move to keyframes; the audio follows the same timeline.
-        let video = try plan(session.readable(videoTrack, scan: scan).segments, grid: grid, scan: scan, session: session, warning: warning)
-        let (segments, snapped) = (video.segments, video.snapped)
-        Self.warn(about: snapped.cuts, in: segments, session: session, warning: warning)
-        let timeline = try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments)
-        let packets = video.smart.map { smart in smart.items.map { scan.packets[smart.sourceIndex($0)] } } ?? scan.packets
-        let map = try PacketMap(packets: packets, track: timeline, preferred: scan.timescale,
-                                fixedTimescale: session.container.isMatroska ? 1000 : nil,
-                                carriesHidden: session.container.canHideFrames,
-                                limits: session.container.canHideFrames ? PacketMap.Limits() : nil)
+        // 1-2. The plan: every video packet's timing and the keyframes from a demux-only pass,
+        // cuts frame-exact (the frames between a cut and the next keyframe re-encoded) or moved
+        // to keyframes, the timeline fitted to the copied audio; the audio follows it.
+        let plan = try PassthroughPlan.make(source: source, container: session.container, header: session.header(), settings: settings,
+                                            keyframeCuts: keyframeCuts, exact: exactTimeline)
+        for line in plan.warnings { warning(line) }
+        let (scan, segments, map) = (plan.scan, plan.timeline, plan.map)
+        let rendered = try plan.video.smart.flatMap { smart in
+            smart.spans.isEmpty ? nil
+                : try GOPRenderer(movie: session.movie, stream: session.videoStream.index, scan: scan, spans: smart.spans, name: session.movieName)
+        }
 
         // 3. Audio: copied when the timeline is untouched and every frame is kept, otherwise
         // rendered and encoded on threads of its own while the video is copied (the copy waits
@@ -100,24 +97,35 @@ public struct PassthroughExporter {
             audioOutput = early.audio
         } else {
             early = nil
-            audioOutput = try audio(segments, origin: scan.origin, end: timeline.duration,
+            audioOutput = try audio(segments, origin: scan.origin, end: plan.duration,
                                     keepsEveryFrame: scan.packets.count == map.entries.count)
         }
         session.closeHeader()
 
         // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, video: video, scan: scan, audio: audioOutput, segments: segments, origin: scan.origin, session: session,
-                      warning: warning, progress: { fraction in
+        try copyVideo(map: map, smart: plan.video.smart, rendered: rendered, scan: scan, audio: audioOutput, segments: segments,
+                      origin: scan.origin, session: session, warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
         })
         try session.commit(progress: progress)
-        return Result(output: session.destination.destination, videoFrames: map.entries.count { !$0.hidden }, duration: timeline.duration,
-                      timescale: map.timescale, exact: map.exact && !snapped.rounded, audio: audioOutput.handling,
-                      cuts: snapped.cuts.map { ($0.requested, $0.actual) },
-                      fit: video.fit, reencodedFrames: video.smart?.encodedFrames ?? 0, reencodedCuts: video.smart?.cuts ?? 0,
-                      reencodedReversals: video.smart?.reversedRuns ?? 0,
-                      copiedFrames: map.entries.count { !$0.hidden } - (video.smart?.encodedFrames ?? 0))
+        return Result(output: session.destination.destination, videoFrames: plan.videoFrames, duration: plan.duration,
+                      timescale: plan.timescale, exact: plan.exact, audio: audioOutput.handling, cuts: plan.movedCuts,
+                      fit: plan.fit, reencodedFrames: plan.reencodedFrames, reencodedCuts: plan.reencodedCuts,
+                      reencodedReversals: plan.reencodedReversals, copiedFrames: plan.copiedFrames)
+    }
+
+    /// What this export will write (``PassthroughPlan``), worked out without writing anything:
+    /// what `info` shows. Throws what the export would refuse before any work.
+    public func plan() throws -> PassthroughPlan {
+        let container = try ExportSession.container(of: output)
+        try ReversePassthrough.check(source, container: container, keyframeCuts: keyframeCuts)
+        guard source.media.primaryVideo != nil else {
+            throw ExportError.unsupported("\(source.name) has no video")
+        }
+        let header = try InputFormatContext(path: source.movie.path)
+        return try PassthroughPlan.make(source: source, container: container, header: header, settings: settings,
+                                        keyframeCuts: keyframeCuts, exact: exactTimeline)
     }
 
     // MARK: Cuts
@@ -128,53 +136,62 @@ public struct PassthroughExporter {
         let segments: [CompositionTrackSegment]
         let snapped: (cuts: [KeyframeSnapping.Cut], rounded: Bool)
         let smart: SmartCut?
-        let rendered: GOPRenderer?
         /// How the timeline was fitted to the copied audio's frames (``TimelineFitting``).
         let fit: FrameGridFit.Summary?
+        /// Why the cuts move to keyframes, when they do.
+        let keyframeCutsBecause: String?
     }
 
-    /// Plans frame-exact cuts where the stream and container allow them (and `keyframeCuts`
-    /// does not ask otherwise), else snaps the cuts to keyframes, saying why when it matters.
-    private func plan(_ readable: [CompositionTrackSegment], grid: FrameGrid?, scan: VideoScan, session: ExportSession,
-                      warning: (String) -> Void) throws -> VideoPlan {
-        let refusal = keyframeCuts ? nil : SmartCut.refusal(container: session.container, movie: session.movie, stream: session.videoStream.index,
-                                                             name: session.movieName, scan: scan, segments: readable,
-                                                             opened: try? session.header())
-        // A reversed range is played by the frame-exact plan (copied intra frames, or long-GOP
-        // ones re-encoded backwards), never by moving cuts to keyframes.
-        let reversed = readable.contains(where: \.isReversed)
-        guard reversed || (!keyframeCuts && refusal == nil) else {
-            if let refusal, !KeyframeSnapping.removesNothing(readable) {
-                warning("passthrough cuts \(session.movieName) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv; export with --fps to cut exactly)")
+    /// What a ``VideoPlan`` is made from: the source, its scan, the container and the options.
+    struct Planner {
+        let source: ExportSource
+        let container: Container
+        let header: InputFormatContext
+        let scan: VideoScan
+        let grid: FrameGrid?
+        let keyframeCuts: Bool
+        let exact: Bool
+
+        /// Plans frame-exact cuts where the stream and container allow them (and `keyframeCuts`
+        /// does not ask otherwise), else snaps the cuts to keyframes, saying why when it matters.
+        func plan(_ readable: [CompositionTrackSegment], warning: (String) -> Void) throws -> VideoPlan {
+            let name = source.name, stream = source.media.primaryVideo!.index
+            let refusal = keyframeCuts ? nil : SmartCut.refusal(container: container, movie: source.movie, stream: stream,
+                                                                 name: name, scan: scan, segments: readable, opened: header)
+            let frames = FrameTimes(sorted: scan.presentationTimes)
+            // A reversed range is played by the frame-exact plan (copied intra frames, or long-GOP
+            // ones re-encoded backwards), never by moving cuts to keyframes.
+            let reversed = readable.contains(where: \.isReversed)
+            guard reversed || (!keyframeCuts && refusal == nil) else {
+                if let refusal, !KeyframeSnapping.removesNothing(readable) {
+                    warning("passthrough cuts \(name) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv; export with --fps to cut exactly)")
+                }
+                let snapped = try PassthroughExporter.snap(readable, scan: scan, hides: container.canHideFrames)
+                // Fitted to the copied audio's frames once the cuts are at keyframes.
+                let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exact, points: scan.cutPoints,
+                                                                     carriesHidden: container.canHideFrames, frames: frames)
+                return VideoPlan(segments: segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, fit: fit,
+                                 keyframeCutsBecause: KeyframeSnapping.removesNothing(readable) ? nil : refusal ?? "--keyframe-cuts asks for it")
             }
-            let snapped = try Self.snap(readable, scan: scan, session: session)
-            // Fitted to the copied audio's frames once the cuts are at keyframes.
-            let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exactTimeline, points: scan.cutPoints,
-                                                                 carriesHidden: session.container.canHideFrames,
-                                                                 frames: FrameTimes(sorted: scan.presentationTimes))
-            return VideoPlan(segments: segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, rendered: nil, fit: fit)
+            // Cuts are frame-exact wherever the fit puts them.
+            let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exact, frames: frames)
+            let smart = SmartCut(scan: scan, segments: fitted)
+            if let refusal, !smart.spans.isEmpty {
+                throw ReversePassthrough.refusal(fitted, name: name, why: refusal)
+            }
+            for span in smart.spansPastKeyframes(scan) {
+                let why = scan.openGOPRefusal.map { "; they cannot be rewritten as IDR pictures because \($0)" } ?? ""
+                warning("\(span.count) frames of \(name) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture\(why) (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
+            }
+            return VideoPlan(segments: fitted, snapped: ([], false), smart: smart, fit: fit, keyframeCutsBecause: nil)
         }
-        // Cuts are frame-exact wherever the fit puts them.
-        let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exactTimeline, frames: FrameTimes(sorted: scan.presentationTimes))
-        let smart = SmartCut(scan: scan, segments: fitted)
-        if let refusal, !smart.spans.isEmpty {
-            throw ReversePassthrough.refusal(fitted, name: session.movieName, why: refusal)
-        }
-        for span in smart.spansPastKeyframes(scan) {
-            let why = scan.openGOPRefusal.map { "; they cannot be rewritten as IDR pictures because \($0)" } ?? ""
-            warning("\(span.count) frames of \(session.movieName) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture\(why) (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
-        }
-        let rendered = smart.spans.isEmpty ? nil
-            : try GOPRenderer(movie: session.movie, stream: session.videoStream.index, scan: scan, spans: smart.spans, name: session.movieName)
-        return VideoPlan(segments: fitted, snapped: ([], false), smart: smart, rendered: rendered, fit: fit)
     }
 
     /// The timeline with its cuts moved to where the copied frames can be decoded. A timeline
     /// whose exact times outgrow exact arithmetic (stacked ramps and cuts) is rounded to the
     /// source's ticks first, and the export says its times are rounded (`rounded`).
-    private static func snap(_ readable: [CompositionTrackSegment], scan: VideoScan, session: ExportSession) throws
+    static func snap(_ readable: [CompositionTrackSegment], scan: VideoScan, hides: Bool) throws
         -> (segments: [CompositionTrackSegment], cuts: [KeyframeSnapping.Cut], rounded: Bool) {
-        let hides = session.container.canHideFrames
         do {
             let (segments, cuts) = try KeyframeSnapping.snap(readable, points: scan.cutPoints, carriesHidden: hides)
             return (segments, cuts, false)
@@ -187,12 +204,12 @@ public struct PassthroughExporter {
 
     /// Says where cuts moved, which removals passthrough cannot make, freezes whose frame a
     /// removal took, and gaps.
-    private static func warn(about cuts: [KeyframeSnapping.Cut], in segments: [CompositionTrackSegment],
-                             session: ExportSession, warning: (String) -> Void) {
+    static func warn(about cuts: [KeyframeSnapping.Cut], in segments: [CompositionTrackSegment],
+                     name: String, container: Container, warning: (String) -> Void) {
         var reported: [TimeRange] = []
         for cut in cuts {
             if cut.requested.start < .zero, let actual = cut.actual {
-                warning("\(session.movieName) hides its first \(String(format: "%.3f", -cut.requested.start.seconds)) s with an edit list, which \(session.container.muxer) cannot do; passthrough starts at the next keyframe \(actual.end) in, the first shown frame it can decode without them (export to .mp4 or .mov to keep them hidden, or with --fps)")
+                warning("\(name) hides its first \(String(format: "%.3f", -cut.requested.start.seconds)) s with an edit list, which \(container.muxer) cannot do; passthrough starts at the next keyframe \(actual.end) in, the first shown frame it can decode without them (export to .mp4 or .mov to keep them hidden, or with --fps)")
                 continue
             }
             if let actual = cut.actual {
@@ -221,8 +238,9 @@ public struct PassthroughExporter {
     // MARK: Muxing
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
-    private func copyVideo(map: PacketMap, video plan: VideoPlan, scan: VideoScan, audio: AudioTracks, segments: [CompositionTrackSegment],
-                           origin: Time, session: ExportSession, warning: (String) -> Void, progress: (Double) throws -> Void) throws {
+    private func copyVideo(map: PacketMap, smart: SmartCut?, rendered: GOPRenderer?, scan: VideoScan, audio: AudioTracks,
+                           segments: [CompositionTrackSegment], origin: Time, session: ExportSession, warning: (String) -> Void,
+                           progress: (Double) throws -> Void) throws {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
         video.readOnly(stream: videoStream)
@@ -231,14 +249,14 @@ public struct PassthroughExporter {
         let record = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
         // H.264 open GOPs: recovery points copied after re-encoded frames are rewritten as IDR
         // pictures (``OpenGOPRewriter``); the record then allows frame_num gaps.
-        let resumed = plan.smart.flatMap { smart in
-            OpenGOPRewriter.plan(recoveryPoints: scan.recoveryPoints, record: record, rendered: plan.rendered.flatMap { ParameterSets(avcC: $0.record) },
+        let resumed = smart.flatMap { smart in
+            OpenGOPRewriter.plan(recoveryPoints: scan.recoveryPoints, record: record, rendered: rendered.flatMap { ParameterSets(avcC: $0.record) },
                                  copies: entries.map { entry in if case .copy(let i) = smart.items[entry.index] { i } else { nil } })
         }
         try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
                           metadata: video, warning: warning) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
-            Self.describe(stream, resumed: resumed, rendered: plan.rendered, session: session, warning: warning)
+            Self.describe(stream, resumed: resumed, rendered: rendered, session: session, warning: warning)
             return (stream, ())
         }
 
@@ -248,7 +266,7 @@ public struct PassthroughExporter {
         let reader = try PacketReader(input: video, stream: videoStream, ticks: scan.decodeTicks, name: session.movieName)
         // HEVC: copying that resumes after re-encoded frames, or after a jump in the source,
         // restores the stream's own parameter sets (``HEVCParameterSets/resumed(_:)``).
-        let format = plan.rendered?.format
+        let format = rendered?.format
         var afterEncoded = false, previous: Int?
         for (n, entry) in entries.enumerated() {
             if let sample = try encodedSample(entry) {
@@ -282,13 +300,13 @@ public struct PassthroughExporter {
 
         /// The source packet an entry copies, or nil for a re-encoded frame.
         func sourceItem(_ entry: PacketMap.Entry) -> Int? {
-            guard let smart = plan.smart else { return entry.index }
+            guard let smart else { return entry.index }
             if case .copy(let i) = smart.items[entry.index] { return i }
             return nil
         }
         /// A re-encoded frame's sample, and whether it starts its span (an IDR picture).
         func encodedSample(_ entry: PacketMap.Entry) throws -> (bytes: [UInt8], idr: Bool)? {
-            guard let smart = plan.smart, let rendered = plan.rendered,
+            guard let smart, let rendered,
                   case .encoded(let span, let frame) = smart.items[entry.index] else { return nil }
             return (try rendered.samples.sample(span: span, frame: frame), frame == 0)
         }

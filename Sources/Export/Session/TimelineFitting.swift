@@ -16,6 +16,16 @@ enum TimelineFitting {
         return grid(of: parameters)
     }
 
+    /// The frame grid of `source`'s first audio track (its movie opened as `header`) when smart
+    /// audio splices it into `container`; nil when `exact`, or when it does not.
+    static func grid(source: ExportSource, header input: InputFormatContext, container: Container, settings: TimePitchSettings,
+                     exact: Bool) -> FrameGrid? {
+        guard !exact, let first = source.media.primaryAudio?.index else { return nil }
+        // Audio on a clock that starts again is rendered whole (see AudioTracks): no grid.
+        guard input.clock == nil else { return nil }
+        return grid(of: input.stream(first).parameters.pointee, container: container, settings: settings)
+    }
+
     /// The frames of an AAC or Opus stream; nil for any other codec.
     static func grid(of parameters: AVCodecParameters) -> FrameGrid? {
         guard parameters.sample_rate > 0 else { return nil }
@@ -70,11 +80,7 @@ extension ExportSession {
     /// The frame grid of the first audio track when smart audio splices it (see
     /// ``TimelineFitting``); nil when `exact`, or when it does not.
     func copiedAudioGrid(exact: Bool) throws -> FrameGrid? {
-        guard !exact, let first = source.media.primaryAudio?.index else { return nil }
-        let input = try header()
-        // Audio on a clock that starts again is rendered whole (see AudioTracks): no grid.
-        guard input.clock == nil else { return nil }
-        return TimelineFitting.grid(of: input.stream(first).parameters.pointee, container: container, settings: settings)
+        try TimelineFitting.grid(source: source, header: header(), container: container, settings: settings, exact: exact)
     }
 
     /// The timeline's video track, which every stream of a movie export follows, fitted to the

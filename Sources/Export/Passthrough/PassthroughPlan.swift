@@ -1,0 +1,97 @@
+import Foundation
+public import Composition
+public import TimePitch
+internal import CFFmpeg
+
+/// What a passthrough export writes, worked out once from the movie's facts (a demux-only
+/// scan: no decoding, nothing written), the timeline and the options: the contract between
+/// `info`, which shows it, and ``PassthroughExporter``, which executes it and takes every
+/// count it reports from it. Every output frame is here: which source frame it shows, at which
+/// time, and whether it is copied or re-encoded; so are the cuts, the fit and what the export
+/// will say.
+public struct PassthroughPlan {
+    /// One frame of the output, in presentation order.
+    public struct Frame: Sendable, Equatable, Encodable {
+        /// The source frame it shows, by its presentation time in the source (0 is the movie's
+        /// first frame).
+        public let source: Time
+        /// Where the output shows it.
+        public let time: Time
+        /// Re-encoded at a frame-exact cut or in a reversed range, rather than copied.
+        public let reencoded: Bool
+    }
+
+    /// The video track as exported: as far as the movie can be read, fitted to the copied
+    /// audio's frames, cuts at keyframes where they move. Every stream follows it.
+    public let timeline: [CompositionTrackSegment]
+    /// How the timeline was fitted to the copied audio's frames; nil when it was not.
+    public let fit: FrameGridFit.Summary?
+    /// Cuts moved to keyframes: what was asked and what is done.
+    public let movedCuts: [(requested: TimeRange, actual: TimeRange?)]
+    /// Why the cuts move to keyframes rather than being frame-exact; nil when they are
+    /// frame-exact (or the timeline cuts nothing).
+    public let keyframeCutsBecause: String?
+    /// What the export says before any work, one sentence each.
+    public let warnings: [String]
+
+    /// The output timescale, and whether every timestamp is exact in it.
+    public var timescale: Int32 { map.timescale }
+    public var exact: Bool { map.exact && !rounded }
+    /// The output's length.
+    public var duration: Time { timeline.last?.target.end ?? .zero }
+    /// Frames shown (hidden reference frames before time 0 are not counted).
+    public var videoFrames: Int { map.entries.count { !$0.hidden } }
+    /// Frames re-encoded at cuts, the cuts that need them, reversed ranges re-encoded backwards.
+    public var reencodedFrames: Int { video.smart?.encodedFrames ?? 0 }
+    public var reencodedCuts: Int { video.smart?.cuts ?? 0 }
+    public var reencodedReversals: Int { video.smart?.reversedRuns ?? 0 }
+    public var copiedFrames: Int { videoFrames - reencodedFrames }
+
+    /// Every frame the output shows, in presentation order.
+    public var frames: [Frame] {
+        map.entries.filter { !$0.hidden }.map { entry in
+            let item = video.smart?.items[entry.index]
+            let source = video.smart.map { $0.sourceIndex($0.items[entry.index]) } ?? entry.index
+            let reencoded = if case .encoded = item { true } else { false }
+            return Frame(source: scan.packets[source].pts, time: Time(value: entry.pts, timescale: map.timescale), reencoded: reencoded)
+        }.sorted { $0.time < $1.time }
+    }
+
+    /// How the frames are made (internal to the exporter).
+    let video: PassthroughExporter.VideoPlan
+    let scan: VideoScan
+    let map: PacketMap
+    /// The timeline's exact times outgrew exact arithmetic and were rounded to the source's ticks.
+    let rounded: Bool
+}
+
+extension PassthroughPlan {
+    /// The plan for exporting `source` into `container` (the movie opened once as `header`),
+    /// with `settings`; `keyframeCuts` moves cuts to keyframes instead of re-encoding frames,
+    /// `exact` keeps the timeline unfitted. Throws when passthrough cannot play the timeline (a
+    /// reversed range it cannot re-encode), before any work.
+    static func make(source: ExportSource, container: Container, header: InputFormatContext, settings: TimePitchSettings,
+                     keyframeCuts: Bool, exact: Bool) throws -> PassthroughPlan {
+        guard let videoStream = source.media.primaryVideo, let track = source.timeline.track(withID: Int32(videoStream.index)) else {
+            throw ExportError.unsupported("the timeline has no video track")
+        }
+        var warnings: [String] = []
+        let scan = try VideoScan(movie: source.movie, stream: videoStream.index, name: source.name, warning: { warnings.append($0) })
+        let readable = scan.truncated ? try CompositionTrackSegment.cut(track.segments, atSourceEnd: scan.end) : track.segments
+        let grid = try TimelineFitting.grid(source: source, header: header, container: container, settings: settings, exact: exact)
+        let planner = PassthroughExporter.Planner(source: source, container: container, header: header, scan: scan, grid: grid,
+                                                  keyframeCuts: keyframeCuts, exact: exact)
+        let video = try planner.plan(readable, warning: { warnings.append($0) })
+        PassthroughExporter.warn(about: video.snapped.cuts, in: video.segments, name: source.name, container: container,
+                                 warning: { warnings.append($0) })
+        let timeline = try CompositionTrack(trackID: track.trackID, mediaType: .video, segments: video.segments)
+        let packets = video.smart.map { smart in smart.items.map { scan.packets[smart.sourceIndex($0)] } } ?? scan.packets
+        let map = try PacketMap(packets: packets, track: timeline, preferred: scan.timescale,
+                                fixedTimescale: container.isMatroska ? 1000 : nil,
+                                carriesHidden: container.canHideFrames,
+                                limits: container.canHideFrames ? PacketMap.Limits() : nil)
+        return PassthroughPlan(timeline: video.segments, fit: video.fit, movedCuts: video.snapped.cuts.map { ($0.requested, $0.actual) },
+                               keyframeCutsBecause: video.keyframeCutsBecause, warnings: warnings,
+                               video: video, scan: scan, map: map, rounded: video.snapped.rounded)
+    }
+}
