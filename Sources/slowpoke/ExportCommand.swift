@@ -48,6 +48,10 @@ struct ExportMovie: ParsableCommand {
             FLAC keep its depth and are exactly as long as the timeline (AAC, MP3 and Opus decode \
             to it within one codec frame). --fps does not apply.
 
+            --dry-run writes nothing and prints what a passthrough export would write: its \
+            frames, how many are re-encoded at cuts, the fit and every warning, from the same \
+            plan the export runs (`slowpoke info` shows the default export's).
+
             The output goes to <movie-stem>-slowpoke.<ext> beside the document unless -o says \
             otherwise (for audio, the source's extension when it is one of those, else .m4a). It \
             appears only when complete: an error or Ctrl-C leaves nothing behind.
@@ -60,6 +64,7 @@ struct ExportMovie: ParsableCommand {
               slowpoke export -o dog-slow.mov --algorithm timeDomain
               slowpoke export clip.slowpoke -o chipmunk.mp4 --algorithm varispeed --force
               slowpoke export song.slowpoke -o song-slow.flac
+              slowpoke export --dry-run --keyframe-cuts
             """)
 
     @OptionGroup var options: DocumentOptions
@@ -88,9 +93,15 @@ struct ExportMovie: ParsableCommand {
     @Flag(help: "Without --fps: move cuts to keyframes and re-encode nothing, instead of re-encoding the frames between a cut and the next keyframe.")
     var keyframeCuts = false
 
+    @Flag(help: "Without --fps: write nothing; print what the export would write (the same plan `info` shows: frames, cuts, the fit) and what it would say.")
+    var dryRun = false
+
     @OptionGroup var audio: AudioOutputOptions
 
     func validate() throws {
+        if dryRun && fps != nil {
+            throw ValidationError("--dry-run shows a passthrough export's plan; leave --fps out (`slowpoke info` shows the timeline an --fps export follows)")
+        }
         if fps != nil && keyframeCuts {
             throw ValidationError("--keyframe-cuts applies to passthrough; --fps re-encodes every frame and cuts exactly")
         }
@@ -125,14 +136,30 @@ struct ExportMovie: ParsableCommand {
         exporter.exactTimeline = exact
         exporter.keyframeCuts = keyframeCuts
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
-        let timing = result.exact ? "every frame at its exact time" : "timestamps rounded to 1/\(result.timescale) s"
-        let cuts = result.reencodedFrames > 0
-            ? "; \(result.reencodedFrames) frames re-encoded at \(Self.places(cuts: result.reencodedCuts, reversals: result.reencodedReversals)); \(result.copiedFrames) copied" : ""
-        print("wrote \(shown): \(result.videoFrames) frames, \(result.duration.readable) (\(timing)), \(Self.said(result.audio))\(cuts)")
+        if dryRun {
+            let plan = try exporter.plan()
+            for line in plan.warnings { reporter.warning(line) }
+            print("would write \(shown): \(Self.frames(plan.videoFrames, duration: plan.duration, exact: plan.exact, timescale: plan.timescale))"
+                  + Self.cuts(plan.reencodedFrames, at: plan.reencodedCuts, reversals: plan.reencodedReversals, copied: plan.copiedFrames))
+            if let line = plan.fit?.line { print(line) }
+            return
+        }
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
+        print("wrote \(shown): \(Self.frames(result.videoFrames, duration: result.duration, exact: result.exact, timescale: result.timescale)), "
+              + Self.said(result.audio) + Self.cuts(result.reencodedFrames, at: result.reencodedCuts, reversals: result.reencodedReversals, copied: result.copiedFrames))
         if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// `66 frames, 2.745 s (every frame at its exact time)`.
+    static func frames(_ count: Int, duration: Time, exact: Bool, timescale: Int32) -> String {
+        "\(count) frames, \(duration.readable) (\(exact ? "every frame at its exact time" : "timestamps rounded to 1/\(timescale) s"))"
+    }
+
+    /// `; 11 frames re-encoded at 2 cuts; 55 copied`, or nothing when no frame is re-encoded.
+    static func cuts(_ reencoded: Int, at cuts: Int, reversals: Int, copied: Int) -> String {
+        reencoded > 0 ? "; \(reencoded) frames re-encoded at \(places(cuts: cuts, reversals: reversals)); \(copied) copied" : ""
     }
 
     private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
