@@ -133,6 +133,9 @@ public struct ConstantRateExporter {
         let parameters = stream.parameters
         var encoderSettings = try encoding(stream, movieName: name, warning: warning)
 
+        if encoderSettings.codec == .hevc && encoderSettings.tenBit {
+            encoderSettings.staticHDR = try Self.staticHDR(of: stream, plan: plan, source: source)
+        }
         let encoder = try session.start(audio: audio, segments: segments, origin: scan.origin, videoTimescale: nil,
                                         metadata: stream.owner, warning: warning) { writer in
             let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
@@ -240,8 +243,30 @@ public struct ConstantRateExporter {
         settings = try settings.validated()
         let outputDepth = PlaneLayout(av_get_pix_fmt(settings.pixelFormatName)).depth
         for line in FormatLoss.warnings(movieName: movieName, alpha: alpha, depth: depth, settings: settings, outputDepth: outputDepth,
-                                        output: output.lastPathComponent, container: output.pathExtension.lowercased()) { warning(line) }
+                                        output: output.lastPathComponent, container: output.pathExtension.lowercased(),
+                                        hdr: parameters.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : parameters.color_trc == AVCOL_TRC_ARIB_STD_B67 ? "HLG" : nil) {
+            warning(line)
+        }
         return settings
+    }
+
+    /// x265's parameters for the static HDR metadata (mastering display, content light level)
+    /// of the source: the stream's side data, else the first picture's that `plan` shows going
+    /// forwards (an HEVC stream carries it in SEI messages, which the decoder gives each frame).
+    private static func staticHDR(of stream: StreamView, plan: FramePlan, source: any PictureSource) throws -> [String] {
+        var size = 0
+        let streamMastering = av_stream_get_side_data(stream.pointer, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size).map(UnsafeRawPointer.init)
+        let streamLight = av_stream_get_side_data(stream.pointer, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size).map(UnsafeRawPointer.init)
+        if streamMastering != nil || streamLight != nil {
+            return HEVCSpliceEncoder.hdrParameters(mastering: streamMastering, light: streamLight)
+        }
+        guard let k = plan.sources.indices.first(where: { if case .frame = plan.sources[$0], !plan.backwards[$0] { true } else { false } }),
+              case .frame(let i) = plan.sources[k] else { return [] }
+        source.backwards = false
+        let frame = try source.picture(i).pointer
+        let mastering = av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA).flatMap { $0.pointee.data.map(UnsafeRawPointer.init) }
+        let light = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL).flatMap { $0.pointee.data.map(UnsafeRawPointer.init) }
+        return HEVCSpliceEncoder.hdrParameters(mastering: mastering, light: light)
     }
 
     /// How an interlaced stream's fields are ordered, for the summary; nil when it is progressive

@@ -56,6 +56,9 @@ public struct EncoderSettings: Sendable, Equatable {
     /// Whether the output keeps the source's alpha channel (ProRes 4444 and VP9 from a source
     /// that has one).
     public var alpha: Bool = false
+    /// HEVC: x265's `master-display` and `max-cll` for the source's static HDR metadata (HDR10),
+    /// so every encoded picture carries the SEI messages the source's do; empty otherwise.
+    var staticHDR: [String] = []
 
     /// libavutil's name of the pixel format the encoder is given: 4:2:0 (8- or 10-bit) for
     /// H.264 and HEVC, `yuva420p` for VP9 with alpha, 10-bit 4:4:4 for ProRes 4444.

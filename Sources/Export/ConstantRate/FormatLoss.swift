@@ -3,8 +3,9 @@
 enum FormatLoss {
     /// The warnings for a source of `depth` bits, with alpha or not, encoded as `settings` say,
     /// into `output` (a file name). `movieName` names the movie as the document does.
+    /// `hdr` names the source's HDR transfer (`PQ`, `HLG`), nil for SDR.
     static func warnings(movieName: String, alpha: Bool, depth: Int, settings: EncoderSettings,
-                         outputDepth: Int, output: String, container: String) -> [String] {
+                         outputDepth: Int, output: String, container: String, hdr: String? = nil) -> [String] {
         var lines: [String] = []
         let codec = settings.codec
         if alpha && !settings.alpha {
@@ -19,6 +20,11 @@ enum FormatLoss {
                 .map { "--codec \($0.rawValue)" }
             if !tenBit.isEmpty { line += " (\(tenBit.joined(separator: " or ")) keeps 10 bits)" }
             lines.append(line)
+        }
+        if let hdr, outputDepth == 8 {
+            // HDR in 8 bits bands, and x264 writes no mastering display or content light level.
+            let keeper = VideoCodec.hevc.containers.contains(container) ? " (--codec hevc keeps HDR10: 10 bits, mastering display and content light level)" : ""
+            lines.append("\(movieName)'s video is HDR (\(hdr)), and \(codec.displayName) here is 8-bit: \(output) keeps the \(hdr) colour tags on 8-bit pictures, which band, and carries no mastering display or content light level\(keeper)")
         }
         return lines
     }

@@ -78,7 +78,7 @@ final class FrameEncoder {
                 // Without it, 8 runs in 8 and 5 in 5 agree.
                 av_dict_set(&options, "x264-params", "sync-lookahead=0", 0)
             } else {
-                av_dict_set(&options, "x265-params", "level-idc=\(settings.level):log-level=error", 0)
+                av_dict_set(&options, "x265-params", (["level-idc=\(settings.level)", "log-level=error"] + settings.staticHDR).joined(separator: ":"), 0)
             }
         case .prores:
             av_dict_set(&options, "profile", settings.profile, 0)
