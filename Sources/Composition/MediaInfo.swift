@@ -15,10 +15,20 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// adjustment). Nil when the movie has no such key.
     public var fullFrameRatePlaybackIntent: String?
 
-    /// The movie's QuickTime metadata keys (`com.apple.quicktime.location.ISO6709`, `make`,
-    /// `model`, `software`, `content.identifier` …) with their values, as libavformat reads them;
-    /// nil when it has none. Exports keep them (see `MovieWriter`).
+    /// The movie's vendor metadata keys (Apple's `com.apple.quicktime.location.ISO6709`, `make`,
+    /// `model`, `software`, `content.identifier` …; Android's `com.android.capture.fps`,
+    /// `com.android.version`) with their values, as libavformat reads them; nil when it has none.
+    /// Exports keep them (see `MovieWriter`).
     public var quickTimeMetadata: [String: String]?
+
+    /// The prefixes of the keys ``quickTimeMetadata`` holds.
+    public static let vendorKeyPrefixes = ["com.apple.quicktime.", "com.android."]
+
+    /// The frame rate the camera captured at, where the movie says (Android's
+    /// `com.android.capture.fps`): a 240 fps capture stored for 30 fps playback plays at 1/8 speed.
+    public var captureFrameRate: Double? {
+        quickTimeMetadata?["com.android.capture.fps"].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+    }
 
     /// Where the file's clock starts again (two transport-stream recordings joined with `cat`),
     /// as times into the movie on the one running clock every frame is placed by; nil when it

@@ -11,6 +11,17 @@ public struct SlowMotionRequest: Sendable {
     /// The sidecar that was read, if any.
     public let sidecar: SlowMotionSidecar?
 
+    /// The rate that plays a clip stored slower than it was captured (Android's 240 fps capture
+    /// stored for 30 fps playback: 8) at the speed it was filmed; nil when the movie does not say
+    /// its capture rate, or is stored at it.
+    public static func realTimeRate(of media: MediaInfo) -> Rational? {
+        guard let capture = media.captureFrameRate, let video = media.primaryVideo,
+              let stored = video.averageFrameRate ?? video.realFrameRate, stored.doubleValue > 0,
+              capture > stored.doubleValue * 1.01,
+              let captured = try? Rational(Int64((capture * 1000).rounded()), 1000) else { return nil }
+        return try? (captured / stored)
+    }
+
     /// Decides the slow motion for `document`, whose movie is at `movie`. `range` (timeline
     /// time) and `rate` override the sidecar's and the defaults. Throws for a clip below 85 fps
     /// (not a high-frame-rate clip), and for a sidecar that cannot be read, naming it.
@@ -19,6 +30,9 @@ public struct SlowMotionRequest: Sendable {
             throw CompositionError.notHighFrameRate("\(document.movie.path) has no video; slow motion is for high-frame-rate video")
         }
         let fps = (video.averageFrameRate ?? video.realFrameRate)?.doubleValue ?? 0
+        if let realTime = Self.realTimeRate(of: document.media), let capture = document.media.captureFrameRate {
+            throw CompositionError.notHighFrameRate("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.readable) of the speed it was filmed, throughout (slomo --real-time plays it at the speed it was filmed)")
+        }
         guard let photosRate = SlowMotion.photosRate(framesPerSecond: fps) else {
             throw SlowMotion.notHighFrameRate(framesPerSecond: fps)
         }

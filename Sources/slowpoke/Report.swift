@@ -33,6 +33,14 @@ enum Report {
         for (key, value) in (media.quickTimeMetadata ?? [:]).sorted(by: { $0.key < $1.key }) where key != MediaInfo.fullFrameRatePlaybackIntentKey {
             out += "  \(key) = \(value)\n"
         }
+        if let capture = media.captureFrameRate {
+            let stored = (media.primaryVideo?.averageFrameRate ?? media.primaryVideo?.realFrameRate)?.doubleValue ?? 0
+            var line = "  captured at \(decimal(capture)) fps"
+            if stored > 0 && capture > stored * 1.01 {
+                line += ", stored for \(decimal(stored)) fps playback: it plays at \(decimal(stored / capture))x the speed it was filmed"
+            }
+            out += line + "\n"
+        }
         if let restarts = media.clockRestarts, !restarts.isEmpty {
             let times = restarts.map { String(format: "%.3f s", $0.seconds) }.joined(separator: ", ")
             out += "  clock starts again at \(times) (recordings joined with cat): read on one running clock\n"
@@ -136,6 +144,14 @@ enum Report {
         if preview.reencodedFrames == 0 { return "  video cuts are frame-exact at keyframes: nothing re-encoded; \(preview.copiedFrames) frames copied\n" }
         let places = preview.reversals > 0 ? ExportMovie.places(cuts: preview.cuts, reversals: preview.reversals) : plural(preview.cuts, "cut")
         return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(places); \(preview.copiedFrames) copied\n"
+    }
+
+    /// `240`, `29.97`, `0.125`: up to three decimals, trailing zeros dropped.
+    static func decimal(_ x: Double) -> String {
+        var text = String(format: "%.3f", x)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// What the default export will say before any work (``PassthroughPlan/warnings``), or why

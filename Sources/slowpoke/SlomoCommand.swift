@@ -24,12 +24,16 @@ struct SlomoCommand: ParsableCommand {
             Below 85 fps slomo refuses ("not a high-frame-rate clip"); use `scale` or `ramp`.
 
             `info` shows the movie's com.apple.quicktime.full-frame-rate-playback-intent key \
-            when it has one.
+            when it has one, and the capture rate an Android clip states \
+            (com.android.capture.fps). A clip captured at 240 fps and stored for 30 fps playback \
+            already plays at 1/8 speed throughout: --real-time plays it at the speed it was \
+            filmed (one scale of the whole timeline).
 
             Examples:
               slowpoke slomo IMG_0042.MOV            # the sidecar's, or Photos' defaults
               slowpoke slomo --range 1.2-3.4         # that range, Photos' rate
               slowpoke slomo --range 1.2-3.4 --rate 1/4
+              slowpoke slomo --real-time             # a 240 fps capture stored for 30 fps
             """)
 
     @OptionGroup var options: DocumentOptions
@@ -40,9 +44,20 @@ struct SlomoCommand: ParsableCommand {
     @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("The slow rate, below 1 and at least 1/32 (default: the sidecar's, else 1/8 from 210 fps, 1/4 from 85 fps).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
 
+    @Flag(help: "For a clip stored slower than it was captured (an Android 240 fps capture stored for 30 fps playback): play the whole clip at the speed it was filmed.")
+    var realTime = false
+
+    func validate() throws {
+        if realTime && (range != nil || rate != nil) { throw ValidationError("--real-time plays the whole clip at the speed it was filmed; leave out --range and --rate") }
+    }
+
     func run() throws {
         let url = try DocumentLocator.locate(options.document)
         let before = try DocumentStore.read(url)
+        if realTime {
+            try playAtRealTime(url: url, before: before)
+            return
+        }
         let range = try self.range.map { try $0.value.resolved(timelineEnd: before.timeline.duration) }
         let request = try SlowMotionRequest(document: before, movie: DocumentStore.movieURL(of: before, at: url),
                                             range: range, rate: rate?.value)
@@ -55,5 +70,21 @@ struct SlomoCommand: ParsableCommand {
             return document.timeline.duration
         }
         print("\(edit.summary), from \(request.origin); the timeline is now \(duration.shown) s")
+    }
+
+    /// Scales the whole timeline by the clip's capture rate over its stored rate.
+    private func playAtRealTime(url: URL, before: ProjectDocument) throws {
+        guard let rate = SlowMotionRequest.realTimeRate(of: before.media), let capture = before.media.captureFrameRate else {
+            throw CLIError("\(before.movie.path) does not say it was captured faster than it plays (no com.android.capture.fps above its frame rate), so it already plays at the speed it was filmed")
+        }
+        let edit = try Edit.scale(range: TimeRange(start: .zero, end: before.timeline.duration), rate: rate)
+        let duration = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
+            guard document.timeline == before.timeline else {
+                throw .documentChanged("\(url.lastPathComponent) changed while slomo was reading it; run slomo again")
+            }
+            try document.apply(edit)
+            return document.timeline.duration
+        }
+        print("\(edit.summary) (captured at \(Report.decimal(capture)) fps: the speed it was filmed); the timeline is now \(duration.shown) s")
     }
 }

@@ -33,13 +33,15 @@ public enum Prober {
             fileSize: size,
             streams: streams)
         info.fullFrameRatePlaybackIntent = metadata(context.metadata, MediaInfo.fullFrameRatePlaybackIntentKey)
-        var apple: [String: String] = [:]
-        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
-        while let next = av_dict_get(context.metadata, "com.apple.quicktime.", entry, AV_DICT_IGNORE_SUFFIX) {
-            apple[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
-            entry = next
+        var vendor: [String: String] = [:]
+        for prefix in MediaInfo.vendorKeyPrefixes {
+            var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+            while let next = av_dict_get(context.metadata, prefix, entry, AV_DICT_IGNORE_SUFFIX) {
+                vendor[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
+                entry = next
+            }
         }
-        info.quickTimeMetadata = apple.isEmpty ? nil : apple
+        info.quickTimeMetadata = vendor.isEmpty ? nil : vendor
         if let clock = input.clock {
             // Where the clock starts again, into the movie: from its primary stream's start.
             let primary = (info.primaryVideo ?? info.primaryAudio).map { input.stream($0.index).pointer.pointee }

@@ -178,7 +178,7 @@ final class ExportSession {
         videoOut = video.stream
         // The timecode reads what the source's did at the timeline's first frame.
         let first = segments.first.flatMap { $0.source?.start ?? $0.heldTime }?.seconds ?? 0
-        Timecode.carry(from: source.stream(videoStream.index).pointer, to: video.stream, offset: first)
+        let timecode = Timecode.carry(from: source.stream(videoStream.index).pointer, movie: source.pointer, to: video.stream, offset: first)
         try audio.attach(to: writer)
         let subtitles = try SubtitleTracks(movie: movie, plan: subtitlePlan, segments: segments, origin: origin,
                                            globalHeader: container.globalHeader, display: destination.destination.path, warning: warning)
@@ -193,6 +193,7 @@ final class ExportSession {
         if let line = chapters.removedWarning(movieName: movieName) { warning(line) }
         try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)
+        Timecode.replaceGlobal(in: &writer.context.pointee.metadata, with: timecode)
         try writer.writeHeader(videoTimescale: container.isMatroska ? nil : videoTimescale)
         self.writer = writer
         self.audio = audio

@@ -110,17 +110,29 @@ final class MovieWriter {
         stream.pointee.codecpar.pointee.codec_tag = tag
     }
 
-    /// Whether the movie's metadata holds QuickTime keys (`com.apple.quicktime.location.ISO6709`,
-    /// make, model, software …), which mp4 and mov keep only as `mdta` keys (`use_metadata_tags`;
-    /// FFmpeg 5.1 writes every value as UTF-8 text). In that mode every key is written, so the
-    /// container's own bookkeeping (brands, the encoder) is left out.
+    /// Whether the movie's metadata holds vendors' reverse-DNS keys (Apple's
+    /// `com.apple.quicktime.location.ISO6709`, make, model, software …; Android's
+    /// `com.android.capture.fps`, `com.android.version`), which mp4 and mov keep only as `mdta`
+    /// keys (`use_metadata_tags`; FFmpeg 5.1 writes every value as UTF-8 text). In that mode every
+    /// key is written, so the container's own bookkeeping (brands, the encoder) is left out.
     private func keepsQuickTimeKeys() -> Bool {
-        guard container.isQuickTime,
-              av_dict_get(context.pointee.metadata, "com.apple.quicktime.", nil, AV_DICT_IGNORE_SUFFIX) != nil else { return false }
+        guard container.isQuickTime, Self.hasVendorKeys(context.pointee.metadata) else { return false }
         for key in ["major_brand", "minor_version", "compatible_brands", "encoder"] {
             av_dict_set(&context.pointee.metadata, key, nil, 0)
         }
         return true
+    }
+
+    /// Whether `metadata` holds a reverse-DNS key (`com.android.version`, `org.example.take`):
+    /// two dots, the first after a lowercase label.
+    static func hasVendorKeys(_ metadata: OpaquePointer?) -> Bool {
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(metadata, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            entry = next
+            let parts = String(cString: next.pointee.key).split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count >= 3, parts[0].allSatisfy({ $0.isLowercase || $0.isNumber }), !parts[0].isEmpty, !parts[1].isEmpty { return true }
+        }
+        return false
     }
 
     func writeHeader(videoTimescale: Int32?) throws(ExportError) {

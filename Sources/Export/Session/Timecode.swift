@@ -25,15 +25,29 @@ enum Timecode {
         return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
-    /// Sets `output`'s timecode to `input`'s moved to `offset` seconds into the source, at the
-    /// output's frame rate (which mov and mp4 need to write the `tmcd` track); removes it when it
-    /// cannot be worked out, rather than state a wrong one.
-    static func carry(from input: UnsafeMutablePointer<AVStream>, to output: UnsafeMutablePointer<AVStream>, offset: Double) {
-        guard let entry = av_dict_get(input.pointee.metadata, "timecode", nil, 0) else { return }
+    /// Sets `output`'s timecode to the source's moved to `offset` seconds into the source, at
+    /// the output's frame rate (which mov and mp4 need to write the `tmcd` track), and returns
+    /// it; removes it when it cannot be worked out, rather than state a wrong one. The source's
+    /// timecode is its video stream's (libavformat's reading of a `tmcd` track, or a stream
+    /// key), else the movie's global `timecode` key (as cameras and FFmpeg write it).
+    @discardableResult
+    static func carry(from input: UnsafeMutablePointer<AVStream>, movie: UnsafeMutablePointer<AVFormatContext>,
+                      to output: UnsafeMutablePointer<AVStream>, offset: Double) -> String? {
+        guard let entry = av_dict_get(input.pointee.metadata, "timecode", nil, 0) ?? av_dict_get(movie.pointee.metadata, "timecode", nil, 0) else {
+            return nil
+        }
         if output.pointee.avg_frame_rate.num <= 0 { output.pointee.avg_frame_rate = input.pointee.avg_frame_rate }
         let rate = output.pointee.avg_frame_rate.num > 0 ? output.pointee.avg_frame_rate : input.pointee.r_frame_rate
         let made = retimed(String(cString: entry.pointee.value), sourceRate: input.pointee.avg_frame_rate.num > 0 ? input.pointee.avg_frame_rate : input.pointee.r_frame_rate,
                            offset: offset, rate: rate)
         av_dict_set(&output.pointee.metadata, "timecode", made, 0)
+        return made
+    }
+
+    /// The output's global `timecode` key, which the mov muxer writes over the video stream's:
+    /// the retimed one where the source had such a key, never a stale copy of the source's.
+    static func replaceGlobal(in metadata: inout OpaquePointer?, with retimed: String?) {
+        guard av_dict_get(metadata, "timecode", nil, 0) != nil else { return }
+        av_dict_set(&metadata, "timecode", retimed, 0)
     }
 }
