@@ -47,11 +47,46 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         self.streams = streams
     }
 
-    /// The stream that the composition's video track plays: the first video stream that is not
-    /// a cover picture.
-    public var primaryVideo: StreamInfo? { streams.first { $0.kind == .video && !$0.isAttachedPicture } }
-    /// The stream that the composition's audio track plays: the first that can be decoded.
-    public var primaryAudio: StreamInfo? { streams.first(where: \.isDecodableAudio) }
+    /// A transport stream's programs (broadcast services), in file order; nil for a file with
+    /// fewer than two.
+    public var programs: [Program]?
+    /// The program the document plays (``Program/id``): only its streams are read and exported.
+    /// Nil: every stream of the file.
+    public var program: Int?
+
+    /// One program of a transport stream: its id (program_number), service name and streams.
+    public struct Program: Sendable, Hashable, Codable {
+        public let id: Int
+        public let name: String?
+        public let streams: [Int]
+
+        public init(id: Int, name: String?, streams: [Int]) {
+            self.id = id
+            self.name = name
+            self.streams = streams
+        }
+
+        /// `program 1 (ZDF)`.
+        public var label: String { "program \(id)" + (name.map { " (\($0))" } ?? "") }
+    }
+
+    /// Whether stream `index` belongs to the program the document plays (every stream does
+    /// when it plays the whole file).
+    public func isInProgram(_ index: Int) -> Bool {
+        guard let program, let chosen = programs?.first(where: { $0.id == program }) else { return true }
+        return chosen.streams.contains(index)
+    }
+
+    /// The program a document of this movie plays by default: the first with a video stream.
+    public var defaultProgram: Int? {
+        programs?.first { $0.streams.contains { index in streams.contains { $0.index == index && $0.kind == .video && !$0.isAttachedPicture } } }?.id
+    }
+
+    /// The stream that the composition's video track plays: the first video stream of the
+    /// program that is not a cover picture.
+    public var primaryVideo: StreamInfo? { streams.first { $0.kind == .video && !$0.isAttachedPicture && isInProgram($0.index) } }
+    /// The stream that the composition's audio track plays: the first of the program that can be decoded.
+    public var primaryAudio: StreamInfo? { streams.first { $0.isDecodableAudio && isInProgram($0.index) } }
 
     /// The source for a new composition: the primary video and audio streams, both over the
     /// movie's presentation range `[0, D)`, where D is the video's exact length (frame count ×

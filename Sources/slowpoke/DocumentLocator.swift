@@ -26,7 +26,9 @@ enum DocumentLocator {
     nonisolated(unsafe) static var createdForThisCommand: URL?
 
     /// The document beside `movie`: the existing one if it belongs to this movie, or a new one.
-    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false) throws -> (url: URL, created: Bool) {
+    /// A new document plays `program` of a transport stream with several (default: the first
+    /// with video).
+    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false, program: Int? = nil) throws -> (url: URL, created: Bool) {
         guard FileManager.default.fileExists(atPath: movie.path) else {
             throw ExportError.cannotOpen(path: shown, reason: "no such file")
         }
@@ -43,7 +45,14 @@ enum DocumentLocator {
             }
             return (documentURL, false)
         }
-        let media = try Prober.probe(movie)
+        var media = try Prober.probe(movie)
+        if let program {
+            guard let programs = media.programs, programs.contains(where: { $0.id == program }) else {
+                let known = media.programs.map { "its programs are " + $0.map { String($0.id) }.joined(separator: ", ") } ?? "it has no programs (a transport stream with several broadcast services has)"
+                throw CLIError("\(shown) has no program \(program): \(known)")
+            }
+            media.program = program
+        }
         let document = try ProjectDocument(movieURL: movie, documentURL: documentURL, media: media)
         try DocumentStore.create(document, at: documentURL, replacing: replace)
         return (documentURL, true)

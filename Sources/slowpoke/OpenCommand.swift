@@ -14,6 +14,11 @@ struct Open: ParsableCommand {
             Examples:
               slowpoke open clip.mp4
               slowpoke open ~/Movies/dog.mov --force
+              slowpoke open recording.ts --program 2
+
+            A transport stream may carry several programs (broadcast services); a document \
+            plays one, with all of its streams and none of another's: the first with video \
+            unless --program says which. `info` lists them.
             """)
 
     @Argument(help: "The movie to edit (mp4, mov, mkv, webm, or an audio file).", completion: .file())
@@ -22,14 +27,20 @@ struct Open: ParsableCommand {
     @Flag(help: "Replace an existing document, discarding its edits and history.")
     var force = false
 
+    @Option(help: ArgumentHelp("For a transport stream with several programs (broadcast services): the program to edit and export, by its number as `info` lists them (default: the first with video).", valueName: "N"))
+    var program: Int?
+
     func run() throws {
         let url = URL(fileURLWithPath: movie)
-        let (documentURL, created) = try DocumentLocator.documentForMovie(url, shown: movie, replace: force)
+        let (documentURL, created) = try DocumentLocator.documentForMovie(url, shown: movie, replace: force, program: program)
         let document = try DocumentStore.read(documentURL)
         let name = documentURL.lastPathComponent
         if created {
             print("created \(name) for \(document.movie.path): \(Report.summary(of: document.media))")
         } else {
+            if program != nil && program != document.media.program {
+                throw CLIError("\(name) already exists and plays \(document.media.program.map { "program \($0)" } ?? "the whole file"); add --force to start over with program \(program!)")
+            }
             Terminal.note("\(name) already exists with \(document.history.applied) edit(s); keeping it (use --force to start over)")
             print("using \(name) for \(document.movie.path): \(Report.summary(of: document.media))")
         }

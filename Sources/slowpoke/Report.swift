@@ -33,6 +33,10 @@ enum Report {
         for (key, value) in (media.quickTimeMetadata ?? [:]).sorted(by: { $0.key < $1.key }) where key != MediaInfo.fullFrameRatePlaybackIntentKey {
             out += "  \(key) = \(value)\n"
         }
+        for program in media.programs ?? [] {
+            let played = program.id == media.program ? ": the document plays it" : ""
+            out += "  \(program.label): streams \(program.streams.map(String.init).joined(separator: ", "))\(played)\n"
+        }
         if let capture = media.captureFrameRate {
             let stored = (media.primaryVideo?.averageFrameRate ?? media.primaryVideo?.realFrameRate)?.doubleValue ?? 0
             var line = "  captured at \(decimal(capture)) fps"

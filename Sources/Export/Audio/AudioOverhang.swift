@@ -14,7 +14,7 @@ enum AudioOverhang {
               let videoLength = (video.presentationDuration ?? video.duration)?.seconds else { return [:] }
         let videoEnd = videoStart + videoLength
         var notes: [Int: String] = [:]
-        for audio in media.streams where audio.isDecodableAudio {
+        for audio in media.streams where audio.isDecodableAudio && media.isInProgram(audio.index) {
             guard let start = audio.startTime?.seconds, let length = (audio.presentationDuration ?? audio.duration)?.seconds else { continue }
             var parts: [String] = []
             if videoStart - start > tolerance { parts.append("its first \(seconds(videoStart - start)), before the first video frame") }

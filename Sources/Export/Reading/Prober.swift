@@ -32,6 +32,8 @@ public enum Prober {
             bitRate: context.bit_rate > 0 ? context.bit_rate : nil,
             fileSize: size,
             streams: streams)
+        info.programs = Self.programs(context)
+        info.program = info.defaultProgram
         info.fullFrameRatePlaybackIntent = metadata(context.metadata, MediaInfo.fullFrameRatePlaybackIntentKey)
         var vendor: [String: String] = [:]
         for prefix in MediaInfo.vendorKeyPrefixes {
@@ -202,5 +204,18 @@ public enum Prober {
         guard let c else { return nil }
         let value = String(cString: c)
         return value == "unknown" || value == "unspecified" ? nil : value
+    }
+}
+
+extension Prober {
+    /// A transport stream's programs (their ids, service names and streams); nil for fewer than two.
+    static func programs(_ context: AVFormatContext) -> [MediaInfo.Program]? {
+        guard context.nb_programs > 1, let list = context.programs else { return nil }
+        return (0..<Int(context.nb_programs)).compactMap { i in
+            guard let program = list[i]?.pointee else { return nil }
+            let name = av_dict_get(program.metadata, "service_name", nil, 0).map { String(cString: $0.pointee.value) }
+            let streams = (0..<Int(program.nb_stream_indexes)).map { Int(program.stream_index[$0]) }
+            return MediaInfo.Program(id: Int(program.id), name: name, streams: streams)
+        }
     }
 }

@@ -33,5 +33,5 @@ public struct ExportSource: Sendable {
     /// The movie's audio streams that can be decoded, in order: the first is the primary one
     /// (``MediaInfo/primaryAudio``, the document's audio). One whose header names no codec,
     /// sample rate or channel count is left out of exports, and said.
-    var audioStreams: [Int] { media.streams.filter(\.isDecodableAudio).map(\.index) }
+    var audioStreams: [Int] { media.streams.filter { $0.isDecodableAudio && media.isInProgram($0.index) }.map(\.index) }
 }

@@ -77,7 +77,7 @@ public struct StreamPlan: Sendable, Encodable {
         self.container = container
         videoIndex = source.media.primaryVideo?.index
         chapters = Int(input.pointer.pointee.nb_chapters)
-        subtitles = SubtitleTracks.plan(input, container: output)
+        subtitles = SubtitleTracks.plan(input, container: output).filter { source.media.isInProgram($0.stream) }
         let untouched = source.timeline.tracks.allSatisfy { ExportSession.playsSourceUntouched($0.segments, settings: settings) }
         let audio = Set(source.audioStreams)
         var entries: [Entry] = []
@@ -88,7 +88,10 @@ public struct StreamPlan: Sendable, Encodable {
             let codec = Self.codecName(parameters)
             let holds = output.holds(parameters.codec_id)
             func entry(_ fate: Fate, _ detail: String) { entries.append(Entry(index: i, kind: kind, codec: codec, fate: fate, detail: detail)) }
-            if i == videoIndex {
+            if !source.media.isInProgram(i), let chosen = source.media.programs?.first(where: { $0.id == source.media.program }) {
+                let other = source.media.programs?.first { $0.streams.contains(i) }
+                entry(.leftOut, "\(other.map { "in \($0.label)" } ?? "in no program"); the document plays \(chosen.label)")
+            } else if i == videoIndex {
                 if !copyingVideo { entry(.encoded, "re-encoded at the constant frame rate") }
                 else if holds { entry(.copied, "every kept frame copied, timestamps retimed") }
                 else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
