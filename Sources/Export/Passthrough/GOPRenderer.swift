@@ -88,10 +88,31 @@ struct GOPRenderer {
         }
     }
 
-    /// Decodes the frames of `span` (presentation ranks) and hands them to `deliver` in order.
+    /// Decodes the frames of `span` (presentation ranks) and hands them to `deliver` in order,
+    /// starting at the keyframe before it; where the decoder gives none of the span's first
+    /// frames from there (a recovery point of an intra-refresh stream, whose pictures are whole
+    /// only a refresh period after it), a keyframe earlier, back to the first.
     private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, name: String,
                                deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
-        let key = scan.keyframe(before: span.lowerBound)
+        var key = scan.keyframe(before: span.lowerBound)
+        while true {
+            do {
+                return try decode(input, stream: index, scan: scan, span: span, from: key, name: name, deliver: deliver)
+            } catch let missing as NotWholeYet {
+                guard key > 0 else { throw missing.error }
+                key = scan.keyframe(before: key - 1)
+            }
+        }
+    }
+
+    /// Decoding from a keyframe gave none of a span's frames before a later one: nothing was
+    /// delivered, and an earlier start may give them.
+    private struct NotWholeYet: Error {
+        let error: ExportError
+    }
+
+    private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, from key: Int,
+                               name: String, deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
         let keyTicks = scan.presentationTicks[key]
         if input.seek(stream: index, to: keyTicks) < 0 {
             _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
@@ -114,7 +135,8 @@ struct GOPRenderer {
                 let ticks = f.pts != sp_av_nopts_value() ? f.pts : f.best_effort_timestamp
                 guard let rank = scan.frame(ticks: ticks), rank >= next, rank < span.upperBound else { continue }
                 guard rank == next else {
-                    throw ExportError.unsupported("\(name): the frame at \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+                    let error = ExportError.unsupported("\(name): the frame at \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+                    throw next == span.lowerBound ? NotWholeYet(error: error) : error
                 }
                 frame.pointer.pointee.pts = ticks
                 try deliver(frame.pointer)
@@ -139,7 +161,8 @@ struct GOPRenderer {
             try receive()
         }
         guard next == span.upperBound else {
-            throw ExportError.unsupported("\(name): \(span.upperBound - next) frames from \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+            let error = ExportError.unsupported("\(name): \(span.upperBound - next) frames from \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+            throw next == span.lowerBound ? NotWholeYet(error: error) : error
         }
     }
 }
