@@ -11,6 +11,9 @@ struct HEVCSequenceParameterSet: Equatable {
     var separateColourPlanes = false
     /// `PicSizeInCtbsY`: coding tree blocks in a picture.
     var pictureSizeInCTBs = 1
+    /// `CtbLog2SizeY` and `MinCbLog2SizeY`: the coding tree and smallest coding block sizes.
+    var ctbLog2Size = 4
+    var minCodingBlockLog2Size = 3
     var log2MaxPocLsb = 4
     var shortTermSets: [HEVCShortTermReferenceSet] = []
     var longTermPresent = false
@@ -61,7 +64,8 @@ struct HEVCSequenceParameterSet: Equatable {
             _ = try r.ue("sps_max_latency_increase_plus1", in: 0...Int(UInt32.max - 1))
         }
         let minCB = try r.ue("log2_min_luma_coding_block_size_minus3", in: 0...3) + 3
-        let ctb = minCB + (try r.ue("log2_diff_max_min_luma_coding_block_size", in: 0...(6 - minCB)))
+        let ctb = minCB + (try r.ue("log2_diff_max_min_luma_coding_block_size", in: max(0, 4 - minCB)...(6 - minCB)))
+        (ctbLog2Size, minCodingBlockLog2Size) = (ctb, minCB)
         pictureSizeInCTBs = ((width + (1 << ctb) - 1) >> ctb) * ((height + (1 << ctb) - 1) >> ctb)
     }
 
