@@ -18,8 +18,9 @@ import Testing
         let name: String
         let tenBit: Bool
         let args: [String]
+        var width = HEVCSmartCutTests.width, height = HEVCSmartCutTests.height
         var pixelFormat: String { tenBit ? "yuv420p10le" : "yuv420p" }
-        var frameBytes: Int { HEVCSmartCutTests.width * HEVCSmartCutTests.height * 3 / 2 * (tenBit ? 2 : 1) }
+        var frameBytes: Int { width * height * 3 / 2 * (tenBit ? 2 : 1) }
     }
 
     static let seconds = 30
@@ -77,8 +78,8 @@ import Testing
 
     /// libde265's pictures of `file`'s video. The Annex B stream is made here, not by FFmpeg
     /// 5.1's `hevc_mp4toannexb`, which puts the record's parameter sets before every IRAP
-    /// picture even after the sets the picture carries in-band (it would replace the re-encoded
-    /// frames' sets, which use the same ids): the record's sets once, then each packet's NAL units.
+    /// picture even after the sets the picture carries in-band: the record's sets once, then
+    /// each packet's NAL units, as a demuxer hands them to a decoder.
     static func libde265(_ file: URL, _ shape: Shape, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
         let head = folder.file("head-\(UUID().uuidString).hevc"), packets = folder.file("packets-\(UUID().uuidString).bin")
         let stream = folder.file("annexb-\(UUID().uuidString).hevc"), raw = folder.file("dec265-\(UUID().uuidString).yuv")

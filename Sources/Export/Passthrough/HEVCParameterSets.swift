@@ -1,10 +1,15 @@
 /// An HEVC stream's parameter sets as an `hvcC` configuration record (ISO/IEC 14496-15 8.3.3.1):
-/// what mp4's sample entry and Matroska's CodecPrivate hold. x265 has no option to number its
-/// sets other than 0, the ids the stream's own sets use, so a smart cut's re-encoded pictures
-/// carry their VPS, SPS and PPS in the stream (in-band, the first picture of each span), and
-/// the stream's own sets are put in-band again where copying resumes. The record keeps the
-/// stream's sets, with `array_completeness` cleared (sets may also come in-band), which mp4
-/// allows only under an `hev1` sample entry and Matroska always.
+/// what mp4's sample entry and Matroska's CodecPrivate hold. A smart cut's re-encoded pictures
+/// carry their VPS, SPS and PPS in the stream (in-band, the first picture of each span), under
+/// ids the stream's sets do not use (``HEVCIDRewriter``), and the stream's own sets are put
+/// in-band again where copying resumes. The record keeps the stream's sets, with
+/// `array_completeness` cleared (sets may also come in-band), which mp4 allows only under an
+/// `hev1` sample entry and Matroska always.
+///
+/// Since the re-encoded sets no longer replace the stream's, a decoder still holds the stream's
+/// where copying resumes; they are sent again there all the same (a few dozen bytes a cut), so
+/// that every IRAP picture copying resumes at carries the sets it activates, as a picture a
+/// decoder may start from (a seek, a stream joined there) should.
 struct HEVCParameterSets: Equatable {
     /// The 22 bytes before the arrays (profile, level, chroma format, bit depths, NAL length
     /// size).
@@ -47,13 +52,26 @@ struct HEVCParameterSets: Equatable {
         return out
     }
 
-    /// The video, sequence and picture parameter sets (NAL types 32, 33, 34), in decoding order.
+    /// The video, sequence and picture parameter sets, in decoding order.
     var parameterSetUnits: [[UInt8]] {
-        [32, 33, 34].flatMap { type in arrays.filter { $0.type == type }.flatMap(\.units) }
+        [HEVCNALType.videoParameterSet, HEVCNALType.sequenceParameterSet, HEVCNALType.pictureParameterSet].flatMap { type in
+            arrays.filter { $0.type == type }.flatMap(\.units)
+        }
+    }
+
+    /// The coding tree block and smallest coding block sizes in pixels of the stream's first
+    /// SPS, which a smart cut's re-encoded pictures keep (``HEVCSpliceEncoder``).
+    func codingBlockSizes() throws -> (tree: Int, smallest: Int) {
+        guard let unit = parameterSetUnits.first(where: { $0.first.map(HEVCNALType.of) == HEVCNALType.sequenceParameterSet }),
+              let nal = HEVCNALUnit(unit) else {
+            throw SyntaxError(element: "sequence parameter set", problem: .unsupported("is missing from the hvcC record"))
+        }
+        let sps = try HEVCSequenceParameterSet(nal)
+        return (1 << sps.ctbLog2Size, 1 << sps.minCodingBlockLog2Size)
     }
 
     /// A copied sample where copying resumes after re-encoded frames or a cut: the stream's own
-    /// parameter sets first (they replace x265's, which use the same ids), and a CRA picture's
+    /// parameter sets first, and a CRA picture's
     /// slices renamed BLA_W_LP (NAL type 21 to 16; the slice header syntax is the same), so
     /// the picture starts a new coded video sequence: its leading RASL pictures, which refer to
     /// pictures before it and are shown before it (so never copied after a cut), are not
@@ -68,7 +86,9 @@ struct HEVCParameterSets: Equatable {
         var at = prefix
         while at + lengthSize < out.count {
             let length = out[at ..< at + lengthSize].reduce(0) { $0 << 8 | Int($1) }
-            if (out[at + lengthSize] >> 1) & 0x3F == 21 { out[at + lengthSize] = (out[at + lengthSize] & 0x81) | (16 << 1) }
+            if HEVCNALType.of(out[at + lengthSize]) == HEVCNALType.cra {
+                out[at + lengthSize] = HEVCNALType.byte(out[at + lengthSize], as: HEVCNALType.blaWithLeadingPictures)
+            }
             guard length > 0 else { break }
             at += lengthSize + length
         }

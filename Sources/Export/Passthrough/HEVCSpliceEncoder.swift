@@ -4,9 +4,10 @@ internal import CFFmpeg
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
 /// format (8-bit `yuv420p`, 10-bit `yuv420p10le`), profile (Main, Main 10), colour tags,
 /// sample aspect and static HDR metadata (mastering display, content light level: the first
-/// frame's side data, else the stream's), no B-frames, one IDR at the start of each span (a closed GOP). x265
-/// numbers its parameter sets 0 like the stream's, so each span's first picture carries its
-/// VPS, SPS and PPS in-band (``HEVCParameterSets``): no global header, x265's `repeat-headers`.
+/// frame's side data, else the stream's), no B-frames, one IDR at the start of each span (a closed GOP).
+/// Each span's first picture carries its VPS, SPS and PPS in-band (``HEVCParameterSets``): no
+/// global header, x265's `repeat-headers`. x265 numbers them 0, like the stream's own sets;
+/// ``HEVCIDRewriter`` renumbers them, and the slices naming them, to ids the stream does not use.
 ///
 /// The level: x265's `level-idc` turns on VBV at that level's bit rate (and its documentation
 /// warns that VBV may make CRF encodes non-deterministic); at level 1 (160x96) that held the
@@ -43,6 +44,14 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         guard let sets = HEVCParameterSets(hvcC: record), !sets.parameterSetUnits.isEmpty else {
             return "keeps its parameter sets other than in an hvcC record"
         }
+        guard HEVCParameterSetIDs(avoiding: sets.parameterSetUnits) != nil else {
+            return "has parameter sets whose ids cannot be read, or uses every id, so the re-encoded frames' sets would replace them"
+        }
+        do {
+            guard try sets.codingBlockSizes().smallest <= 32 else { return "codes with 64-pixel smallest coding blocks, which libx265 cannot" }
+        } catch {
+            return "has a sequence parameter set that cannot be read: \(error)"
+        }
         return nil
     }
 
@@ -62,11 +71,17 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     private let level: Int
     private let display: String
     private var opened = false
+    /// Renumbers x265's parameter sets and the slices naming them.
+    private var rewriter: HEVCIDRewriter
+    /// The stream's coding tree block and smallest coding block sizes.
+    private let blocks: (tree: Int, smallest: Int)
 
     /// Prepares libx265 for frames like `source`'s (a stream with side data `stream`), timed in
     /// `timeBase`; it opens at the first frame, whose HDR metadata it takes.
+    /// The re-encoded pictures' parameter sets take `ids`, and their coding blocks the stream's
+    /// sizes `blocks`.
     init(source: UnsafePointer<AVCodecParameters>, stream: UnsafePointer<AVStream>, timeBase: AVRational, frameRate: AVRational,
-         display: String) throws {
+         ids: HEVCParameterSetIDs, blocks: (tree: Int, smallest: Int), display: String) throws {
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name("libx265") else {
             throw ExportError.unsupported("this libavcodec has no libx265 encoder, which frame-exact cuts of HEVC need (export with --keyframe-cuts)")
@@ -78,6 +93,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         profile = Self.profileName(source.pointee.profile) ?? "main"
         level = Int(max(0, source.pointee.level))
         self.display = display
+        rewriter = HEVCIDRewriter(ids: ids)
+        self.blocks = blocks
         packet = try Packet()
     }
 
@@ -90,7 +107,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         av_dict_set(&options, "crf", String(Self.crf), 0)
         av_dict_set(&options, "profile", profile, 0)
         var params = ["log-level=none", "pools=none", "frame-threads=1", "keyint=-1", "min-keyint=1", "scenecut=0", "bframes=0",
-                      "open-gop=0", "repeat-headers=1", "info=0", "aud=0"]
+                      "open-gop=0", "repeat-headers=1", "info=0", "aud=0",
+                      "ctu=\(blocks.tree)", "min-cu-size=\(blocks.smallest)", "max-tu-size=\(min(32, blocks.tree))"]
         var size = 0
         let mastering = av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA).map { UnsafeRawPointer($0.pointee.data) }
             ?? Optional(av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
@@ -125,12 +143,21 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     }
 
     /// Encodes `frame` (nil drains) and hands each packet's NAL units (parameter sets and SEI
-    /// kept, no access unit delimiters) to `deliver`.
+    /// kept, no access unit delimiters; sets renumbered) to `deliver`.
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
         if let frame, !opened { try open(for: frame) }
         guard opened else { return }
+        var failure: SyntaxError?
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
-            deliver(units.filter { unit in unit.first.map { ($0 >> 1) & 0x3F != 35 } ?? false }.map { Self.signalling(level: level, in: $0) })
+            do {
+                let kept = units.filter { unit in unit.first.map { HEVCNALType.of($0) != HEVCNALType.accessUnitDelimiter } ?? false }
+                deliver(try kept.map { try rewriter.rewritten(Self.signalling(level: level, in: $0)) })
+            } catch let error as SyntaxError {
+                failure = failure ?? error
+            } catch {}
+        }
+        if let failure {
+            throw ExportError.unsupported("the frames libx265 re-encoded at a cut of \(display) cannot be given parameter set ids of their own, because \(failure) (export with --keyframe-cuts)")
         }
     }
 
@@ -140,9 +167,9 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     static func signalling(level: Int, in unit: [UInt8]) -> [UInt8] {
         guard let header = unit.first, level > 0, level < 256 else { return unit }
         let offset: Int
-        switch (header >> 1) & 0x3F {
-        case 32: offset = 2 + 4 + 1 + 4 + 6
-        case 33: offset = 2 + 1 + 1 + 4 + 6
+        switch HEVCNALType.of(header) {
+        case HEVCNALType.videoParameterSet: offset = 2 + 4 + 1 + 4 + 6
+        case HEVCNALType.sequenceParameterSet: offset = 2 + 1 + 1 + 4 + 6
         default: return unit
         }
         var rbsp = Array(unit.prefix(2)) + RBSP.unescaped(unit.dropFirst(2))

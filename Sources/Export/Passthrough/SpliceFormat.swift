@@ -2,12 +2,12 @@ import Foundation
 internal import CFFmpeg
 
 /// How a smart cut's re-encoded pictures live beside the copied ones, by codec: H.264's new
-/// parameter sets under a free id, listed in the output's `avcC` (``ParameterSets``); HEVC's in
-/// band, with the stream's own sets put in-band again where copying resumes
-/// (``HEVCParameterSets``).
+/// parameter sets under a free id, listed in the output's `avcC` (``ParameterSets``); HEVC's
+/// under free ids too (``HEVCParameterSetIDs``), in band, with the stream's own sets put in-band
+/// again where copying resumes (``HEVCParameterSets``).
 enum SpliceFormat {
     case h264(ParameterSets, id: Int)
-    case hevc(HEVCParameterSets)
+    case hevc(HEVCParameterSets, ids: HEVCParameterSetIDs)
 
     /// Why the frames of `stream` cannot be re-encoded to splice into it (a phrase after "the
     /// video"), or nil.
@@ -27,12 +27,12 @@ enum SpliceFormat {
     init(_ stream: StreamView, name: String) throws {
         let p = stream.parameters.pointee
         let record = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.extradata_size))) } ?? []
-        if p.codec_id == AV_CODEC_ID_HEVC, let sets = HEVCParameterSets(hvcC: record) {
-            self = .hevc(sets)
+        if p.codec_id == AV_CODEC_ID_HEVC, let sets = HEVCParameterSets(hvcC: record), let ids = HEVCParameterSetIDs(avoiding: sets.parameterSetUnits) {
+            self = .hevc(sets, ids: ids)
         } else if let sets = ParameterSets(avcC: record), let id = sets.freeID {
             self = .h264(sets, id: id)
         } else {
-            throw ExportError.unsupported("\(name)'s parameter sets are not stored as an avcC record with a free id or an hvcC record, which frame-exact cuts need (export with --keyframe-cuts)")
+            throw ExportError.unsupported("\(name)'s parameter sets are not stored as an avcC or hvcC record with free ids, which frame-exact cuts need (export with --keyframe-cuts)")
         }
     }
 
@@ -40,7 +40,7 @@ enum SpliceFormat {
     var lengthSize: Int {
         switch self {
         case .h264(let sets, _): sets.lengthSize
-        case .hevc(let sets): sets.lengthSize
+        case .hevc(let sets, _): sets.lengthSize
         }
     }
 
@@ -50,8 +50,17 @@ enum SpliceFormat {
         case .h264(let sets, let id):
             try SpliceEncoder(source: stream.parameters, timeBase: timeBase, frameRate: frameRate, id: id,
                               references: SpliceEncoder.references(matching: sets.firstSequence), display: name)
-        case .hevc:
-            try HEVCSpliceEncoder(source: stream.parameters, stream: stream.pointer, timeBase: timeBase, frameRate: frameRate, display: name)
+        case .hevc(let sets, let ids):
+            try HEVCSpliceEncoder(source: stream.parameters, stream: stream.pointer, timeBase: timeBase, frameRate: frameRate, ids: ids,
+                                  blocks: Self.codingBlocks(sets, name: name), display: name)
+        }
+    }
+
+    /// The stream's coding block sizes; a sequence parameter set that cannot be read stops the
+    /// export with the reason.
+    private static func codingBlocks(_ sets: HEVCParameterSets, name: String) throws -> (tree: Int, smallest: Int) {
+        do { return try sets.codingBlockSizes() } catch let error as SyntaxError {
+            throw ExportError.unsupported("\(name)'s sequence parameter set cannot be read, because \(error) (export with --keyframe-cuts)")
         }
     }
 
@@ -62,7 +71,7 @@ enum SpliceFormat {
         case .h264(let sets, _):
             guard let made = encoder as? SpliceEncoder else { return sets.avcC }
             return sets.adding(sps: made.sps, pps: made.pps).avcC
-        case .hevc(let sets): return sets.hvcC
+        case .hevc(let sets, _): return sets.hvcC
         }
     }
 
@@ -72,7 +81,7 @@ enum SpliceFormat {
     func resumed(_ sample: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         switch self {
         case .h264: nil
-        case .hevc(let sets): sets.resumed(sample)
+        case .hevc(let sets, _): sets.resumed(sample)
         }
     }
 

@@ -36,7 +36,7 @@ struct RandomAccessPicture {
         for header in nalHeaders(bytes) {
             switch syntax {
             case .h264: if header & 0x1F == 5 { return true }
-            case .hevc: if (16...20).contains((header >> 1) & 0x3F) { return true }
+            case .hevc: if HEVCNALType.isRandomAccess(HEVCNALType.of(header)) { return true }
             }
         }
         return false
@@ -47,7 +47,7 @@ struct RandomAccessPicture {
     /// (shown before it, so never copied after a cut).
     func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
         guard syntax == .hevc, let data = packet.pointee.data else { return false }
-        return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { ($0 >> 1) & 0x3F == 21 }
+        return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { HEVCNALType.of($0) == HEVCNALType.cra }
     }
 
     /// The first byte of each NAL unit in the packet.
