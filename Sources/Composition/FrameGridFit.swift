@@ -84,8 +84,11 @@ public enum FrameGridFit {
     /// of the cut moves only inside its ``FrameTimes/window(around:)``, both sides moving when
     /// one alone cannot take the misfit, and a cut that cannot be fitted so stays where it is
     /// (its audio is then rendered, as without fitting). `cuts` says which side moves first.
+    ///
+    /// With `sourceGrid` (where the source's audio packets lie, which changes where its clock
+    /// jumps), each offset is aimed at the grid of the packets the segment plays.
     public static func fitted(_ segments: [CompositionTrackSegment], to grid: FrameGrid, cuts: CutSide = .end,
-                              frames: FrameTimes? = nil) throws(CompositionError)
+                              frames: FrameTimes? = nil, sourceGrid: SourceGrid? = nil) throws(CompositionError)
         -> (segments: [CompositionTrackSegment], moved: Int) {
         let frame = try grid.frameDuration
         var result: [CompositionTrackSegment] = []
@@ -96,7 +99,11 @@ public enum FrameGridFit {
         var run: [(segment: CompositionTrackSegment, length: Time)] = []
         var previousSourceEnd: Time?
         var reference = Time.zero
-        if let first = segments.first, first.rate == .one, !first.isReversed, let source = first.source { reference = try first.target.start - source.start }
+        if let first = segments.first, first.rate == .one, !first.isReversed, let source = first.source {
+            reference = try first.target.start - source.start + (sourceGrid?.phase(at: source.start) ?? .zero)
+        } else if let sourceGrid {
+            reference = sourceGrid.phase(at: .zero)
+        }
         func flush() throws(CompositionError) {
             for (segment, length) in run {
                 let target = try TimeRange(start: start, duration: length)
@@ -113,7 +120,7 @@ public enum FrameGridFit {
             }
             var runEnd = start
             for piece in run { runEnd = try runEnd + piece.length }
-            let misfit = try remainder(runEnd - source.start - reference, frame)
+            let misfit = try remainder(runEnd - source.start - reference + (sourceGrid?.phase(at: source.start) ?? .zero), frame)
             if misfit != .zero {
                 if let longest = run.indices.max(by: { run[$0].length < run[$1].length }) {
                     run[longest].length = try Self.length(of: run[longest].segment, less: misfit, frame: frame)
@@ -143,6 +150,10 @@ public enum FrameGridFit {
             result.append(try CompositionTrackSegment(source: source, target: target))
             start = target.end
             previousSourceEnd = source.end
+            if let sourceGrid {
+                // The next copied packets meet these: aim at the grid they end on.
+                reference = try target.start - source.start + sourceGrid.phase(at: source.end)
+            }
         }
         try flush()
         return (result, moved)

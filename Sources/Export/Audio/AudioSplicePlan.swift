@@ -81,24 +81,26 @@ struct AudioSplicePlan: Equatable {
             }
             while i < packets.count && packets[i].start + packets[i].count + span.offset <= upper {
                 let p = packets[i]
-                let regular = !p.unusable && (frame == 1 || p.count == f)
-                let follows = i > 0 && packets[i - 1].start + packets[i - 1].count == p.start
-                if !regular { close(i) } else if first != nil && !follows { close(i); first = i } else if first == nil { first = i }
+                // A packet whose length is not a frame, or that does not follow the one before
+                // (where the source's own clock jumps: recordings joined, a looped copy), inside a
+                // run continues it: copied at its own time with its own length, it plays as it
+                // does in the source, and the run's frame grid moves with it. A run starts with
+                // a whole frame.
+                if p.unusable { close(i) } else if first == nil { if frame == 1 || p.count == f { first = i } }
                 i += 1
             }
             close(i)
         }
-        // 2. One frame grid: the runs on the grid that copies the most (unless the container
-        // can discard: see 3).
+        // 2. Frame grids: the runs that copy the most such that the encoded stretch between two
+        // copied runs is whole frames (the later run starts on the grid the earlier one ends on).
         var dropped: Int64 = 0
         if frame > 1 {
-            var byGrid: [Int64: Int] = [:]
-            for run in runs { byGrid[Self.phase(packets[run.packets.lowerBound].start + run.offset, f), default: 0] += run.packets.count }
-            if let best = byGrid.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) })?.key {
-                let onGrid = runs.filter { Self.phase(packets[$0.packets.lowerBound].start + $0.offset, f) == best }
-                dropped = Int64(runs.count - onGrid.count == 0 ? 0 : (runs.map(\.packets.count).reduce(0, +) - onGrid.map(\.packets.count).reduce(0, +))) * f
-                runs = onGrid
-            }
+            let chosen = Self.chain(runs.map { run in
+                let last = packets[run.packets.upperBound - 1]
+                return (Self.phase(packets[run.packets.lowerBound].start + run.offset, f), Self.phase(last.start + last.count + run.offset, f), run.packets.count)
+            })
+            dropped = Int64(runs.map(\.packets.count).reduce(0, +) - chosen.map { runs[$0].packets.count }.reduce(0, +)) * f
+            runs = chosen.map { runs[$0] }
         }
         offGrid = dropped
         // 3. Pieces: the runs, and encoded spans between them.
@@ -161,6 +163,26 @@ struct AudioSplicePlan: Equatable {
             let bounds = [output.lowerBound] + cuts + [output.upperBound]
             return zip(bounds, bounds.dropFirst()).map { .encode(output: $0..<$1, bridge: nil) }
         }
+    }
+
+    /// The runs (each its grid phase at its start and end, and its packets) that copy the most
+    /// packets, in order, such that each starts on the grid the one before it ends on; the first
+    /// may start anywhere (the first encoded stretch begins before it on its grid).
+    static func chain(_ runs: [(start: Int64, end: Int64, packets: Int)]) -> [Int] {
+        var best: [(total: Int, previous: Int?)] = []
+        var byEnd: [Int64: Int] = [:]  // the run with the best total ending on each phase
+        for (i, run) in runs.enumerated() {
+            let before = byEnd[run.start]
+            best.append((run.packets + (before.map { best[$0].total } ?? 0), before))
+            if byEnd[run.end].map({ best[$0].total < best[i].total }) ?? true { byEnd[run.end] = i }
+        }
+        guard var i = best.indices.max(by: { best[$0].total < best[$1].total }) else { return [] }
+        var chosen = [i]
+        while let previous = best[i].previous {
+            chosen.append(previous)
+            i = previous
+        }
+        return chosen.reversed()
     }
 
     /// `x` modulo `f`, in `0..<f`.

@@ -77,7 +77,7 @@ final class SplicedAudio: @unchecked Sendable {
     /// track then).
     init?(movie url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings,
           choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String) throws {
-        guard let scanned = try AudioPacketScan(path: url.path, stream: stream) else { return nil }
+        guard let scanned = try AudioPacketScan.scanned(path: url.path, stream: stream) else { return nil }
         input = try InputFormatContext(path: url.path)
         input.readOnly(stream: stream)
         let reader = try AudioFileReader(url: url, stream: stream)

@@ -73,7 +73,8 @@ public struct PassthroughExporter {
            KeyframeSnapping.removesNothing(videoTrack.segments),
            let origin = try VideoScan.leadingOrigin(movie: session.movie, stream: session.videoStream.index) {
             // Nothing is removed, so no cut can move across a frame: the scan's frames are not needed.
-            let fitted = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exactTimeline, frames: nil).0
+            let fitted = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exactTimeline, frames: nil,
+                                             sourceGrid: try TimelineFitting.sourceGrid(of: source, grid: grid)).0
             early = (try audio(fitted, origin: origin, end: fitted.last?.target.end ?? .zero, keepsEveryFrame: false), origin, fitted)
         }
 
@@ -149,6 +150,8 @@ public struct PassthroughExporter {
         let header: InputFormatContext
         let scan: VideoScan
         let grid: FrameGrid?
+        /// Where the source's audio packets lie (``SourceGrid``), when their grid changes.
+        let sourceGrid: SourceGrid?
         let keyframeCuts: Bool
         let exact: Bool
 
@@ -169,12 +172,13 @@ public struct PassthroughExporter {
                 let snapped = try PassthroughExporter.snap(readable, scan: scan, hides: container.canHideFrames)
                 // Fitted to the copied audio's frames once the cuts are at keyframes.
                 let (segments, fit) = try TimelineFitting.fitSnapped(snapped.segments, grid: grid, exact: exact, points: scan.cutPoints,
-                                                                     carriesHidden: container.canHideFrames, frames: frames)
+                                                                     carriesHidden: container.canHideFrames, frames: frames,
+                                                                     sourceGrid: sourceGrid)
                 return VideoPlan(segments: segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, fit: fit,
                                  keyframeCutsBecause: KeyframeSnapping.removesNothing(readable) ? nil : refusal ?? "--keyframe-cuts asks for it")
             }
             // Cuts are frame-exact wherever the fit puts them.
-            let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exact, frames: frames)
+            let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exact, frames: frames, sourceGrid: sourceGrid)
             let smart = SmartCut(scan: scan, segments: fitted)
             if let refusal, !smart.spans.isEmpty {
                 throw ReversePassthrough.refusal(fitted, name: name, why: refusal)

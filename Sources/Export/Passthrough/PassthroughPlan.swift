@@ -80,6 +80,7 @@ extension PassthroughPlan {
         let readable = scan.truncated ? try CompositionTrackSegment.cut(track.segments, atSourceEnd: scan.end) : track.segments
         let grid = try TimelineFitting.grid(source: source, header: header, container: container, settings: settings, exact: exact)
         let planner = PassthroughExporter.Planner(source: source, container: container, header: header, scan: scan, grid: grid,
+                                                  sourceGrid: try TimelineFitting.sourceGrid(of: source, grid: grid),
                                                   keyframeCuts: keyframeCuts, exact: exact)
         let video = try planner.plan(readable, warning: { warnings.append($0) })
         PassthroughExporter.warn(about: video.snapped.cuts, in: video.segments, name: source.name, container: container,

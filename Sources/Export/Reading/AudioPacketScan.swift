@@ -1,4 +1,6 @@
 import Foundation
+import Composition
+import Synchronization
 internal import CFFmpeg
 
 /// Every packet of one audio stream, in samples, from a demux-only pass that skips the other
@@ -7,7 +9,7 @@ internal import CFFmpeg
 /// Positions come from the codec, not only from the container's timestamps: Matroska states
 /// times in milliseconds, which cannot place a 1024-sample AAC frame to the sample. Each packet
 /// starts where the one before it ends; a timestamp more than one tick away from that starts
-/// afresh (a gap or a jump in the stream), and the packets around it are never copied.
+/// afresh (a gap or a jump in the stream), at its own time.
 struct AudioPacketScan {
     let packets: [AudioSplicePlan.Packet]
     /// The codec's frame length in samples, or 1 for PCM.
@@ -51,7 +53,10 @@ struct AudioPacketScan {
             // Every packet is listed, so that a reader counting packets finds the same ones.
             var start = stated ?? 0
             var unusable = stated == nil || p.flags & AV_PKT_FLAG_CORRUPT != 0 || count <= 0
-            if let expected, abs(start - expected) <= tick { start = expected } else if !found.isEmpty { unusable = true }
+            // Within a tick of where the one before ends, it follows on; further away, the
+            // stream's clock jumps (recordings joined, a looped copy) and it starts afresh at its
+            // own time, where it is copied as the source plays it.
+            if let expected, abs(start - expected) <= tick { start = expected }
             found.append(AudioSplicePlan.Packet(start: start, count: count, unusable: unusable))
             bytes += Int64(p.size)
             expected = start + count
@@ -59,5 +64,36 @@ struct AudioPacketScan {
         packets = found
         let samples = found.reduce(Int64(0)) { $0 + $1.count }
         bitRate = samples > 0 ? Int(bytes * 8 * Int64(parameters.sample_rate) / samples) : nil
+    }
+}
+
+extension AudioPacketScan {
+    private static let cache = Mutex<[String: AudioPacketScan]>([:])
+
+    /// The scan of audio stream `stream` of the movie at `path`, made once per file (its size
+    /// and modification time) and stream: the plan's fit and smart audio read the same packets.
+    static func scanned(path: String, stream: Int) throws -> AudioPacketScan? {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let key = "\(path)|\(stream)|\((attributes?[.size] as? NSNumber)?.int64Value ?? 0)|\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        if let known = cache.withLock({ $0[key] }) { return known }
+        guard let scan = try AudioPacketScan(path: path, stream: stream) else { return nil }
+        cache.withLock { $0[key] = scan }
+        return scan
+    }
+
+    /// Where the packets' frame grid lies along the source (``SourceGrid``), at `sampleRate`;
+    /// nil when it never changes (or the codec has no frames), where fitting needs no help.
+    func sourceGrid(sampleRate: Int32) -> SourceGrid? {
+        guard frame > 1, sampleRate > 0 else { return nil }
+        let f = Int64(frame)
+        var changes: [(start: Time, phase: Time)] = []
+        var last: Int64?
+        for packet in packets where !packet.unusable {
+            let phase = ((packet.start % f) + f) % f
+            guard phase != last else { continue }
+            changes.append((Time(value: packet.start, timescale: sampleRate), Time(value: phase, timescale: sampleRate)))
+            last = phase
+        }
+        return changes.count > 1 ? SourceGrid(changes: changes) : nil
     }
 }

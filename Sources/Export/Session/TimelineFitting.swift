@@ -26,6 +26,13 @@ enum TimelineFitting {
         return grid(of: input.stream(first).parameters.pointee, container: container, settings: settings)
     }
 
+    /// Where `source`'s first audio track's packets lie along the source, when their grid
+    /// changes (a joined or looped recording); nil without a `grid` to fit to.
+    static func sourceGrid(of source: ExportSource, grid: FrameGrid?) throws -> SourceGrid? {
+        guard let grid, let audio = source.media.primaryAudio else { return nil }
+        return try AudioPacketScan.scanned(path: source.movie.path, stream: audio.index)?.sourceGrid(sampleRate: grid.sampleRate)
+    }
+
     /// The frames of an AAC or Opus stream; nil for any other codec.
     static func grid(of parameters: AVCodecParameters) -> FrameGrid? {
         guard parameters.sample_rate > 0 else { return nil }
@@ -46,9 +53,9 @@ enum TimelineFitting {
     /// frame: the fitted timeline plays the same frames in the same order, only at times moved
     /// by less than half an audio frame.
     static func fit(_ segments: [CompositionTrackSegment], grid: FrameGrid?, exact: Bool,
-                    frames: FrameTimes?) -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
+                    frames: FrameTimes?, sourceGrid: SourceGrid? = nil) -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
         guard !exact, let grid, let last = segments.last,
-              let fit = try? FrameGridFit.fitted(segments, to: grid, frames: frames), fit.moved > 0,
+              let fit = try? FrameGridFit.fitted(segments, to: grid, frames: frames, sourceGrid: sourceGrid), fit.moved > 0,
               let end = fit.segments.last else { return (segments, nil) }
         return (fit.segments, FrameGridFit.Summary(grid: grid, before: last.target.end, after: end.target.end, moved: fit.moved))
     }
@@ -62,12 +69,12 @@ extension TimelineFitting {
     /// and it is fitted again, a few times at most; a cut still off the grid after that keeps
     /// its snapped place, and its audio is handled as without fitting.
     static func fitSnapped(_ snapped: [CompositionTrackSegment], grid: FrameGrid?, exact: Bool, points: CutPoints,
-                           carriesHidden: Bool, frames: FrameTimes) throws -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
+                           carriesHidden: Bool, frames: FrameTimes, sourceGrid: SourceGrid? = nil) throws -> ([CompositionTrackSegment], FrameGridFit.Summary?) {
         guard !exact, let grid, let last = snapped.last else { return (snapped, nil) }
         var segments = snapped
         var moved = 0
         for _ in 0..<4 {
-            guard let fit = try? FrameGridFit.fitted(segments, to: grid, cuts: .start, frames: frames), fit.moved > 0 else { break }
+            guard let fit = try? FrameGridFit.fitted(segments, to: grid, cuts: .start, frames: frames, sourceGrid: sourceGrid), fit.moved > 0 else { break }
             moved = max(moved, fit.moved)
             segments = try KeyframeSnapping.snap(fit.segments, points: points, carriesHidden: carriesHidden).0
         }
@@ -87,7 +94,8 @@ extension ExportSession {
     /// frame grid of the first audio track, and what moved.
     func fittedVideoTrack(exact: Bool, frames: FrameTimes?) throws -> (CompositionTrack, FrameGridFit.Summary?) {
         let grid = try copiedAudioGrid(exact: exact)
-        let (segments, fit) = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exact, frames: frames)
+        let (segments, fit) = TimelineFitting.fit(videoTrack.segments, grid: grid, exact: exact, frames: frames,
+                                                  sourceGrid: try TimelineFitting.sourceGrid(of: source, grid: grid))
         return (try CompositionTrack(trackID: videoTrack.trackID, mediaType: .video, segments: segments), fit)
     }
 }
@@ -107,6 +115,7 @@ extension FrameGridFit {
             ? (AudioCodecChoice(audioFile: container, source: parameters, defaultBitRate: 192_000).splices(parameters, container: container)
                 ? TimelineFitting.grid(of: parameters) : nil)
             : TimelineFitting.grid(of: parameters, container: container, settings: try TimePitchSettings())
-        return TimelineFitting.fit(track.segments, grid: grid, exact: false, frames: nil).1
+        return TimelineFitting.fit(track.segments, grid: grid, exact: false, frames: nil,
+                                   sourceGrid: try TimelineFitting.sourceGrid(of: source, grid: grid)).1
     }
 }
