@@ -98,6 +98,7 @@ final class ExportSession {
         let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
         let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
         subtitlePlan = plan.subtitles
+        streamPlan = plan
         return sizes + plan.warnings(movieName: movieName, input: input)
     }
 
@@ -114,6 +115,9 @@ final class ExportSession {
         if copyingVideo { return ["\(what); it is copied as it is (.\(ext) states the first size; players show each picture at its own)"] }
         return ["\(what); --fps scales every picture to \(encodedSize.width)x\(encodedSize.height), its aspect kept (on black where it differs)"]
     }
+
+    /// What the export does with every stream (set by ``preflight(copyingVideo:)``).
+    private(set) var streamPlan: StreamPlan?
 
     /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:)``).
     private var subtitlePlan: [(stream: Int, fate: SubtitleTracks.Fate)] = []
@@ -218,6 +222,18 @@ final class ExportSession {
         try audio.finish(writer: writer)
         try subtitles?.finish(writer: writer)
         try writer.finish()
+    }
+
+    /// Puts the finished file in place under a name that says it failed verification
+    /// (`clip-slowpoke.FAILED-VERIFY.mp4`, else `…FAILED-VERIFY-2.mp4` and on: no file is
+    /// replaced), and returns it.
+    func commitFailed() throws -> URL {
+        let target = destination.destination
+        let stem = target.deletingPathExtension().lastPathComponent, ext = target.pathExtension
+        let names = (1...99).map { n in
+            target.deletingLastPathComponent().appendingPathComponent("\(stem).FAILED-VERIFY\(n == 1 ? "" : "-\(n)").\(ext)")
+        }
+        do { return try destination.commit(asideAs: names) } catch { throw ExportError.output(error) }
     }
 
     /// Renames the finished file into place, and reports the export done.
