@@ -113,7 +113,7 @@ public struct PassthroughExporter {
             done = fraction
             try progress(fraction)
         })
-        let verification = try verify ? verified(plan, rewritten: rewritten, session: session) : nil
+        let verification = try verify ? session.verify(plan, rewritten: rewritten) : nil
         try session.commit(progress: progress)
         var result = Result(output: session.destination.destination, videoFrames: plan.videoFrames, duration: plan.duration,
                       timescale: plan.timescale, exact: plan.exact, audio: audioOutput.handling, cuts: plan.movedCuts,
@@ -121,18 +121,6 @@ public struct PassthroughExporter {
                       reencodedReversals: plan.reencodedReversals, copiedFrames: plan.copiedFrames)
         result.verification = verification
         return result
-    }
-
-    /// Checks the finished file, before it is put in place, against `plan`; a file that differs
-    /// is put beside the target under a name that says so, and the export throws what differs.
-    private func verified(_ plan: PassthroughPlan, rewritten: Set<Int>, session: ExportSession) throws -> ExportVerification {
-        let verifier = ExportVerifier(plan: plan, rewritten: rewritten, movie: session.movie, stream: session.videoStream.index,
-                                      output: session.destination.temporary.path, plannedKinds: session.streamPlan?.writtenKinds ?? [])
-        do {
-            return try verifier.verify()
-        } catch let failure as ExportVerification.Failure {
-            throw ExportError.verificationFailed(failure, kept: try session.commitFailed().path)
-        }
     }
 
     /// What this export will write (``PassthroughPlan``), worked out without writing anything:

@@ -224,18 +224,6 @@ final class ExportSession {
         try writer.finish()
     }
 
-    /// Puts the finished file in place under a name that says it failed verification
-    /// (`clip-slowpoke.FAILED-VERIFY.mp4`, else `…FAILED-VERIFY-2.mp4` and on: no file is
-    /// replaced), and returns it.
-    func commitFailed() throws -> URL {
-        let target = destination.destination
-        let stem = target.deletingPathExtension().lastPathComponent, ext = target.pathExtension
-        let names = (1...99).map { n in
-            target.deletingLastPathComponent().appendingPathComponent("\(stem).FAILED-VERIFY\(n == 1 ? "" : "-\(n)").\(ext)")
-        }
-        do { return try destination.commit(asideAs: names) } catch { throw ExportError.output(error) }
-    }
-
     /// Renames the finished file into place, and reports the export done.
     func commit(progress: (Double) throws -> Void) throws {
         try destination.commitExport()

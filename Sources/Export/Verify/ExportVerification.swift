@@ -27,7 +27,7 @@ public struct ExportVerification: Sendable, Equatable {
     /// 54.1 dB or better, 4 streams, sync within 0.3 ms`.
     public var line: String {
         var parts = ["\(frames) frames", "\(copiedIdentical) copied byte-identical"]
-        if rewrittenIdentical > 0 { parts.append("\(rewrittenIdentical) rewritten copies decoded identical") }
+        if rewrittenIdentical > 0 { parts.append("\(rewrittenIdentical) rewritten cop\(rewrittenIdentical == 1 ? "y" : "ies") decoded identical") }
         if reencoded > 0, let psnr = minimumPSNR {
             parts.append(psnr.isInfinite ? "\(reencoded) re-encoded and decoded identical"
                          : "\(reencoded) re-encoded at \(String(format: "%.1f", psnr)) dB or better")

@@ -74,9 +74,15 @@ struct PacketCheck {
             copied = entry.index
         }
         guard let i = copied, !rewritten.contains(n) else { return }
-        let original = try source.packet(at: i).pointer.pointee
+        // The reader's packet is kept alive while its bytes are read (a packet read backwards
+        // is the only reference to its data).
+        let read = try source.packet(at: i)
         let p = packet.pointer.pointee
-        if p.size == original.size && (p.size == 0 || memcmp(p.data, original.data, Int(p.size)) == 0) {
+        let same = withExtendedLifetime(read) {
+            let original = read.pointer.pointee
+            return p.size == original.size && (p.size == 0 || memcmp(p.data, original.data, Int(p.size)) == 0)
+        }
+        if same {
             copiedIdentical += 1
         } else if differences.count < 100 {
             differences.append(.copiedBytes(time: Time(value: entry.pts, timescale: plan.map.timescale), source: plan.scan.packets[i].pts))
