@@ -156,6 +156,9 @@ public struct BatchRunner: Sendable {
             throw BatchError.job("\"algorithm\": \"\(name)\" is not one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let settings = try TimePitchSettings(algorithm: algorithm, semitones: spec.semitones ?? 0)
+        if spec.fps != nil && spec.verify == true {
+            throw BatchError.job("\"verify\" checks a passthrough export against its plan; \"fps\" re-encodes every frame (leave one out)")
+        }
         if let fps = spec.fps {
             // "29.97" in a recipe means the NTSC rate, as it does for `export --fps`.
             let rate: Rational
@@ -167,8 +170,10 @@ public struct BatchRunner: Sendable {
             let result = try exporter.run(progress: progress, warning: warning)
             return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
         }
-        let exporter = try PassthroughExporter(source: source, output: output, settings: settings, force: replace)
+        var exporter = try PassthroughExporter(source: source, output: output, settings: settings, force: replace)
+        exporter.verify = spec.verify ?? false
         let result = try exporter.run(progress: progress, warning: warning)
         return "\(result.videoFrames) frames, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
+            + (result.verification.map { "; \($0.line)" } ?? "")
     }
 }

@@ -30,22 +30,26 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         public var fps: Rational?
         /// `mp4`, `mov` or `mkv`. Default: the movie's own when passthrough writes it, else mp4.
         public var container: String?
+        /// Check each passthrough output against its plan (`export --verify`).
+        public var verify: Bool?
 
-        public init(algorithm: String? = nil, semitones: Double? = nil, fps: Rational? = nil, container: String? = nil) {
+        public init(algorithm: String? = nil, semitones: Double? = nil, fps: Rational? = nil, container: String? = nil,
+                    verify: Bool? = nil) {
             self.algorithm = algorithm
             self.semitones = semitones
             self.fps = fps
             self.container = container
+            self.verify = verify
         }
 
         /// `self`, with `other`'s fields where it sets them.
         public func overridden(by other: ExportSpec?) -> ExportSpec {
             guard let other else { return self }
             return ExportSpec(algorithm: other.algorithm ?? algorithm, semitones: other.semitones ?? semitones,
-                              fps: other.fps ?? fps, container: other.container ?? container)
+                              fps: other.fps ?? fps, container: other.container ?? container, verify: other.verify ?? verify)
         }
 
-        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container }
+        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container, verify }
 
         public init(from decoder: any Decoder) throws {
             try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "an export")
@@ -54,6 +58,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             semitones = try c.decodeIfPresent(Double.self, forKey: .semitones)
             fps = try c.decodeIfPresent(FlexibleRational.self, forKey: .fps)?.value
             container = try c.decodeIfPresent(String.self, forKey: .container)
+            verify = try c.decodeIfPresent(Bool.self, forKey: .verify)
             // Pasted into output names: one of a fixed set, never a path.
             if let container, !OutputNaming.movieExtensions.contains(container.lowercased()) {
                 throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(OutputNaming.movieExtensions.joined(separator: ", "))")

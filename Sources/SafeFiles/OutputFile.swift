@@ -132,6 +132,35 @@ public final class OutputFile: @unchecked Sendable {
         }
     }
 
+    /// Puts the finished file in place under the first of `names` (files beside the target,
+    /// such as `clip-slowpoke.FAILED-VERIFY.mp4`) that does not exist, never replacing one, and
+    /// returns it: for an output kept though it failed a check. Mode and sync as ``commit()``.
+    public func commit(asideAs names: [URL]) throws(SafeFileError) -> URL {
+        guard !finished else { throw .cannotWrite(path: destination.path, reason: "it was already put in place") }
+        do throws(SafeFileError) {
+            try settle()
+            for name in names {
+                if link(temporary.path, name.path) == 0 {
+                    unlink(temporary.path)
+                    finish()
+                    return name
+                }
+                if errno == EEXIST { continue }
+                // A file system without hard links: rename, where no file has the name yet.
+                guard PathKind(path: name.path) == .missing else { continue }
+                guard rename(temporary.path, name.path) == 0 else {
+                    throw .cannotWrite(path: name.path, reason: String(cString: strerror(errno)))
+                }
+                finish()
+                return name
+            }
+            throw .exists(path: names.last?.path ?? destination.path)
+        } catch {
+            discard()
+            throw error
+        }
+    }
+
     /// Removes the temporary file, if it is still there.
     public func discard() {
         guard !finished else { return }

@@ -52,6 +52,17 @@ struct ExportMovie: ParsableCommand {
             frames, how many are re-encoded at cuts, the fit and every warning, from the same \
             plan the export runs (`slowpoke info` shows the default export's).
 
+            --verify checks a passthrough export before it is put in place: the output's frame \
+            count and every frame's time against the plan (exact in its timescale), every copied \
+            packet byte for byte against the source packet it copies (copies the export rewrote, \
+            open-GOP recovery points made IDR and HEVC packets given parameter sets where copying \
+            resumes, are decoded and must show the source's picture exactly), the re-encoded \
+            frames decoded and compared with the source's (45 dB or better), the streams, and the \
+            audio's start and end against the video's. It prints one line of proof; a difference \
+            exits 1, names the frame, and keeps the output as <name>.FAILED-VERIFY.<ext>. Only \
+            the re-encoded and rewritten frames are decoded, so it adds a fraction of the export's \
+            time. It does not apply to --fps or to audio alone.
+
             The output goes to <movie-stem>-slowpoke.<ext> beside the document unless -o says \
             otherwise (for audio, the source's extension when it is one of those, else .m4a). It \
             appears only when complete: an error or Ctrl-C leaves nothing behind.
@@ -59,6 +70,7 @@ struct ExportMovie: ParsableCommand {
             Examples:
               slowpoke export
               slowpoke export --fps 30
+              slowpoke export --verify
               slowpoke export --fps 29.97 --frames blend -o smooth.mp4
               slowpoke export --fps 60 --codec hevc --crf 26 --preset fast
               slowpoke export -o dog-slow.mov --algorithm timeDomain
@@ -96,14 +108,23 @@ struct ExportMovie: ParsableCommand {
     @Flag(help: "Without --fps: write nothing; print what the export would write (the same plan `info` shows: frames, cuts, the fit) and what it would say.")
     var dryRun = false
 
+    @Flag(help: "Without --fps: check the written movie against the export's plan (times, copied bytes, re-encoded frames' quality, streams, sync) and print one line of proof; a difference exits 1 and keeps the output as <name>.FAILED-VERIFY.<ext>.")
+    var verify = false
+
     @OptionGroup var audio: AudioOutputOptions
 
     func validate() throws {
+        if dryRun && verify {
+            throw ValidationError("--dry-run writes nothing, so there is nothing for --verify to check; leave one out")
+        }
         if dryRun && fps != nil {
             throw ValidationError("--dry-run shows a passthrough export's plan; leave --fps out (`slowpoke info` shows the timeline an --fps export follows)")
         }
         if fps != nil && keyframeCuts {
             throw ValidationError("--keyframe-cuts applies to passthrough; --fps re-encodes every frame and cuts exactly")
+        }
+        if fps != nil && verify {
+            throw ValidationError("--verify checks a passthrough export against its plan; --fps re-encodes every frame, so no packet is copied to compare (leave out --fps to verify)")
         }
         if fps == nil {
             if crf != nil || preset != nil || codec != nil || frames != .nearest {
@@ -121,6 +142,9 @@ struct ExportMovie: ParsableCommand {
             if fps != nil {
                 throw CLIError("--fps sets a video frame rate, and \(document.movie.path) has no video; leave --fps out to export its audio (.m4a, .wav, .flac, .mp3 or .opus)")
             }
+            if verify {
+                throw CLIError("--verify checks a movie's passthrough export, and \(document.movie.path) has no video; leave --verify out to export its audio")
+            }
             try exportAudio(document: document, at: url, settings: settings)
             return
         }
@@ -135,6 +159,7 @@ struct ExportMovie: ParsableCommand {
                                                settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         exporter.keyframeCuts = keyframeCuts
+        exporter.verify = verify
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
         let shown = output ?? exporter.output.lastPathComponent
         if dryRun {
@@ -149,6 +174,7 @@ struct ExportMovie: ParsableCommand {
         print("wrote \(shown): \(Self.frames(result.videoFrames, duration: result.duration, exact: result.exact, timescale: result.timescale)), "
               + Self.said(result.audio) + Self.cuts(result.reencodedFrames, at: result.reencodedCuts, reversals: result.reencodedReversals, copied: result.copiedFrames))
         if let line = result.fit?.line { print(line) }
+        if let line = result.verification?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 

@@ -20,6 +20,9 @@ public struct PassthroughExporter {
     /// Cuts move to keyframes and nothing is re-encoded (`--keyframe-cuts`), instead of
     /// re-encoding the frames between a cut and the next keyframe (``SmartCut``).
     public var keyframeCuts = false
+    /// Checks the written file against the plan before it is put in place (``ExportVerifier``,
+    /// `--verify`): a file that differs is kept under a name saying so, and the export throws.
+    public var verify = false
 
     /// What an export did.
     public struct Result: Sendable {
@@ -40,6 +43,8 @@ public struct PassthroughExporter {
         /// Reversed ranges re-encoded backwards (long-GOP video; intra frames are copied).
         public let reencodedReversals: Int
         public let copiedFrames: Int
+        /// What ``verify`` proved; nil without it.
+        public var verification: ExportVerification?
     }
 
     /// Prepares to export `source` to `output`, whose container is checked here, before any work.
@@ -104,16 +109,19 @@ public struct PassthroughExporter {
         session.closeHeader()
 
         // 4. Interleave the mapped video packets with the audio into the output.
-        try copyVideo(map: map, smart: plan.video.smart, rendered: rendered, scan: scan, audio: audioOutput, segments: segments,
+        let rewritten = try copyVideo(map: map, smart: plan.video.smart, rendered: rendered, scan: scan, audio: audioOutput, segments: segments,
                       origin: scan.origin, session: session, warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
         })
+        let verification = try verify ? session.verify(plan, rewritten: rewritten) : nil
         try session.commit(progress: progress)
-        return Result(output: session.destination.destination, videoFrames: plan.videoFrames, duration: plan.duration,
+        var result = Result(output: session.destination.destination, videoFrames: plan.videoFrames, duration: plan.duration,
                       timescale: plan.timescale, exact: plan.exact, audio: audioOutput.handling, cuts: plan.movedCuts,
                       fit: plan.fit, reencodedFrames: plan.reencodedFrames, reencodedCuts: plan.reencodedCuts,
                       reencodedReversals: plan.reencodedReversals, copiedFrames: plan.copiedFrames)
+        result.verification = verification
+        return result
     }
 
     /// What this export will write (``PassthroughPlan``), worked out without writing anything:
@@ -244,7 +252,7 @@ public struct PassthroughExporter {
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
     private func copyVideo(map: PacketMap, smart: SmartCut?, rendered: GOPRenderer?, scan: VideoScan, audio: AudioTracks,
                            segments: [CompositionTrackSegment], origin: Time, session: ExportSession, warning: (String) -> Void,
-                           progress: (Double) throws -> Void) throws {
+                           progress: (Double) throws -> Void) throws -> Set<Int> {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
         video.readOnly(stream: videoStream)
@@ -272,6 +280,8 @@ public struct PassthroughExporter {
         // restores the stream's own parameter sets (``HEVCParameterSets/resumed(_:)``).
         let format = rendered?.format
         var afterEncoded = false, previous: Int?
+        // Copied packets whose bytes are changed (output decode positions), for --verify.
+        var changedCopies: Set<Int> = []
         for (n, entry) in entries.enumerated() {
             if let sample = try encodedSample(entry) {
                 resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
@@ -285,9 +295,12 @@ public struct PassthroughExporter {
                 (afterEncoded, previous) = (false, source)
                 if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
                     // A recovery point made an IDR picture, or a picture renumbered after one.
+                    changedCopies.insert(n)
                     try writeEncoded((rewritten, p.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
                 } else {
-                    let packet = try (resumes ? format?.resumed(bytes) : nil).map { try Self.packet($0, flags: p.flags) } ?? read
+                    let changed = resumes ? format?.resumed(bytes) : nil
+                    if changed != nil { changedCopies.insert(n) }
+                    let packet = try changed.map { try Self.packet($0, flags: p.flags) } ?? read
                     try withExtendedLifetime(packet) {
                         let p = packet.pointer
                         p.pointee.pts = entry.pts
@@ -301,6 +314,7 @@ public struct PassthroughExporter {
         }
         try session.finish()
         try progress(1)
+        return changedCopies
 
         /// The source packet an entry copies, or nil for a re-encoded frame.
         func sourceItem(_ entry: PacketMap.Entry) -> Int? {

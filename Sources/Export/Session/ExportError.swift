@@ -46,6 +46,8 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(String)
     /// Stopped by SIGINT or SIGTERM.
     case interrupted
+    /// The written output differs from what the export planned (`--verify`); it was kept at `kept`.
+    case verificationFailed(ExportVerification.Failure, kept: String)
 
     public var description: String {
         switch self {
@@ -57,6 +59,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .output(let error): error.errorDescription ?? error.description
         case .interrupted: "interrupted; no output was written"
+        case .verificationFailed(let failure, let kept): "\(failure); the output is kept as \(kept)"
         }
     }
 }

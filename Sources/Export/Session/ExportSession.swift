@@ -98,6 +98,7 @@ final class ExportSession {
         let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
         let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
         subtitlePlan = plan.subtitles
+        streamPlan = plan
         return sizes + plan.warnings(movieName: movieName, input: input)
     }
 
@@ -114,6 +115,9 @@ final class ExportSession {
         if copyingVideo { return ["\(what); it is copied as it is (.\(ext) states the first size; players show each picture at its own)"] }
         return ["\(what); --fps scales every picture to \(encodedSize.width)x\(encodedSize.height), its aspect kept (on black where it differs)"]
     }
+
+    /// What the export does with every stream (set by ``preflight(copyingVideo:)``).
+    private(set) var streamPlan: StreamPlan?
 
     /// What the export does with each subtitle stream (set by ``preflight(copyingVideo:)``).
     private var subtitlePlan: [(stream: Int, fate: SubtitleTracks.Fate)] = []

@@ -54,6 +54,8 @@ public struct StreamPlan: Sendable, Encodable {
     let overhangs: [Int: String]
     /// The document's video stream; nil for an audio-only export.
     let videoIndex: Int?
+    /// The kinds of the streams the export writes (libavutil's names), in the movie's order.
+    public var writtenKinds: [String] { entries.filter { $0.fate != .leftOut }.map(\.kind) }
     /// Whether the export writes the audio alone (the document has no video).
     public var isAudioOnly: Bool { videoIndex == nil }
     /// Subtitle streams, by what the export does with them.

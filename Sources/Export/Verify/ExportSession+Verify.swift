@@ -1,0 +1,29 @@
+import Foundation
+
+extension ExportSession {
+    /// Checks the finished file, before it is put in place, against `plan` (``ExportVerifier``;
+    /// `rewritten`: the output positions of copied packets whose bytes the exporter changed). A
+    /// file that differs is put beside the target under a name that says so
+    /// (``commitFailed()``), and this throws what differs.
+    func verify(_ plan: PassthroughPlan, rewritten: Set<Int>) throws -> ExportVerification {
+        let verifier = ExportVerifier(plan: plan, rewritten: rewritten, movie: movie, stream: videoStream.index,
+                                      output: destination.temporary.path, plannedKinds: streamPlan?.writtenKinds ?? [])
+        do {
+            return try verifier.verify()
+        } catch let failure as ExportVerification.Failure {
+            throw ExportError.verificationFailed(failure, kept: try commitFailed().path)
+        }
+    }
+
+    /// Puts the finished file in place under a name that says it failed verification
+    /// (`clip-slowpoke.FAILED-VERIFY.mp4`, else `…FAILED-VERIFY-2.mp4` and on: no file is
+    /// replaced), and returns it.
+    func commitFailed() throws -> URL {
+        let target = destination.destination
+        let stem = target.deletingPathExtension().lastPathComponent, ext = target.pathExtension
+        let names = (1...99).map { n in
+            target.deletingLastPathComponent().appendingPathComponent("\(stem).FAILED-VERIFY\(n == 1 ? "" : "-\(n)").\(ext)")
+        }
+        do { return try destination.commit(asideAs: names) } catch { throw ExportError.output(error) }
+    }
+}

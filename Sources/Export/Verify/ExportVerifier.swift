@@ -1,0 +1,130 @@
+import Foundation
+import Composition
+internal import CFFmpeg
+
+/// Checks a written passthrough output against its ``PassthroughPlan`` (`export --verify`),
+/// without decoding the whole of it:
+/// - every video packet in the output's decode order has the plan's presentation and decode
+///   times, exact in the output timescale, and the output shows as many frames as the plan;
+/// - every copied packet is compared byte for byte with the source packet the plan names;
+/// - copied packets the exporter rewrote (``rewritten``: open-GOP recovery points made IDR
+///   pictures and the pictures renumbered after them, HEVC packets given the stream's parameter
+///   sets in band where copying resumes) are decoded instead, from the output's keyframe before
+///   them, and must give the source frame's picture bit for bit: decoding is what proves that a
+///   rewritten header still describes the same picture, whatever the rewriting touched;
+/// - re-encoded frames are decoded the same way and compared with the decoded source frame
+///   (PSNR of luma and chroma, at least ``ExportVerification/minimumAllowedPSNR``);
+/// - the output holds the streams the ``StreamPlan`` writes (their count and kinds), and each
+///   audio stream starts and ends with the video, within half an audio frame (what fitting the
+///   timeline to the copied audio's frames moves an edit by, at most).
+struct ExportVerifier {
+    let plan: PassthroughPlan
+    /// Output decode positions of copied packets whose bytes the exporter changed.
+    let rewritten: Set<Int>
+    let movie: URL
+    let stream: Int
+    /// The written file (still under its temporary name).
+    let output: String
+    /// The kinds of stream the plan writes (libavutil's names: video, audio, subtitle, attachment).
+    let plannedKinds: [String]
+
+    /// Verifies the output; throws ``ExportVerification/Failure`` naming what differs.
+    func verify() throws -> ExportVerification {
+        let input = try InputFormatContext(path: output)
+        let streams = (0..<Int(input.pointer.pointee.nb_streams)).map { input.stream($0) }
+        let kinds = streams.map { av_get_media_type_string($0.parameters.pointee.codec_type).map { String(cString: $0) } ?? "unknown" }
+        var differences: [ExportVerification.Difference] = []
+        if kinds.sorted() != plannedKinds.sorted() {
+            differences.append(.streams(planned: plannedKinds.sorted(), found: kinds.sorted()))
+        }
+        guard let video = streams.firstIndex(where: { $0.parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+                                                      && $0.pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 }) else {
+            throw ExportVerification.Failure(differences: differences + [.frameCount(planned: plan.videoFrames, found: 0)], checked: 0)
+        }
+        var packets = try PacketCheck(plan: plan, rewritten: rewritten, movie: movie, stream: stream,
+                                      outputStream: video, timeBase: streams[video].pointer.pointee.time_base)
+        try packets.read(input)
+        differences += packets.differences
+        let sync = try audioSync(streams, packets: packets, differences: &differences)
+        let pictures = try comparePictures(outputStream: video, differences: &differences)
+        guard differences.isEmpty else {
+            throw ExportVerification.Failure(differences: differences, checked: packets.shown)
+        }
+        return ExportVerification(frames: packets.shown, copiedIdentical: packets.copiedIdentical,
+                                  rewrittenIdentical: pictures.rewritten, reencoded: pictures.reencoded,
+                                  minimumPSNR: pictures.reencoded > 0 ? pictures.minimumPSNR : nil,
+                                  streams: streams.count, sync: sync)
+    }
+
+    /// The largest distance of an audio stream's start and end from the video's, in seconds;
+    /// a distance over half an audio frame is a difference.
+    private func audioSync(_ streams: [StreamView], packets: PacketCheck,
+                           differences: inout [ExportVerification.Difference]) throws -> Double? {
+        let videoStart = plan.frames.first?.time.seconds ?? 0
+        let videoEnd = plan.duration.seconds
+        var worst: Double?
+        for (index, s) in streams.enumerated() where s.parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+            guard let extent = packets.extent(of: index, stream: s) else { continue }
+            let p = s.parameters.pointee
+            let frame = p.frame_size > 0 && p.sample_rate > 0 ? Double(p.frame_size) / Double(p.sample_rate) : 0.002
+            let allowed = frame / 2
+            for (edge, offset) in [("starts", extent.start - videoStart), ("ends", extent.end - videoEnd)] {
+                worst = max(worst ?? 0, abs(offset))
+                if abs(offset) > allowed { differences.append(.sync(edge: edge, offset: offset, allowed: allowed)) }
+            }
+        }
+        return worst
+    }
+
+    /// Decodes the re-encoded frames and rewritten copies from the output and their source
+    /// frames from the movie, and compares them.
+    private func comparePictures(outputStream: Int, differences: inout [ExportVerification.Difference])
+        throws -> (reencoded: Int, rewritten: Int, minimumPSNR: Double) {
+        let entries = plan.map.entries
+        // Output decode position → source decode index, for the frames decoded.
+        var sourceOf: [Int: Int] = [:]
+        var encoded: Set<Int> = []
+        for (n, entry) in entries.enumerated() {
+            guard let smart = plan.video.smart else { break }
+            let item = smart.items[entry.index]
+            if case .encoded = item { encoded.insert(n) } else if !rewritten.contains(n) { continue }
+            sourceOf[n] = smart.sourceIndex(item)
+        }
+        guard !sourceOf.isEmpty else { return (0, 0, .infinity) }
+        let outputOf = Dictionary(uniqueKeysWithValues: sourceOf.map { ($0.value, $0.key) })
+        var kept: [Int: Frame] = [:], digests: [Int: Int] = [:]
+        let lost = try PictureSampler(path: output, stream: outputStream).decode(Set(sourceOf.keys)) { n, frame in
+            if encoded.contains(n) {
+                guard let copy = av_frame_clone(frame) else { throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a frame")) }
+                kept[n] = Frame(owning: copy)
+            } else {
+                digests[n] = PictureComparison.digest(frame)
+            }
+        }
+        var minimum = Double.infinity, reencoded = 0, identical = 0
+        let sourceLost = try PictureSampler(path: movie.path, stream: stream).decode(Set(outputOf.keys)) { i, frame in
+            guard let n = outputOf[i] else { return }
+            if let out = kept.removeValue(forKey: n) {
+                let psnr = PictureComparison.psnr(out.pointer, frame) ?? -.infinity
+                minimum = min(minimum, psnr)
+                reencoded += 1
+                if !(psnr >= ExportVerification.minimumAllowedPSNR) { differences.append(picture(n, psnr: psnr, rewritten: false)) }
+            } else if let digest = digests.removeValue(forKey: n) {
+                if digest == PictureComparison.digest(frame) { identical += 1 }
+                else { differences.append(picture(n, psnr: .nan, rewritten: true)) }
+            }
+        }
+        for n in (lost + sourceLost.compactMap { outputOf[$0] }).sorted() {
+            differences.append(.undecodable(time: time(of: n), source: plan.scan.packets[sourceOf[n]!].pts))
+        }
+        return (reencoded, identical, minimum)
+    }
+
+    private func picture(_ n: Int, psnr: Double, rewritten: Bool) -> ExportVerification.Difference {
+        let source = plan.video.smart.map { $0.sourceIndex($0.items[plan.map.entries[n].index]) } ?? n
+        return .picture(time: time(of: n), source: plan.scan.packets[source].pts, psnr: psnr, rewritten: rewritten)
+    }
+
+    /// Output decode position `n`'s planned presentation time.
+    private func time(of n: Int) -> Time { Time(value: plan.map.entries[n].pts, timescale: plan.map.timescale) }
+}
