@@ -16,18 +16,29 @@ import Testing
 /// must be checked. `SLOWPOKE_FUZZ=N` runs N cases (64 by default); `SLOWPOKE_SEED=0x…` replays
 /// the one a failure names, with the commands it printed.
 @Suite(.serialized) struct CrossFeatureOracleTests {
-    @Test func seededCasesAgreeWithTheOracle() throws {
+    @Test func seededCasesAgreeWithTheOracle() async throws {
         let run = OracleRun(defaultCases: 64)
         let sources = try OracleSourceCache()
         let decoders = try OracleDecoders(in: sources.folder)
         let started = Date()
-        for seed in run.seeds {
-            let oracleCase = try OracleCase(seed: seed, run: run, sources: sources, decoders: decoders)
-            do {
-                try oracleCase.perform()
-            } catch {
-                oracleCase.fail("harness", "the case stopped: \(error)")
+        // Two cases at a time (SLOWPOKE_ORACLE_JOBS): one waits on its slowpoke or ffmpeg while
+        // the other's runs.
+        let jobs = ProcessInfo.processInfo.environment["SLOWPOKE_ORACLE_JOBS"].flatMap(Int.init) ?? 2
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, jobs) {
+                group.addTask {
+                    while let seed = run.takeSeed() {
+                        let oracleCase = try OracleCase(seed: seed, run: run, sources: sources, decoders: decoders)
+                        do {
+                            try oracleCase.perform()
+                        } catch {
+                            oracleCase.fail("harness", "the case stopped: \(error)")
+                        }
+                        oracleCase.keepIfFailed()
+                    }
+                }
             }
+            try await group.waitForAll()
         }
         print(run.summary + String(format: "  %.1f s", Date().timeIntervalSince(started)))
         let needed = Int((Double(run.seeds.count) * 0.6).rounded(.up))
@@ -63,6 +74,7 @@ final class OracleCase: @unchecked Sendable {
     let shell: OracleShell
     let document = "m.slowpoke"
     var timeline: OracleTimeline?
+    var failed = false
 
     init(seed: UInt64, run: OracleRun, sources: OracleSourceCache, decoders: OracleDecoders) throws {
         self.seed = seed
@@ -78,7 +90,17 @@ final class OracleCase: @unchecked Sendable {
         shell = OracleShell(folder: folder.url)
     }
 
+    /// Copies a failed case's folder (document, outputs) to `.build/oracle-failures/0x<seed>`.
+    func keepIfFailed() {
+        guard failed else { return }
+        let kept = TestSupport.root.appendingPathComponent(".build/oracle-failures/0x\(String(seed, radix: 16))")
+        try? FileManager.default.removeItem(at: kept)
+        try? FileManager.default.createDirectory(at: kept.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.copyItem(at: folder.url, to: kept)
+    }
+
     func fail(_ check: String, _ message: String) {
+        failed = true
         run.fail(check, "\(source.name), \(mode)\(exactFlag && !mode.isPassthrough ? " --exact" : ""): \(message)", seed: seed, commands: shell.commands)
     }
 

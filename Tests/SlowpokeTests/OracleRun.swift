@@ -5,11 +5,15 @@ import TestSupport
 /// The cases of one oracle run: their seeds, and the tally of checked and refused cases and of
 /// failed checks (each with an example seed and its commands), printed at the end.
 final class OracleRun: @unchecked Sendable {
-    // @unchecked: one test's thread uses it.
+    // @unchecked: the cases run on two tasks; every mutable field is read and written under `lock`.
     let seeds: [UInt64]
-    private(set) var checked = 0
-    private(set) var refused: [(seed: UInt64, mode: String, message: String)] = []
-    private(set) var failures: [String: (count: Int, seeds: [UInt64], example: String)] = [:]
+    private let lock = NSLock()
+    private var nextSeed = 0
+    private var checkedCases = 0
+    private var refusals: [(seed: UInt64, mode: String, message: String)] = []
+    private var failures: [String: (count: Int, seeds: [UInt64], example: String)] = [:]
+    var checked: Int { lock.withLock { checkedCases } }
+    var refused: [(seed: UInt64, mode: String, message: String)] { lock.withLock { refusals } }
 
     init(defaultCases: Int) {
         let environment = ProcessInfo.processInfo.environment
@@ -22,25 +26,37 @@ final class OracleRun: @unchecked Sendable {
         }
     }
 
-    func countChecked() { checked += 1 }
+    /// The next seed to run, nil when all have been taken.
+    func takeSeed() -> UInt64? {
+        lock.withLock {
+            defer { nextSeed += 1 }
+            return nextSeed < seeds.count ? seeds[nextSeed] : nil
+        }
+    }
 
-    func refuse(seed: UInt64, mode: String, message: String) { refused.append((seed, mode, message)) }
+    func countChecked() { lock.withLock { checkedCases += 1 } }
+
+    func refuse(seed: UInt64, mode: String, message: String) { lock.withLock { refusals.append((seed, mode, message)) } }
 
     /// Records a failed check: an issue for the test, with the replay line and commands.
     func fail(_ check: String, _ message: String, seed: UInt64, commands: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         let replay = "SLOWPOKE_SEED=0x\(String(seed, radix: 16)) swift test --filter CrossFeatureOracleTests"
         let example = "\(message)\n  replay: \(replay)\n  commands:\n" + commands.map { "    \($0)" }.joined(separator: "\n")
         Issue.record("[\(check)] \(example)", sourceLocation: sourceLocation)
-        var entry = failures[check] ?? (0, [], example)
-        entry.count += 1
-        if entry.seeds.count < 8 { entry.seeds.append(seed) }
-        failures[check] = entry
+        lock.withLock {
+            var entry = failures[check] ?? (0, [], example)
+            entry.count += 1
+            if entry.seeds.count < 8 && !entry.seeds.contains(seed) { entry.seeds.append(seed) }
+            failures[check] = entry
+        }
     }
 
     /// The summary: cases, checked, refused by message, and the failure table.
     var summary: String {
+        let checked = self.checked, refused = self.refused
+        let failures: [String: (count: Int, seeds: [UInt64], example: String)] = lock.withLock { self.failures }
         var out = "cross-feature oracle: \(seeds.count) cases, \(checked) checked, \(refused.count) refused\n"
-        let reasons = Dictionary(grouping: refused) { "\($0.mode): " + Self.shorten($0.message) }
+        let reasons = Dictionary(grouping: refused) { (r: (seed: UInt64, mode: String, message: String)) -> String in r.mode + ": " + Self.shorten(r.message) }
         for (reason, cases) in reasons.sorted(by: { $0.value.count > $1.value.count }) {
             out += "  refused \(cases.count)x  \(reason)  (e.g. 0x\(String(cases[0].seed, radix: 16)))\n"
         }

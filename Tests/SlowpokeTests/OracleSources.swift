@@ -104,7 +104,8 @@ struct OracleFailure: Error, CustomStringConvertible {
 
 /// What the oracle knows of a source movie, established once by ffmpeg and ffprobe.
 final class OracleSourceFacts: @unchecked Sendable {
-    // @unchecked: the lazily filled pictures are read and written by one test's thread only.
+    // @unchecked: the lazily filled pictures are read and written under `lock`; the rest is constant.
+    private let lock = NSLock()
     let source: OracleSource
     let movie: URL
     /// Each frame's MD5, in presentation order, as ffmpeg decodes it.
@@ -129,44 +130,57 @@ final class OracleSourceFacts: @unchecked Sendable {
         self.index = index
     }
 
-    /// The video frames' presentation times, sorted, less the first (the timeline's zero).
+    /// The video frames' presentation times, sorted, less the first (the timeline's zero):
+    /// ticks of the stream's time base (ffprobe's `_time` fields have six decimals only).
     static func presentationTimes(_ movie: URL) throws -> [Double] {
-        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time",
+        let base = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
+                                                    "-of", "csv=p=0", movie.path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let parts = base.split(separator: "/").compactMap { Double($0) }
+        guard parts.count == 2, parts[1] > 0 else { throw OracleFailure("\(movie.lastPathComponent): time base \(base)") }
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp",
                                                      "-of", "csv=p=0", movie.path])
-        let times = probe.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ","))) }.sorted()
-        guard let first = times.first else { return [] }
-        return times.map { $0 - first }
+        let ticks = probe.stdout.split(separator: "\n").compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }.sorted()
+        guard let first = ticks.first else { return [] }
+        return ticks.map { Double($0 - first) * parts[0] / parts[1] }
     }
 
     /// Every source picture, raw in the source's pixel format.
     func pictures(in folder: TemporaryFolder) throws -> [Data] {
-        if let cachedPictures { return cachedPictures }
-        let decoded = try OracleDecode.pictures(movie, source, in: folder)
-        cachedPictures = decoded.frames
-        return decoded.frames
+        try lock.withLock {
+            if let cachedPictures { return cachedPictures }
+            let decoded = try OracleDecode.pictures(movie, source, in: folder)
+            cachedPictures = decoded.frames
+            return decoded.frames
+        }
     }
 
     /// The hashes of OpenH264's pictures of the source (8-bit H.264 only).
     func openH264Pictures(decoder: URL, in folder: TemporaryFolder) throws -> Set<Int> {
-        if let cachedOpenH264 { return cachedOpenH264 }
-        let decoded = try OracleDecode.openH264(movie, source, decoder: decoder, in: folder)
-        cachedOpenH264 = Set(decoded.frames.map(\.hashValue))
-        return cachedOpenH264!
+        try lock.withLock {
+            if let cachedOpenH264 { return cachedOpenH264 }
+            let decoded = Set(try OracleDecode.openH264(movie, source, decoder: decoder, in: folder).frames.map(\.hashValue))
+            cachedOpenH264 = decoded
+            return decoded
+        }
     }
 }
 
 /// The sources of one run, each made once.
 final class OracleSourceCache: @unchecked Sendable {
-    // @unchecked: used by one test's thread only.
+    // @unchecked: `facts` is read and written under `lock` (a source is made under it too, so
+    // two cases never make the same one).
     let folder: TemporaryFolder
+    private let lock = NSLock()
     private var facts: [OracleSource: OracleSourceFacts] = [:]
 
     init() throws { folder = try TemporaryFolder("oracle-sources") }
 
     func facts(_ source: OracleSource) throws -> OracleSourceFacts {
-        if let known = facts[source] { return known }
-        let made = try OracleSourceFacts(source, in: folder.url)
-        facts[source] = made
-        return made
+        try lock.withLock {
+            if let known = facts[source] { return known }
+            let made = try OracleSourceFacts(source, in: folder.url)
+            facts[source] = made
+            return made
+        }
     }
 }

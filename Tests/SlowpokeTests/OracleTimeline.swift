@@ -115,13 +115,12 @@ struct OracleTimeline {
         Int((length * Double(fps) + 0.5 + 1e-9).rounded(.down))
     }
 
-    /// Where the beep of source second `b` (20 ms) starts on the timeline, with the tolerance,
+    /// Where each beep (20 ms) starting at source time `beeps[i]` starts on the timeline, with the tolerance,
     /// for each audio segment that plays it forward whole, at least 50 ms from the segment's
     /// edges (crossfades): 1 ms at 1x, 2 ms in a stretched segment.
-    func expectedBeeps(seconds: Int) -> [(source: Double, at: Double, tolerance: Double)] {
+    func expectedBeeps(_ beeps: [Double]) -> [(source: Double, at: Double, tolerance: Double)] {
         var out: [(Double, Double, Double)] = []
-        for b in 0..<seconds {
-            let beep = Double(b)
+        for beep in beeps {
             for segment in audio where !segment.reverse {
                 guard let start = segment.sourceStart, let end = segment.sourceEnd, let rate = segment.rate, rate > 0 else { continue }
                 guard beep >= start + 0.05 * rate, beep + 0.02 <= end - 0.05 * rate else { continue }
@@ -136,13 +135,12 @@ struct OracleTimeline {
     /// beep's start played forward, a beep's end played backwards (3 ms at 1x, 20 ms at other
     /// rates, where the stretcher smears the attack), and a segment's start that plays from
     /// inside a beep.
-    func possibleOnsets(seconds: Int) -> [(at: Double, tolerance: Double)] {
+    func possibleOnsets(_ beeps: [Double]) -> [(at: Double, tolerance: Double)] {
         var out: [(Double, Double)] = []
         for segment in audio {
             guard let start = segment.sourceStart, let end = segment.sourceEnd, let rate = segment.rate, rate != 0 else { continue }
             let tolerance = abs(abs(rate) - 1) < 1e-9 ? 0.003 : 0.02
-            for b in 0..<seconds {
-                let beep = Double(b)
+            for beep in beeps {
                 let entry = segment.reverse ? end : start
                 if entry > beep - 0.005 && entry < beep + 0.025 { out.append((segment.targetStart, tolerance)) }
                 let edge = segment.reverse ? beep + 0.02 : beep
