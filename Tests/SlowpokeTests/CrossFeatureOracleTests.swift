@@ -40,7 +40,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        print(run.summary + String(format: "  %.1f s", Date().timeIntervalSince(started)))
+        print(run.summary + "  sources: " + sources.names.joined(separator: " ") + String(format: "\n  %.1f s", Date().timeIntervalSince(started)))
         let needed = Int((Double(run.seeds.count) * 0.6).rounded(.up))
         #expect(run.checked >= needed, "only \(run.checked) of \(run.seeds.count) cases were checked (\(run.refused.count) refused)")
     }
@@ -161,6 +161,7 @@ final class OracleCase: @unchecked Sendable {
 
     /// `otio export`, then `otio import` of that file: the same segments (to the microsecond).
     func checkOTIORoundTrip(_ timeline: OracleTimeline) throws {
+        run.ran("otio round trip"); run.ran("otio export"); run.ran("otio import")
         let exported = try shell.slowpoke(["otio", "export", document, "-o", "x.otio"])
         guard exported.status == 0 else { return fail("otio export", "exit \(exported.status): \(exported.stderr)") }
         let imported = try shell.slowpoke(["otio", "import", "x.otio", "-o", "y.slowpoke"])

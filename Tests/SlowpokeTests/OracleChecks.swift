@@ -32,6 +32,7 @@ extension OracleCase {
     func sourceFrames(_ file: URL, label: String) throws -> [Int?]? {
         let result = try TestSupport.tool("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-map", "0:v", "-fps_mode", "passthrough",
                                                      "-f", "framemd5", "-"])
+        run.ran("clean decode")
         guard result.status == 0, result.stderr.isEmpty else {
             fail("clean decode", "\(label): ffmpeg -xerror says (exit \(result.status)) \(result.stderr.prefix(300))")
             return nil
@@ -73,6 +74,7 @@ extension OracleCase {
     /// predicts one only by leaving out `export` or naming the video as left out).
     func checkRefusal(_ timeline: OracleTimeline) throws {
         guard mode == .passthrough || mode == .exact else { return }
+        run.ran("refused though info foresaw an export")
         let export = timeline.json["export"] as? [String: Any]
         let streams = export?["streams"] as? [[String: Any]] ?? []
         let leftOut = streams.contains { $0["kind"] as? String == "video" && $0["fate"] as? String == "leftOut" }
@@ -86,6 +88,7 @@ extension OracleCase {
     /// no source frame (re-encoded) within the export's count and >= 45 dB.
     func checkFrameExact(_ frames: [Int?], _ export: Export, _ timeline: OracleTimeline) throws {
         let predicted = timeline.passthroughFrames(times: facts.times)
+        run.ran("frame count"); run.ran("frames not in source"); run.ran("frame order")
         let unknown = frames.filter { $0 == nil }.count
         if unknown > export.wrote.reencoded {
             fail("frames not in source", "\(unknown) output frames are no source frame; the export says \(export.wrote.reencoded) re-encoded")
@@ -100,6 +103,7 @@ extension OracleCase {
         }
         let reencoded = frames.indices.filter { frames[$0] == nil }
         guard !reencoded.isEmpty else { return }
+        run.ran("re-encoded PSNR")
         let sourcePictures = try facts.pictures(in: folder)
         let out = try OracleDecode.pictures(export.output, source, in: folder)
         guard out.frames.count == frames.count else { return fail("clean decode", "raw decode gives \(out.frames.count) pictures, framemd5 \(frames.count)") }
@@ -111,6 +115,7 @@ extension OracleCase {
 
     /// Cuts moved to keyframes: only source frames, each shown once.
     func checkKeyframeCuts(_ frames: [Int?], _ export: Export) {
+        run.ran("keyframe cuts copy only")
         let unknown = frames.filter { $0 == nil }.count
         if unknown > 0 { fail("keyframe cuts copy only", "\(unknown) of \(frames.count) output frames are no source frame") }
         let known = frames.compactMap { $0 }
@@ -118,6 +123,7 @@ extension OracleCase {
     }
 
     func checkSameFrames(fitted: [Int?], exact: [Int?]) {
+        run.ran("default vs --exact frames")
         func text(_ f: [Int?]) -> String { f.map { $0.map(String.init) ?? "R" }.joined(separator: " ") }
         if fitted.count != exact.count {
             let lost = Set(exact.compactMap { $0 }).subtracting(fitted.compactMap { $0 }).sorted()
@@ -131,6 +137,7 @@ extension OracleCase {
     /// `info --json`'s exportCuts against the default export's `wrote` line.
     func checkInfoCounts(_ timeline: OracleTimeline, _ export: Export) {
         let wrote = export.wrote
+        run.ran("info vs export counts")
         guard let cuts = timeline.cuts else {
             if wrote.reencoded != 0 { fail("info vs export counts", "info --json has no exportCuts; the export re-encoded \(wrote.reencoded) frames") }
             return
@@ -143,6 +150,7 @@ extension OracleCase {
 
     /// The same export again: the same packets in every stream.
     func checkRepeat(_ first: Export, name: String) throws {
+        run.ran("repeatable")
         let arguments = Array(first.result.stdout.isEmpty ? [] : commandOf(first))
         guard !arguments.isEmpty, let again = try export(arguments.map { $0 == first.output.lastPathComponent ? name : $0 }, to: name, main: false) else {
             return fail("repeatable", "the same export again was refused or failed")

@@ -18,7 +18,18 @@ struct OracleEdits {
 
     /// A time within [low, high] (low < high), written as the command line takes it.
     mutating func time(from low: Double, to high: Double) -> (text: String, seconds: Double) {
-        switch below(3) {
+        switch below(4) {
+        case 3:
+            // Just before or at a whole second, where a beep starts (until the edits move it):
+            // a range that ends there puts the beep right after it.
+            let before = pick([0, 5, 20, 40])
+            let ms = (Int(low.rounded(.up))...max(Int(low.rounded(.up)), Int((high + 0.04).rounded(.down)))).map { $0 * 1000 - before }
+                .filter { Double($0) / 1000 >= low && Double($0) / 1000 <= high }
+            if !ms.isEmpty {
+                let at = ms[below(ms.count)]
+                return (String(format: "%d.%03d", at / 1000, at % 1000), Double(at) / 1000)
+            }
+            fallthrough
         case 0:
             let first = Int((low * Double(fps)).rounded(.up)), last = Int((high * Double(fps)).rounded(.down))
             if first <= last {

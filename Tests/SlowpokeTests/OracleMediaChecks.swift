@@ -45,6 +45,7 @@ extension OracleCase {
         switch source.codec {
         case .hevc:
             guard let _ = decoders.dec265 else { return }
+            run.ran("second decoder")
             let second = try OracleDecode.libde265(output, source, in: folder)
             let first = try OracleDecode.pictures(output, source, in: folder)
             if !second.errors.isEmpty { fail("second decoder", "libde265 says \(second.errors.prefix(300))") }
@@ -54,6 +55,7 @@ extension OracleCase {
             }
         case .h264:
             guard let decoder = decoders.openH264, !source.tenBit else { return }
+            run.ran("second decoder")
             let second = try OracleDecode.openH264(output, source, decoder: decoder, in: folder)
             let first = try OracleDecode.pictures(output, source, in: folder)
             if !second.errors.isEmpty { fail("second decoder", "OpenH264 says \(second.errors.prefix(300))") }
@@ -70,6 +72,7 @@ extension OracleCase {
     /// may move a segment when `fitted`), and no onset is heard where the timeline has none.
     func checkBeeps(_ output: URL, _ timeline: OracleTimeline, fitted: Bool) throws {
         let onsets = try OracleDecode.beeps(output).onsets, sourceBeeps = sourceBeeps
+        run.ran("beep sync"); run.ran("unexpected onset")
         let slack = fitted ? timeline.fitSlack * Double(max(1, timeline.segmentsMoved)) : 0
         for beep in timeline.expectedBeeps(sourceBeeps) {
             guard let heard = onsets.min(by: { abs($0 - beep.at) < abs($1 - beep.at) }) else {

@@ -12,6 +12,7 @@ final class OracleRun: @unchecked Sendable {
     private var checkedCases = 0
     private var refusals: [(seed: UInt64, mode: String, message: String)] = []
     private var failures: [String: (count: Int, seeds: [UInt64], example: String)] = [:]
+    private var exercised: [String: Int] = [:]
     var checked: Int { lock.withLock { checkedCases } }
     var refused: [(seed: UInt64, mode: String, message: String)] { lock.withLock { refusals } }
 
@@ -33,6 +34,9 @@ final class OracleRun: @unchecked Sendable {
             return nextSeed < seeds.count ? seeds[nextSeed] : nil
         }
     }
+
+    /// Counts a check that ran (failed or not), for the summary.
+    func ran(_ check: String) { lock.withLock { exercised[check, default: 0] += 1 } }
 
     func countChecked() { lock.withLock { checkedCases += 1 } }
 
@@ -60,8 +64,10 @@ final class OracleRun: @unchecked Sendable {
         for (reason, cases) in reasons.sorted(by: { $0.value.count > $1.value.count }) {
             out += "  refused \(cases.count)x  \(reason)  (e.g. 0x\(String(cases[0].seed, radix: 16)))\n"
         }
+        let ran = lock.withLock { exercised }
+        out += "  checks run: " + ran.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
         for (check, entry) in failures.sorted(by: { $0.value.count > $1.value.count }) {
-            out += "  FAILED \(entry.count)x  \(check)  seeds \(entry.seeds.map { "0x" + String($0, radix: 16) }.joined(separator: " "))\n"
+            out += "  FAILED \(entry.count)x (of \(ran[check].map(String.init) ?? "?") run)  \(check)  seeds \(entry.seeds.map { "0x" + String($0, radix: 16) }.joined(separator: " "))\n"
             out += "    e.g. " + entry.example.replacingOccurrences(of: "\n", with: "\n    ") + "\n"
         }
         return out

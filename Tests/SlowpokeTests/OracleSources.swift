@@ -175,6 +175,9 @@ final class OracleSourceCache: @unchecked Sendable {
 
     init() throws { folder = try TemporaryFolder("oracle-sources") }
 
+    /// The names of the sources made so far.
+    var names: [String] { lock.withLock { facts.keys.map(\.name).sorted() } }
+
     func facts(_ source: OracleSource) throws -> OracleSourceFacts {
         try lock.withLock {
             if let known = facts[source] { return known }
