@@ -51,9 +51,10 @@ import Testing
         return (split(try Data(contentsOf: raw), shape), result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)")
     }
 
-    static func split(_ data: Data, _ shape: Shape) -> [Data] {
-        let n = shape.frameBytes
-        return stride(from: 0, to: data.count - n + 1, by: n).map { data.subdata(in: $0 ..< $0 + n) }
+    static func split(_ data: Data, _ shape: Shape) -> [Data] { split(data, frameBytes: shape.frameBytes) }
+
+    static func split(_ data: Data, frameBytes n: Int) -> [Data] {
+        stride(from: 0, to: data.count - n + 1, by: n).map { data.subdata(in: $0 ..< $0 + n) }
     }
 
     /// PSNR of `a` against `b` over all planes, 8- or 16-bit little-endian samples.
@@ -81,6 +82,11 @@ import Testing
     /// picture even after the sets the picture carries in-band: the record's sets once, then
     /// each packet's NAL units, as a demuxer hands them to a decoder.
     static func libde265(_ file: URL, _ shape: Shape, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        try libde265(file, frameBytes: shape.frameBytes, in: folder)
+    }
+
+    /// libde265's pictures of `file`'s video, cut into pictures of `frameBytes`.
+    static func libde265(_ file: URL, frameBytes: Int, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
         let head = folder.file("head-\(UUID().uuidString).hevc"), packets = folder.file("packets-\(UUID().uuidString).bin")
         let stream = folder.file("annexb-\(UUID().uuidString).hevc"), raw = folder.file("dec265-\(UUID().uuidString).yuv")
         defer { for f in [head, packets, stream, raw] { try? FileManager.default.removeItem(at: f) } }
@@ -103,7 +109,7 @@ import Testing
         }
         try annexB.write(to: stream)
         let run = try TestSupport.run(dec265, ["-q", "-o", raw.path, stream.path])
-        let frames = split((try? Data(contentsOf: raw)) ?? Data(), shape)
+        let frames = split((try? Data(contentsOf: raw)) ?? Data(), frameBytes: frameBytes)
         // dec265 reports its progress ("frame 100", "nFrames decoded: …") on stderr even with -q.
         let said = run.stderr.replacingOccurrences(of: #"frame \d+|nFrames decoded: [^\n]*"#, with: "", options: .regularExpression)
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -100,13 +100,18 @@ import Testing
 
     /// OpenH264's pictures of `file`'s video (its Annex B stream), or its error.
     static func openH264(_ file: URL, decoder: URL, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        try openH264(file, frameBytes: frameBytes, decoder: decoder, in: folder)
+    }
+
+    /// OpenH264's pictures of `file`'s video, cut into pictures of `frameBytes`.
+    static func openH264(_ file: URL, frameBytes: Int, decoder: URL, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
         let stream = folder.file("annexb-\(UUID().uuidString).h264"), raw = folder.file("openh264-\(UUID().uuidString).yuv")
         defer { for f in [stream, raw] { try? FileManager.default.removeItem(at: f) } }
         let annexB = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy",
                                                      "-bsf:v", "h264_mp4toannexb", "-f", "h264", "-y", stream.path])
         guard annexB.status == 0 else { return ([], annexB.stderr) }
         let run = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(decoder.path)' < '\(stream.path)' > '\(raw.path)'"])
-        return (split(try Data(contentsOf: raw)), run.status == 0 ? "" : run.stderr)
+        return (HEVCSmartCutTests.split(try Data(contentsOf: raw), frameBytes: frameBytes), run.status == 0 ? "" : run.stderr)
     }
 
     /// The OpenH264 test decoder, compiled.

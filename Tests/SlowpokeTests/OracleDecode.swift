@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+
+/// The oracle's independent readings of an output: ffmpeg's and the second decoders' pictures,
+/// ffprobe's packets, the decoded audio's beeps, and what the export said it wrote.
+enum OracleDecode {
+    /// Every picture ffmpeg decodes from `file`, raw in the source's pixel format, with `-xerror`.
+    static func pictures(_ file: URL, _ source: OracleSource, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        let raw = folder.file("decoded-\(UUID().uuidString).yuv")
+        defer { try? FileManager.default.removeItem(at: raw) }
+        let result = try TestSupport.tool("ffmpeg", ["-v", "error", "-xerror", "-i", file.path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                                     "-f", "rawvideo", "-pix_fmt", source.pixelFormat, "-y", raw.path])
+        let data = (try? Data(contentsOf: raw)) ?? Data()
+        return (HEVCSmartCutTests.split(data, frameBytes: source.frameBytes), result.status == 0 ? result.stderr : "exit \(result.status): \(result.stderr)")
+    }
+
+    /// OpenH264's pictures of `file` (8-bit H.264), through SmartCutTests' decoder.
+    static func openH264(_ file: URL, _ source: OracleSource, decoder: URL, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        try SmartCutTests.openH264(file, frameBytes: source.frameBytes, decoder: decoder, in: folder)
+    }
+
+    /// libde265's pictures of `file` (HEVC), through HEVCSmartCutTests' Annex B reader.
+    static func libde265(_ file: URL, _ source: OracleSource, in folder: TemporaryFolder) throws -> (frames: [Data], errors: String) {
+        try HEVCSmartCutTests.libde265(file, frameBytes: source.frameBytes, in: folder)
+    }
+
+    /// Every packet of every stream, as ffprobe lists it with its MD5 (not the file's bytes:
+    /// Matroska writes a random SegmentUID).
+    static func packets(_ file: URL) throws -> String {
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-show_entries", "packet=stream_index,pts,dts,duration,flags,data_hash",
+                                                     "-show_data_hash", "md5", "-of", "csv=p=0", file.path])
+        return probe.status == 0 ? probe.stdout : "ffprobe failed: \(probe.stderr)"
+    }
+
+    /// What an export's `wrote …` line says: the video frames, and the frames re-encoded at cuts
+    /// and copied (0 and nil when it names none).
+    struct Wrote {
+        var frames: Int?
+        var reencoded = 0
+        var copied: Int?
+    }
+
+    static func wrote(_ stdout: String) -> Wrote {
+        guard let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix("wrote ") }).map(String.init) else { return Wrote() }
+        func number(_ pattern: String) -> Int? {
+            guard let r = line.range(of: pattern, options: .regularExpression) else { return nil }
+            return Int(line[r].split(separator: " ").first { Int($0) != nil } ?? "")
+        }
+        var said = Wrote()
+        said.frames = number(#": \d+ frames"#)
+        said.reencoded = number(#"; \d+ frames re-encoded"#) ?? 0
+        said.copied = number(#"; \d+ copied"#)
+        return said
+    }
+
+    /// The onsets (s) of the beeps in `file`'s first audio stream, and its length (s).
+    static func beeps(_ file: URL) throws -> (onsets: [Double], length: Double) {
+        let samples = try TestSupport.decodeAudio(file)
+        let onsets = Signals.onsets(samples, threshold: 0.05, quiet: 1200).map { Double($0) / 48000 }
+        return (onsets, Double(samples.count) / 48000)
+    }
+
+    /// PSNR of `a` against `b` (8-bit or 10-bit little-endian samples).
+    static func psnr(_ a: Data, _ b: Data, tenBit: Bool) -> Double { HEVCSmartCutTests.psnr(a, b, tenBit: tenBit) }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The cases of one oracle run: their seeds, and the tally of checked and refused cases and of
+/// failed checks (each with an example seed and its commands), printed at the end.
+final class OracleRun: @unchecked Sendable {
+    // @unchecked: the cases run on two tasks; every mutable field is read and written under `lock`.
+    let seeds: [UInt64]
+    private let lock = NSLock()
+    private var nextSeed = 0
+    private var checkedCases = 0
+    private var refusals: [(seed: UInt64, mode: String, message: String)] = []
+    private var failures: [String: (count: Int, seeds: [UInt64], example: String)] = [:]
+    private var exercised: [String: Int] = [:]
+    var checked: Int { lock.withLock { checkedCases } }
+    var refused: [(seed: UInt64, mode: String, message: String)] { lock.withLock { refusals } }
+
+    init(defaultCases: Int) {
+        let environment = ProcessInfo.processInfo.environment
+        if let text = environment["SLOWPOKE_SEED"], let seed = UInt64(text.replacingOccurrences(of: "0x", with: ""), radix: 16) {
+            seeds = [seed]
+        } else {
+            let count = environment["SLOWPOKE_FUZZ"].flatMap(Int.init) ?? defaultCases
+            var generator = SplitMix64(state: environment["SLOWPOKE_ORACLE_RUN"].flatMap { UInt64($0, radix: 16) } ?? 0x0AC1_E5EE_D000_0050)
+            seeds = (0..<count).map { _ in generator.next() }
+        }
+    }
+
+    /// The next seed to run, nil when all have been taken.
+    func takeSeed() -> UInt64? {
+        lock.withLock {
+            defer { nextSeed += 1 }
+            return nextSeed < seeds.count ? seeds[nextSeed] : nil
+        }
+    }
+
+    /// Counts a check that ran (failed or not), for the summary.
+    func ran(_ check: String) { lock.withLock { exercised[check, default: 0] += 1 } }
+
+    func countChecked() { lock.withLock { checkedCases += 1 } }
+
+    func refuse(seed: UInt64, mode: String, message: String) { lock.withLock { refusals.append((seed, mode, message)) } }
+
+    /// Records a failed check: an issue for the test, with the replay line and commands.
+    func fail(_ check: String, _ message: String, seed: UInt64, commands: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let replay = "SLOWPOKE_SEED=0x\(String(seed, radix: 16)) swift test --filter CrossFeatureOracleTests"
+        let example = "\(message)\n  replay: \(replay)\n  commands:\n" + commands.map { "    \($0)" }.joined(separator: "\n")
+        Issue.record("[\(check)] \(example)", sourceLocation: sourceLocation)
+        lock.withLock {
+            var entry = failures[check] ?? (0, [], example)
+            entry.count += 1
+            if entry.seeds.count < 8 && !entry.seeds.contains(seed) { entry.seeds.append(seed) }
+            failures[check] = entry
+        }
+    }
+
+    /// The summary: cases, checked, refused by message, and the failure table.
+    var summary: String {
+        let checked = self.checked, refused = self.refused
+        let failures: [String: (count: Int, seeds: [UInt64], example: String)] = lock.withLock { self.failures }
+        var out = "cross-feature oracle: \(seeds.count) cases, \(checked) checked, \(refused.count) refused\n"
+        let reasons = Dictionary(grouping: refused) { (r: (seed: UInt64, mode: String, message: String)) -> String in r.mode + ": " + Self.shorten(r.message) }
+        for (reason, cases) in reasons.sorted(by: { $0.value.count > $1.value.count }) {
+            out += "  refused \(cases.count)x  \(reason)  (e.g. 0x\(String(cases[0].seed, radix: 16)))\n"
+        }
+        let ran = lock.withLock { exercised }
+        out += "  checks run: " + ran.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
+        for (check, entry) in failures.sorted(by: { $0.value.count > $1.value.count }) {
+            out += "  FAILED \(entry.count)x (of \(ran[check].map(String.init) ?? "?") run)  \(check)  seeds \(entry.seeds.map { "0x" + String($0, radix: 16) }.joined(separator: " "))\n"
+            out += "    e.g. " + entry.example.replacingOccurrences(of: "\n", with: "\n    ") + "\n"
+        }
+        return out
+    }
+
+    /// A refusal's message without its file names, to group alike ones.
+    static func shorten(_ message: String) -> String {
+        let line = message.split(separator: "\n").first.map(String.init) ?? message
+        return String(line.replacingOccurrences(of: "slowpoke: error: ", with: "").prefix(160))
+    }
+}
+
+/// Running slowpoke for one case in its folder, every command kept for the replay.
+final class OracleShell: @unchecked Sendable {
+    // @unchecked: one test's thread uses it.
+    let folder: URL
+    private(set) var commands: [String] = []
+
+    init(folder: URL) { self.folder = folder }
+
+    @discardableResult
+    func slowpoke(_ arguments: [String], log: Bool = true) throws -> TestSupport.Result {
+        let result = try TestSupport.run(TestSupport.slowpoke, arguments, in: folder)
+        if log {
+            let line = "slowpoke " + arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
+            commands.append(result.status == 0 ? line : "\(line)   # exit \(result.status): \(OracleRun.shorten(result.stderr))")
+        }
+        return result
+    }
+
+    func note(_ line: String) { commands.append("# " + line) }
+    func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+}
