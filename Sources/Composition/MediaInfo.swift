@@ -35,6 +35,12 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// runs on.
     public var clockRestarts: [Time]?
 
+    /// Where packets whose timestamp alone jumped far away and back (a damaged timestamp: one
+    /// flipped bit put a frame of a 2 s recording 2982 s later) would have been, as times into
+    /// the movie; every reader reads them there, from their neighbours' times. Nil when there
+    /// are none.
+    public var damagedTimestamps: [Time]?
+
     public static let fullFrameRatePlaybackIntentKey = "com.apple.quicktime.full-frame-rate-playback-intent"
 
     public init(container: String, containerLongName: String?, duration: Time?, bitRate: Int64?,

@@ -15,6 +15,9 @@ enum Report {
         if let a = media.primaryAudio {
             parts.append("audio \(a.sampleRate ?? 0) Hz \(a.channelLayout ?? "\(a.channels ?? 0) ch") \(a.codec)")
         }
+        if let damaged = media.damagedTimestamps, !damaged.isEmpty {
+            parts.append("\(damaged.count) packet\(damaged.count == 1 ? "" : "s") with a damaged timestamp put back in place (see info)")
+        }
         return parts.joined(separator: ", ")
     }
 
@@ -44,6 +47,10 @@ enum Report {
                 line += ", stored for \(decimal(stored)) fps playback: it plays at \(decimal(stored / capture))x the speed it was filmed"
             }
             out += line + "\n"
+        }
+        if let damaged = media.damagedTimestamps, !damaged.isEmpty {
+            let times = damaged.prefix(5).map { String(format: "%.3f s", $0.seconds) }.joined(separator: ", ")
+            out += "  \(damaged.count) packet\(damaged.count == 1 ? "" : "s") with a damaged timestamp (at about \(times)\(damaged.count > 5 ? ", …" : "")): read at its place, from its neighbours' times\n"
         }
         if let restarts = media.clockRestarts, !restarts.isEmpty {
             let times = restarts.map { String(format: "%.3f s", $0.seconds) }.joined(separator: ", ")

@@ -48,6 +48,13 @@ struct ClockRestarts: Sendable {
     private(set) var seekPoints: [[SeekPoint]] = []
     /// Per stream, where its last packet ends on the running clock (its time base).
     private(set) var ends: [Int64] = []
+    /// Packets whose timestamp alone jumps away and back (damaged), by byte position, with the
+    /// shift (their stream's time base) that puts them back where their stream's clock stood:
+    /// every reader reads them there, so the frame keeps its place and the frames decoded from
+    /// it their reference.
+    private(set) var outliers: [Int64: Int64] = [:]
+    /// Those packets' streams and where their stream's clock stood (its time base).
+    private(set) var outlierTimes: [(stream: Int, at: Int64)] = []
 
     /// The segment (number of restarts before it) of a packet at byte `position`.
     func segment(at position: Int64) -> Int {
@@ -87,45 +94,134 @@ struct ClockRestarts: Sendable {
 
     /// Reads every packet of `input` (which must not correct them itself).
     static func scan(_ input: InputFormatContext) throws(ExportError) -> ClockRestarts {
-        let count = input.streamCount
-        var found = ClockRestarts()
-        found.seekPoints = Array(repeating: [], count: count)
-        found.ends = Array(repeating: .min, count: count)
-        let primary = (0..<count).first {
-            let stream = input.stream($0)
-            return stream.parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && stream.pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
-        }
-        // Only audio and video find restarts, as in ffmpeg: subtitles and data are sparse.
-        let timed = (0..<count).map { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains(input.stream($0).parameters.pointee.codec_type) }
-        let avBase = AVRational(num: 1, den: sp_av_time_base())
-        var last = [Int64?](repeating: nil, count: count), next = [Int64?](repeating: nil, count: count)
-        var segmentOf = [Int](repeating: 0, count: count)
+        var scanner = Scanner(input)
         let packet = try Packet()
         // A damaged tail ends the scan; what was read so far is still true.
         while (try? input.read(into: packet)) == true {
             let p = packet.pointer.pointee
             let s = Int(p.stream_index)
-            guard s < count else { continue }
+            guard s < scanner.count else { continue }
             let raw = p.dts != sp_av_nopts_value() ? p.dts : p.pts
             guard raw != sp_av_nopts_value() else { continue }
-            let base = input.stream(s).pointer.pointee.time_base
+            scanner.take(Scanner.Read(stream: s, raw: raw, pts: p.pts != sp_av_nopts_value() ? p.pts : raw, position: p.pos,
+                                      duration: p.duration, key: p.flags & AV_PKT_FLAG_KEY != 0))
+        }
+        scanner.finish()
+        return scanner.found
+    }
+}
+
+extension ClockRestarts {
+    /// The scan's state. A packet whose time jumps is held until the next packet of its stream:
+    /// if that one follows on from the clock before the jump, the jump was one damaged
+    /// timestamp (a flipped bit put a frame of a 2 s recording 2982 s later), and the packet is
+    /// read back where its stream's clock stood (``outliers``); otherwise the clock starts again
+    /// at it.
+    struct Scanner {
+        struct Read {
+            let stream: Int
+            let raw: Int64
+            let pts: Int64
+            let position: Int64
+            let duration: Int64
+            let key: Bool
+        }
+
+        let input: InputFormatContext
+        let count: Int
+        var found = ClockRestarts()
+        let primary: Int?
+        let timed: [Bool]
+        let avBase = AVRational(num: 1, den: sp_av_time_base())
+        var last: [Int64?], next: [Int64?]
+        var segmentOf: [Int]
+        var held: [Read?]
+
+        init(_ input: InputFormatContext) {
+            self.input = input
+            count = input.streamCount
+            found.seekPoints = Array(repeating: [], count: count)
+            found.ends = Array(repeating: .min, count: count)
+            primary = (0..<input.streamCount).first {
+                let stream = input.stream($0)
+                return stream.parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO && stream.pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+            }
+            // Only audio and video find restarts, as in ffmpeg: subtitles and data are sparse.
+            timed = (0..<input.streamCount).map { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains(input.stream($0).parameters.pointee.codec_type) }
+            (last, next) = (Array(repeating: nil, count: count), Array(repeating: nil, count: count))
+            segmentOf = Array(repeating: 0, count: count)
+            held = Array(repeating: nil, count: count)
+        }
+
+        private func base(_ s: Int) -> AVRational { input.stream(s).pointer.pointee.time_base }
+        private func ticks(_ avTime: Int64, _ s: Int) -> Int64 { av_rescale_q(avTime, avBase, base(s)) }
+
+        /// Whether `read`, on the clock as it runs now, steps back more than 0.1 s or forward
+        /// more than 10 s from its stream's previous packet (on neither its position's clock nor
+        /// the newest restart's: a PES packet that began before a restart may be handed over after it).
+        private func jumps(_ read: Read) -> Bool {
+            guard timed[read.stream], let l = last[read.stream], let n = next[read.stream], read.position >= 0 else { return false }
+            func off(_ t: Int64) -> Bool {
+                t < l &- ticks(Int64(sp_av_time_base()) / 10, read.stream) || t > n &+ ticks(10 * Int64(sp_av_time_base()), read.stream)
+            }
+            let k = found.segment(at: read.position), newest = found.restarts.count
+            return off(read.raw &+ ticks(found.offset(k), read.stream)) && (k == newest || off(read.raw &+ ticks(found.offset(newest), read.stream)))
+        }
+
+        mutating func take(_ read: Read) {
+            let s = read.stream
+            if let waiting = held[s] {
+                held[s] = nil
+                if !jumps(waiting) {
+                    // A restart another stream found since puts it on the running clock.
+                    process(waiting)
+                } else if !jumps(read), let expected = next[s] {
+                    // The clock runs on after the held packet: it alone was out of step, and
+                    // goes back where its stream's clock stood.
+                    let shift = expected &- waiting.raw
+                    found.outliers[waiting.position] = shift
+                    found.outlierTimes.append((stream: s, at: expected))
+                    process(Read(stream: s, raw: expected, pts: waiting.pts &+ shift, position: waiting.position,
+                                 duration: waiting.duration, key: waiting.key))
+                } else {
+                    process(waiting)
+                }
+            } else if s == primary, jumps(read) {
+                // (The primary video's packets only: audio at a join may lead the video it
+                // belongs with, and the video's next packet says whether the clock started again.)
+                held[s] = read
+                return
+            }
+            process(read)
+        }
+
+        /// At the end: a jump that nothing came after is taken as it is.
+        mutating func finish() {
+            for case let waiting? in held { process(waiting) }
+            held = Array(repeating: nil, count: count)
+        }
+
+        /// The original scan step for one packet (restarts, ends, seek points).
+        private mutating func process(_ read: Read) {
+            let s = read.stream
+            let base = self.base(s)
             func ticks(_ avTime: Int64) -> Int64 { av_rescale_q(avTime, avBase, base) }
-            let pts = p.pts != sp_av_nopts_value() ? p.pts : raw
-            var k = p.pos >= 0 ? found.segment(at: p.pos) : segmentOf[s]
+            let pts = read.pts, raw = read.raw
+            var k = read.position >= 0 ? found.segment(at: read.position) : segmentOf[s]
             var corrected = raw &+ ticks(found.offset(k))
             if timed[s], let l = last[s], let n = next[s] {
                 func jumps(_ t: Int64) -> Bool { t < l &- ticks(Int64(sp_av_time_base()) / 10) || t > n &+ ticks(10 * Int64(sp_av_time_base())) }
                 let newest = found.restarts.count
-                if jumps(corrected) && p.pos >= 0 {
+                if jumps(corrected) && read.position >= 0 {
                     if k == newest {
                         let offset = found.offset(k) &+ av_rescale_q(n &- corrected, base, avBase)
-                        found.restarts.append(Restart(position: p.pos, offset: offset, byPrimary: s == primary, at: av_rescale_q(pts, base, avBase) &+ offset))
+                        found.restarts.append(Restart(position: read.position, offset: offset, byPrimary: s == primary, at: av_rescale_q(pts, base, avBase) &+ offset))
                         k = newest + 1
                         corrected = raw &+ ticks(offset)
                     } else if k == newest - 1, !jumps(raw &+ ticks(found.offset(newest))) {
                         // The newest restart's recording starts here already: a PES packet that
                         // began before the one that found the restart, handed over after it.
-                        found.restarts[newest - 1].position = p.pos
+                        found.restarts[newest - 1].position = read.position
                         k = newest
                         corrected = raw &+ ticks(found.offset(k))
                     }
@@ -147,17 +243,16 @@ struct ClockRestarts: Sendable {
             }
             let step = last[s].map { corrected &- $0 } ?? 0
             last[s] = corrected
-            next[s] = corrected &+ (p.duration > 0 ? p.duration : max(0, step))
+            next[s] = corrected &+ (read.duration > 0 ? read.duration : max(0, step))
             let shift = corrected &- raw
-            found.ends[s] = max(found.ends[s], pts &+ shift &+ max(0, p.duration))
-            if p.flags & AV_PKT_FLAG_KEY != 0, p.pos >= 0 {
+            found.ends[s] = max(found.ends[s], pts &+ shift &+ max(0, read.duration))
+            if read.key, read.position >= 0 {
                 let previous = found.seekPoints[s].last
                 if previous.map({ $0.segment != k || pts &- $0.time >= ticks(Int64(sp_av_time_base()) / 5) }) ?? true {
-                    found.seekPoints[s].append(SeekPoint(position: p.pos, time: pts, segment: k))
+                    found.seekPoints[s].append(SeekPoint(position: read.position, time: pts, segment: k))
                 }
             }
             segmentOf[s] = k
         }
-        return found
     }
 }

@@ -45,7 +45,7 @@ final class InputFormatContext {
         }
         if followingClockRestarts, context.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 {
             let found = try ClockRestarts.of(path: path)
-            if !found.restarts.isEmpty { follow(found) }
+            if !found.restarts.isEmpty || !found.outliers.isEmpty { follow(found) }
         }
     }
 
@@ -112,8 +112,10 @@ final class InputFormatContext {
             let segment = p.pointee.pos >= 0 ? clock.segment(at: p.pointee.pos) : segments[index]
             segments[index] = segment
             let shift = av_rescale_q(clock.offset(segment), AVRational(num: 1, den: sp_av_time_base()), stream(index).pointer.pointee.time_base)
-            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts &+= shift }
-            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts &+= shift }
+            // A packet whose timestamp alone jumped (damaged) goes back where its stream's clock stood.
+            let repair = p.pointee.pos >= 0 ? clock.outliers[p.pointee.pos] ?? 0 : 0
+            if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts &+= shift &+ repair }
+            if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts &+= shift &+ repair }
         }
         return true
     }

@@ -49,6 +49,12 @@ public enum Prober {
             let primary = (info.primaryVideo ?? info.primaryAudio).map { input.stream($0.index).pointer.pointee }
             let start = primary.map { $0.start_time == sp_av_nopts_value() ? 0 : av_rescale_q($0.start_time, $0.time_base, AVRational(num: 1, den: sp_av_time_base())) } ?? 0
             info.clockRestarts = clock.restarts.map { Time(value: $0.at &- start, timescale: Int32(sp_av_time_base())) }
+            // Packets whose timestamp alone jumped (damaged): where their stream's clock stood.
+            let damaged = clock.outlierTimes.map { outlier in
+                let base = input.stream(outlier.stream).pointer.pointee.time_base
+                return Time(value: av_rescale_q(outlier.at, base, AVRational(num: 1, den: sp_av_time_base())) &- start, timescale: Int32(sp_av_time_base()))
+            }
+            info.damagedTimestamps = damaged.isEmpty ? nil : damaged
         }
         return info.withoutImpossibleNumbers()
     }
