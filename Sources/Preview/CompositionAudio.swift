@@ -40,10 +40,10 @@ final class CompositionAudio {
         let total = spans.last?.target.upperBound ?? 0
         // Neighbours rendered on each side of a region: twice a join's fade, so every fade in
         // the region is as wide as in the whole timeline.
-        let margin = Int64(renderer.crossfadeHalfWidth) * 4
+        let margin = Int64(renderer.crossfadeWidth) * 4
         var pieces: [Piece] = []
         var position: Int64 = 0
-        for region in Self.renderedRegions(spans, fade: Int64(renderer.crossfadeHalfWidth), merging: 2 * margin, total: total) {
+        for region in Self.renderedRegions(spans, fade: Int64(renderer.crossfadeWidth), merging: 2 * margin, total: total) {
             pieces += Self.direct(spans, from: position, to: region.lowerBound)
             let rendered = try Self.render(region, of: track.segments, margin: margin, framesPerSecond: framesPerSecond,
                                            renderer: renderer, reader: reader)
