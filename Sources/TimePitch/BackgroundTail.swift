@@ -1,9 +1,9 @@
 import Foundation
 
-/// What a piece that ends at an onset (see ``TimelineRenderer/splitAtOnsets(_:source:)``) or at
-/// its segment's own end reads past it instead of the source: the audio before it predicted on,
-/// fading out over 20 ms, then silence; and, backwards, what a segment reads before its own
-/// start (its head). Neither carries a neighbour's sound or an onset across the edge.
+/// What a piece that ends at an onset (see ``TimelineRenderer/splitAtOnsets(_:source:)``) reads
+/// past it instead of the source: the audio before it predicted on, fading out over 20 ms, then
+/// silence, so the onset cannot leak into it. (Past the edges of a segment's own source, the
+/// samples are its own audio looped instead: see ``looped(at:source:within:backwards:hold:)``.)
 ///
 /// Silence from the onset on stopped the background dead, and a phase vocoder smears a stop
 /// like an attack: R2 slowed 8x turned a 300 Hz tone's stop into 2 kHz hash 30 dB under a beep
@@ -13,15 +13,22 @@ import Foundation
 struct BackgroundTail {
     /// The onset: the first frame read from this tail instead of the source.
     let start: Int64
-    /// Per channel, the faded prediction from `start` on; silence after it.
-    private let samples: [[Float]]
+    /// Per channel, the faded samples from `start` on (going back, for a head); silence after.
+    let samples: [[Float]]
 
     /// Prediction order, and the milliseconds fitted and faded over.
     static let order = 16, fitted = 20, fade = 20
 
-    /// Whether this is a head: the audio after `start` predicted backwards, for the frames
-    /// before it (a segment's warm-up before its own source, which must not be a neighbour's).
+    /// Whether this is a head: filling the frames before `start`, the nearest first (a
+    /// segment's warm-up before its own source, which must not be a neighbour's).
     let backwards: Bool
+
+    /// A fill made elsewhere (see ``looped(at:source:within:backwards:hold:)``).
+    init(start: Int64, backwards: Bool, samples: [[Float]]) {
+        self.start = start
+        self.backwards = backwards
+        self.samples = samples
+    }
 
     /// The tail after `onset`, predicted from the audio before it but never from frames before
     /// `floor` (the start of the segment's own source), which count as silence.
@@ -38,29 +45,11 @@ struct BackgroundTail {
         samples = Self.predicted(history, format: source.format)
     }
 
-    /// The head before `start`: the audio from `start` on, never from `ceiling` (the end of the
-    /// segment's own source) on, predicted backwards over `hold` frames and then faded out going
-    /// back. A stretcher warms up on it, as it did on the neighbour's audio, and settles before
-    /// the segment's start: after a 20 ms head and silence, R2 slowing a tone 4x rose from -20
-    /// to -6 dB of its level over the first 30 ms of the segment.
-    init(before start: Int64, source: AudioSource, ceiling: Int64 = .max, hold: Int = 0) throws {
-        self.start = start
-        backwards = true
-        let count = Self.historyLength(source.format)
-        var history = [[Float]](repeating: [Float](repeating: 0, count: count), count: source.format.channels)
-        try source.read(at: start, count: count, into: &history)
-        if start + Int64(count) > ceiling {
-            for c in history.indices { for i in Int(max(0, ceiling - start))..<count { history[c][i] = 0 } }
-        }
-        // Backwards: the same prediction over the audio reversed.
-        samples = Self.predicted(history.map { Array($0.reversed()) }, format: source.format, hold: hold)
-    }
-
     private static func historyLength(_ format: AudioFormat) -> Int { fitted * max(1, format.sampleRate / 1000) + order }
 
     /// Per channel, `history` (oldest first) predicted on and faded out.
-    private static func predicted(_ history: [[Float]], format: AudioFormat, hold: Int = 0) -> [[Float]] {
-        let faded = fade * max(1, format.sampleRate / 1000), length = hold + faded
+    private static func predicted(_ history: [[Float]], format: AudioFormat) -> [[Float]] {
+        let length = fade * max(1, format.sampleRate / 1000)
         return history.map { channel in
             // What is not finite reads as silence everywhere else (NonFiniteSamples).
             var y = channel.map { $0.isFinite ? Double($0) : 0 }
@@ -70,8 +59,8 @@ struct BackgroundTail {
                 var next = 0.0
                 for k in 1...order { next -= a[k] * y[y.count - k] }
                 y.append(next)
-                // Raised-cosine fade from 1 after `hold` frames to 0 after `length` frames.
-                let gain = n < hold ? 1 : 0.5 + 0.5 * cos(Double.pi * Double(n - hold) / Double(faded))
+                // Raised-cosine fade from 1 at the onset to 0 after `length` frames.
+                let gain = 0.5 + 0.5 * cos(Double.pi * Double(n) / Double(length))
                 tail[n] = Float(max(-1, min(1, next * gain)))
             }
             return tail
@@ -79,7 +68,7 @@ struct BackgroundTail {
     }
 
     /// Overwrites the frames of `buffer` (read from source frame `position` on) that lie at or
-    /// past the onset (before `start`, for a head) with the prediction.
+    /// past the onset (before `start`, for a head) with the samples.
     func fill(_ buffer: inout [[Float]], at position: Int64, count: Int) {
         let range = backwards ? 0..<Int(min(Int64(count), max(0, start - position)))
             : Int(min(Int64(count), max(0, start - position)))..<count

@@ -36,8 +36,8 @@ extension TimelineRenderer {
     }
 
     /// How many frames before `plan` its engine reads to warm up: `wanted`, where that lies
-    /// before the segment's own source its own start predicted backwards (a head, see
-    /// ``BackgroundTail``), then silence; but R2 reads no more of that than the head. Fed
+    /// before the segment's own source its own start looped backwards (a head, see
+    /// ``BackgroundTail/looped``), then silence; but R2 reads no more of that than the head. Fed
     /// digital silence (dithered) ahead of a tone that starts at once, R2 took its bins' phases
     /// from the silence and played the whole stretch 15 dB quiet (a 440 Hz tone stretched from
     /// its first sample). R3 needs silence to warm up (without it, a beep at the first sample was
@@ -127,18 +127,22 @@ extension TimelineRenderer {
         }
     }
 
-    /// What a piece reads outside its own source: before it, its own start predicted backwards;
-    /// past its end (the onset that ends it, or the end of its segment's own source), its own
-    /// audio carried on, or silence when nothing plays before it. Each only when `reading`
-    /// reaches there.
+    /// What a piece reads outside its own source: before it, its own first frames looped
+    /// backwards; past its segment's own end, its last frames looped (see ``BackgroundTail/looped``);
+    /// past the onset that ends a piece, the audio before it predicted on, or silence when nothing
+    /// plays before it. Each only when `reading` reaches there.
     func backgroundTail(_ plan: Plan, reading: Range<Int64>, source: AudioSource) throws -> Padding {
         var padding = Padding()
         let own = plan.own
-        if reading.lowerBound < own.lowerBound, !own.isEmpty {
-            padding.head = try BackgroundTail(before: own.lowerBound, source: source, ceiling: own.upperBound, hold: headHold)
+        guard !own.isEmpty else { return padding }
+        if reading.lowerBound < own.lowerBound {
+            padding.head = try BackgroundTail.looped(at: own.lowerBound, source: source, within: own, backwards: true, hold: headHold)
         }
         let start = plan.tailStart
-        if reading.upperBound > start, start > own.lowerBound, try !isQuiet(before: start, source: source) {
+        guard reading.upperBound > start else { return padding }
+        if plan.silentFrom == nil {
+            padding.tail = try BackgroundTail.looped(at: start, source: source, within: own, backwards: false, hold: headHold)
+        } else if start > own.lowerBound, try !isQuiet(before: start, source: source) {
             padding.tail = try BackgroundTail(onset: start, source: source, floor: own.lowerBound)
         }
         return padding
@@ -169,10 +173,10 @@ extension TimelineRenderer {
         }
     }
 
-    /// Reads source frames for `plan`, padded outside what it owns: silence before its
-    /// segment's own source, and from ``Plan/tailStart`` on (the end of that source, or the
-    /// onset that ends the piece) its own audio faded out (`tail`, see ``BackgroundTail``). A
-    /// neighbour's sound, or an onset, cannot leak into it.
+    /// Reads source frames for `plan`, padded outside what it owns (`tail`, see
+    /// ``backgroundTail(_:reading:source:)``): before its segment's own source and from
+    /// ``Plan/tailStart`` on (the end of that source, or the onset that ends the piece), its own
+    /// audio carried on, then silence. A neighbour's sound, or an onset, cannot leak into it.
     func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, tail: Padding?,
               into buffer: inout [[Float]]) throws {
         try readFinite(from: source, at: position, count: count, into: &buffer)
@@ -251,3 +255,4 @@ extension TimelineRenderer {
         }
     }
 }
+
