@@ -45,6 +45,20 @@ struct BackgroundTail {
         samples = Self.predicted(history, format: source.format)
     }
 
+    /// The head before `start`: the audio from `start` on (never from `ceiling` on) predicted
+    /// backwards and faded out going back, continuous with `start`'s frame (see ``looped``).
+    init(before start: Int64, source: AudioSource, ceiling: Int64) throws {
+        self.start = start
+        backwards = true
+        let count = Self.historyLength(source.format)
+        var history = [[Float]](repeating: [Float](repeating: 0, count: count), count: source.format.channels)
+        try source.read(at: start, count: count, into: &history)
+        if start + Int64(count) > ceiling {
+            for c in history.indices { for i in Int(max(0, ceiling - start))..<count { history[c][i] = 0 } }
+        }
+        samples = Self.predicted(history.map { Array($0.reversed()) }, format: source.format)
+    }
+
     private static func historyLength(_ format: AudioFormat) -> Int { fitted * max(1, format.sampleRate / 1000) + order }
 
     /// Per channel, `history` (oldest first) predicted on and faded out.

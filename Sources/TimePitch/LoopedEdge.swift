@@ -41,13 +41,34 @@ extension BackgroundTail {
             }
         }
         let period = max(1, min(best, n))
+        // The period's last frames fade into those a period earlier, so that it ends on the
+        // frame before its first and repeats with no step (a sweep's loop clicked at each turn).
+        let overlap = n >= 2 * period ? min(period / 2, 5 * ms / 2) : 0
         let samples = near.map { x -> [Float] in
             guard n > 0 else { return [Float](repeating: 0, count: length) }
+            let loop = (0..<period).map { j -> Double in
+                let into = j - (period - overlap)
+                guard into >= 0 else { return x[n - period + j] }
+                let w = 0.5 - 0.5 * cos(Double.pi * Double(into + 1) / Double(overlap))
+                return (1 - w) * x[n - period + j] + w * x[n - 2 * period + j]
+            }
             return (0..<length).map { k in
                 let gain = k < hold ? 1 : 0.5 + 0.5 * cos(Double.pi * Double(k - hold) / Double(faded))
-                return Float(x[n - period + (k % period)] * gain)
+                return Float(loop[k % period] * gain)
             }
         }
         return BackgroundTail(start: edge, backwards: backwards, samples: samples)
+    }
+
+    /// `self` (a prediction, continuous with the edge) for the first `width` frames from the
+    /// edge, crossfading into `other` (the loop) over them.
+    func blended(into other: BackgroundTail, width: Int) -> BackgroundTail {
+        let samples = zip(samples, other.samples).map { a, b in
+            (0..<b.count).map { n -> Float in
+                let w = n < width ? Float(0.5 + 0.5 * cos(Double.pi * Double(n) / Double(width))) : 0
+                return (n < a.count ? a[n] : 0) * w + b[n] * (1 - w)
+            }
+        }
+        return BackgroundTail(start: start, backwards: backwards, samples: samples)
     }
 }
