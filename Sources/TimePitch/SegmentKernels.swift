@@ -137,13 +137,13 @@ extension TimelineRenderer {
         guard !own.isEmpty else { return padding }
         if reading.lowerBound < own.lowerBound {
             let loop = try BackgroundTail.looped(at: own.lowerBound, source: source, within: own, backwards: true, hold: headHold)
-            padding.head = try BackgroundTail(before: own.lowerBound, source: source, ceiling: own.upperBound).blended(into: loop, width: edgeBlend)
+            padding.head = loop.joined(to: try BackgroundTail(before: own.lowerBound, source: source, ceiling: own.upperBound), width: edgeBlend)
         }
         let start = plan.tailStart
         guard reading.upperBound > start else { return padding }
         if plan.silentFrom == nil {
             let loop = try BackgroundTail.looped(at: start, source: source, within: own, backwards: false, hold: headHold)
-            padding.tail = try BackgroundTail(onset: start, source: source, floor: own.lowerBound).blended(into: loop, width: edgeBlend)
+            padding.tail = loop.joined(to: try BackgroundTail(onset: start, source: source, floor: own.lowerBound), width: edgeBlend)
         } else if start > own.lowerBound, try !isQuiet(before: start, source: source) {
             padding.tail = try BackgroundTail(onset: start, source: source, floor: own.lowerBound)
         }
@@ -151,7 +151,8 @@ extension TimelineRenderer {
     }
 
     /// The first frames past an edge, where a prediction continuous with it crossfades into the
-    /// loop (2.5 ms: a copy's closing fade; the loop's first frame need not follow the edge's).
+    /// loop when the loop's first frame does not follow the edge's (2.5 ms: a copy's closing
+    /// fade; see ``BackgroundTail/joined(to:width:)``).
     var edgeBlend: Int { max(1, format.sampleRate * 5 / 2000) }
 
     /// How long a head holds its level before fading: the whole warm-up.
