@@ -8,8 +8,8 @@ import TimePitch
 ///
 /// Stretches at rate 1 read the movie directly. Everything else, every scaled segment and every
 /// join where the source jumps (a cut, a gap's edges), is rendered once, when the composition is
-/// loaded, by the offline ``TimelineRenderer`` that export uses, with enough of its neighbours
-/// that the joins fade exactly as they will in the exported file, and kept in memory: a scaled
+/// loaded, by the offline ``TimelineRenderer`` that export uses, rendering only that range of
+/// the whole track (so the joins fade exactly as they will in the exported file), and kept in memory: a scaled
 /// section of s seconds at rate r costs s / r seconds of audio, a join a few milliseconds.
 final class CompositionAudio {
     let format: AudioFormat
@@ -38,15 +38,13 @@ final class CompositionAudio {
         let framesPerSecond = Int32(format.sampleRate)
         let spans = try FrameSpan.spans(of: track.segments, framesPerSecond: framesPerSecond)
         let total = spans.last?.target.upperBound ?? 0
-        // Neighbours rendered on each side of a region: twice a join's fade, so every fade in
-        // the region is as wide as in the whole timeline.
-        let margin = Int64(renderer.crossfadeHalfWidth) * 4
+        // Regions closer than this are rendered as one.
+        let margin = Int64(renderer.crossfadeWidth) * 4
         var pieces: [Piece] = []
         var position: Int64 = 0
-        for region in Self.renderedRegions(spans, fade: Int64(renderer.crossfadeHalfWidth), merging: 2 * margin, total: total) {
+        for region in Self.renderedRegions(spans, fade: Int64(renderer.crossfadeWidth), merging: 2 * margin, total: total) {
             pieces += Self.direct(spans, from: position, to: region.lowerBound)
-            let rendered = try Self.render(region, of: track.segments, margin: margin, framesPerSecond: framesPerSecond,
-                                           renderer: renderer, reader: reader)
+            let rendered = try Self.render(region, of: track.segments, renderer: renderer, reader: reader)
             pieces.append(Piece(start: region.lowerBound, end: region.upperBound, content: .rendered(rendered)))
             position = region.upperBound
         }
@@ -94,49 +92,15 @@ final class CompositionAudio {
         }
     }
 
-    /// Output frames `region` of the timeline, rendered from the segments around it: rate-1
-    /// segments and gaps trimmed to `margin` frames beyond it, scaled ones whole, laid out from a
-    /// whole frame so that every position matches the full timeline's.
-    private static func render(_ region: Range<Int64>, of segments: [CompositionTrackSegment], margin: Int64,
-                               framesPerSecond: Int32, renderer: TimelineRenderer, reader: AudioFileReader) throws -> [[Float]] {
-        func time(_ frame: Int64) -> Time { Time(value: frame, timescale: framesPerSecond) }
-        func frame(_ t: Time) throws -> Int64 { try t.rescaled(to: framesPerSecond, rounding: .down).value }
-        func nearest(_ t: Time) throws -> Int64 { try t.rescaled(to: framesPerSecond, rounding: .toNearestOrAwayFromZero).value }
-        let low = time(max(0, region.lowerBound - margin)), high = time(region.upperBound + margin)
-        var window: [CompositionTrackSegment] = []
-        for segment in segments where segment.target.end > low && segment.target.start < high {
-            if segment.rate != nil && segment.rate != .one || segment.isReversed { window.append(segment); continue }
-            let start = max(segment.target.start, low), end = min(segment.target.end, high)
-            let target = try TimeRange(start: start, end: end)
-            if let source = segment.source {
-                // Trimmed at a whole frame, its source starts at the very frame the whole
-                // segment plays there (not at a rounding of the exact time, one frame off).
-                let sourceStart = start == segment.target.start ? source.start
-                    : time(try nearest(source.start) + (try nearest(start) - (try nearest(segment.target.start))))
-                window.append(try CompositionTrackSegment(source: try TimeRange(start: sourceStart, duration: end - start), target: target))
-            } else {
-                window.append(try CompositionTrackSegment(emptyTarget: target))
-            }
-        }
-        guard let first = window.first else { return [] }
-        let origin = try frame(first.target.start)
-        let shift = time(origin)
-        var shifted: [CompositionTrackSegment] = []
-        if first.target.start > shift { shifted.append(try CompositionTrackSegment(emptyTarget: try TimeRange(start: .zero, end: first.target.start - shift))) }
-        for segment in window {
-            let target = try TimeRange(start: segment.target.start - shift, end: segment.target.end - shift)
-            if let source = segment.source { shifted.append(try CompositionTrackSegment(source: source, target: target, reversed: segment.isReversed)) }
-            else { shifted.append(try CompositionTrackSegment(emptyTarget: target)) }
-        }
-        let keep = (region.lowerBound - origin)..<(region.upperBound - origin)
+    /// Output frames `region` of the timeline, rendered by the export's own code path: the
+    /// renderer's range render, which renders each segment reaching into `region` exactly as in
+    /// the whole track (its own source range, its padding past its edges, its joins' fades), so
+    /// every frame equals the export's.
+    private static func render(_ region: Range<Int64>, of segments: [CompositionTrackSegment],
+                               renderer: TimelineRenderer, reader: AudioFileReader) throws -> [[Float]] {
         var out = [[Float]](repeating: [], count: reader.format.channels)
-        var written: Int64 = 0
-        try renderer.render(shifted, from: reader, to: { block, count in
-            let a = max(written, keep.lowerBound), b = min(written + Int64(count), keep.upperBound)
-            if a < b {
-                for c in out.indices { out[c].append(contentsOf: block[c][Int(a - written)..<Int(b - written)]) }
-            }
-            written += Int64(count)
+        try renderer.render(segments, from: reader, range: region, to: { block, count in
+            for c in out.indices { out[c].append(contentsOf: block[c][0..<count]) }
         })
         return out
     }

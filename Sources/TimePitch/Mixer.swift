@@ -47,7 +47,7 @@ struct Mixer {
                         let p = position + Int64(i)
                         var weight: Float = 1
                         if p < fadeInEnd {
-                            weight = Mixer.ramp(p - fadeInStart, width: 2 * plan.fadeIn)
+                            weight = Mixer.ramp(p - fadeInStart, width: plan.fadeIn)
                         } else if p >= fadeOutStart {
                             weight = 1 - Mixer.ramp(p - fadeOutStart, width: plan.fadeOutWidth)
                         }

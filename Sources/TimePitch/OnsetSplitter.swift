@@ -21,15 +21,11 @@ extension TimelineRenderer {
                 continue
             }
             let rate = plan.rate
-            // Onsets inside the segment split it; the first one in the audio read past its end
-            // (the next segment's attack) is kept out of its context.
-            let ratio = Double(plan.outCount) / Double(plan.sourceCount)
-            let context = plan.keyFrames.isEmpty ? context(plan, ratio: ratio)
-                : { let c = steppedContext(plan); return (c.first, c.count, c.outputOrigin) }()
+            // Onsets inside the segment split it. Past its end it reads its own audio carried
+            // on (``Plan/own``), so the next segment's attack is never in its context.
             let margin = Int64(format.sampleRate / 20), shortest = Int64(format.sampleRate / 100)
-            let onsets = try findOnsets(from: plan.sourceStart + margin, to: context.first + Int64(context.count), source: source)
+            let onsets = try findOnsets(from: plan.sourceStart + margin, to: plan.sourceEnd, source: source)
             var piece = plan
-            piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
             for onset in onsets where onset < plan.sourceEnd - shortest {
                 // The onset's exact output position, from the segment's exact rate (or its
                 // step's, in joined ramp steps).
@@ -48,14 +44,15 @@ extension TimelineRenderer {
                 before.endsAtOnset = true
                 before.silentFrom = onset
                 before.reversed = plan.reversed
+                before.own = plan.own
                 result.append(before)
                 piece = Plan(kind: .stretch, outStart: out, outEnd: plan.outEnd, sourceStart: onset,
                              sourceEnd: plan.sourceEnd, rate: rate)
                 piece.keyFrames = plan.keyFrames.filter { $0.source > onset && $0.source < plan.sourceEnd }
                 piece.fadeOut = plan.fadeOut
                 piece.startsAtOnset = true
-                piece.silentFrom = onsets.first { $0 >= plan.sourceEnd }
                 piece.reversed = plan.reversed
+                piece.own = plan.own
             }
             result.append(piece)
         }

@@ -17,7 +17,16 @@ extension TimelineRenderer {
         let sourceEnd: Int64
         /// Exact playback rate (source over target).
         let rate: Rational?
-        /// Crossfade half-widths at the start and end.
+        /// The source frames the segment owns: all it may read. A piece split off at an onset
+        /// keeps its segment's, and a ramp's joined steps own their run's. Before them the
+        /// kernels read silence (R2 reads nothing), after them the segment's own audio predicted
+        /// on and faded out (``BackgroundTail``): never a neighbour's source, so no sound crosses
+        /// an edit boundary.
+        var own: Range<Int64> = 0..<0
+        /// Crossfade widths of the joins. The opening fade rises over `fadeIn` frames from
+        /// `outStart`, inside the segment; the closing one falls over `fadeOut` frames from
+        /// `outEnd`, past the segment's end, where the next segment is rising, played from the
+        /// segment's own audio predicted on. Nothing of a segment sounds before its start.
         var fadeIn = 0
         var fadeOut = 0
         /// A split at an onset inside a stretched segment (see `splitAtOnsets`): the piece before
@@ -26,8 +35,8 @@ extension TimelineRenderer {
         var endsAtOnset = false
         /// The piece after such a split: it starts at the onset (see ``onsetContext(_:ratio:)``).
         var startsAtOnset = false
-        /// The source frame from which this piece reads ``BackgroundTail`` instead of the source: the onset
-        /// that starts the next piece or follows the segment, kept out of its context.
+        /// The source frame from which this piece reads ``BackgroundTail`` instead of the source:
+        /// the onset that starts the next piece, or else the end of what it owns.
         var silentFrom: Int64?
         /// Stretched steps joined into this plan (see ``joinedSteps(_:)``): where each step
         /// after the first starts, as (source frame, output frame). Empty for a single segment.
@@ -38,12 +47,14 @@ extension TimelineRenderer {
 
         var outCount: Int64 { outEnd - outStart }
         var sourceCount: Int64 { sourceEnd - sourceStart }
+        /// Where the piece stops reading its source and reads ``BackgroundTail`` instead.
+        var tailStart: Int64 { silentFrom ?? own.upperBound }
         /// Output frames where the opening fade rises from 0 to 1, and the closing one falls.
-        var fadeInStart: Int64 { outStart - Int64(fadeIn) }
+        var fadeInStart: Int64 { outStart }
         var fadeInEnd: Int64 { outStart + Int64(fadeIn) }
-        var fadeOutStart: Int64 { outEnd - Int64(fadeOut) }
+        var fadeOutStart: Int64 { endsAtOnset ? outEnd - Int64(fadeOut) : outEnd }
         var fadeOutEnd: Int64 { endsAtOnset ? outEnd : outEnd + Int64(fadeOut) }
-        var fadeOutWidth: Int { endsAtOnset ? fadeOut : 2 * fadeOut }
+        var fadeOutWidth: Int { fadeOut }
     }
 
     /// Lays the segments out in output frames. `sourceOrigin` is the source frame of source
@@ -64,19 +75,24 @@ extension TimelineRenderer {
                 var plan = Plan(kind: kind, outStart: span.target.lowerBound, outEnd: span.target.upperBound,
                                 sourceStart: frames.lowerBound, sourceEnd: frames.upperBound, rate: rate)
                 plan.reversed = reversed
+                plan.own = plan.sourceStart..<plan.sourceEnd
                 return plan
             }
         return withJoins(plans)
     }
 
-    /// Each join fades over the same width from both sides, never more than half of either
-    /// neighbour, so the ramps inside one segment never overlap.
+    /// Each join fades over the same width on both sides, inside the later segment (never
+    /// wider than it): the later one rises from its first frame while the earlier one, carried
+    /// on from its own audio, falls. A join where a copied segment simply continues the one
+    /// before it in the source is no join: the source plays on, unfaded.
     private func withJoins(_ plans: [Plan]) -> [Plan] {
         var plans = plans
         for i in plans.indices.dropLast() {
-            let h = Int(min(Int64(crossfadeHalfWidth), plans[i].outCount / 2, plans[i + 1].outCount / 2))
-            plans[i].fadeOut = h
-            plans[i + 1].fadeIn = h
+            let (a, b) = (plans[i], plans[i + 1])
+            let continues = a.kind == .copy && b.kind == .copy && a.reversed == b.reversed && a.sourceEnd == b.sourceStart
+            let width = continues ? 0 : Int(min(Int64(crossfadeWidth), b.outCount))
+            plans[i].fadeOut = width
+            plans[i + 1].fadeIn = width
         }
         return plans
     }
@@ -99,24 +115,19 @@ public struct UntouchedSpan: Sendable, Hashable {
 extension TimelineRenderer {
     /// Where the render of `segments` plays the source unchanged (see ``UntouchedSpan``), in
     /// order; never where it plays backwards. Neighbouring 1x segments that continue each other in the source count as one span:
-    /// their crossfade sums a signal with itself.
+    /// they have no join at all.
     public func untouchedSpans(_ segments: [CompositionTrackSegment], sourceOrigin: Int64 = 0) throws -> [UntouchedSpan] {
         var spans: [UntouchedSpan] = []
-        var open: (start: Int64, end: Int64, offset: Int64, fadeOut: Int)?
-        for plan in try plan(segments, sourceOrigin: sourceOrigin) {
-            let offset = plan.outStart - plan.sourceStart
-            let untouched = plan.kind == .copy && !plan.reversed
-            if untouched, let current = open, current.end == plan.outStart, current.offset == offset {
-                open = (current.start, plan.outEnd, offset, plan.fadeOut)
-                continue
+        for plan in try plan(segments, sourceOrigin: sourceOrigin) where plan.kind == .copy && !plan.reversed {
+            // A copy is untouched from its opening fade's end to its own end: its closing fade
+            // lies past it, inside the next segment's opening one.
+            let output = plan.fadeInEnd..<plan.outEnd, offset = plan.outStart - plan.sourceStart
+            guard !output.isEmpty else { continue }
+            if let last = spans.last, last.output.upperBound == output.lowerBound, last.offset == offset {
+                spans[spans.count - 1] = UntouchedSpan(output: last.output.lowerBound..<output.upperBound, offset: offset)
+            } else {
+                spans.append(UntouchedSpan(output: output, offset: offset))
             }
-            if let current = open, current.end - Int64(current.fadeOut) > current.start {
-                spans.append(UntouchedSpan(output: current.start..<(current.end - Int64(current.fadeOut)), offset: current.offset))
-            }
-            open = untouched ? (plan.outStart + Int64(plan.fadeIn), plan.outEnd, offset, plan.fadeOut) : nil
-        }
-        if let current = open, current.end - Int64(current.fadeOut) > current.start {
-            spans.append(UntouchedSpan(output: current.start..<(current.end - Int64(current.fadeOut)), offset: current.offset))
         }
         return spans
     }

@@ -2,38 +2,49 @@ import Composition
 import Foundation
 
 /// How ``TimelineRenderer`` makes each kind of segment: copied, stretched by Rubber Band or
-/// resampled, each read with context on both sides and trimmed to the segment and its fades,
+/// resampled, each read with context on both sides (its own source, padded) and trimmed to the
+/// segment and its fades,
 /// and, when the render writes only some output frames (`window`), to those.
 extension TimelineRenderer {
     func copy(_ plan: Plan, from source: AudioSource, within window: Range<Int64>?, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
         var buffer = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         // Only the part inside the window, when the render has one.
-        var position = max(plan.outStart - Int64(plan.fadeIn), window?.lowerBound ?? .min)
-        let end = min(plan.outEnd + Int64(plan.fadeOut), window?.upperBound ?? .max)
+        var position = max(plan.fadeInStart, window?.lowerBound ?? .min)
+        let end = min(plan.fadeOutEnd, window?.upperBound ?? .max)
+        let offset = plan.sourceStart - plan.outStart
+        let tail = try backgroundTail(plan, reading: (position + offset)..<(end + offset), source: source)
         while position < end {
             let count = Int(min(Int64(blockSize), end - position))
-            try readFinite(from: source, at: plan.sourceStart + (position - plan.outStart), count: count, into: &buffer)
+            try read(plan, from: source, at: position + offset, count: count, tail: tail, into: &buffer)
             try emit(buffer, count, position)
             position += Int64(count)
         }
     }
 
     /// The source frames a stretched or resampled segment reads, with context on both sides,
-    /// and the output position of the first frame it produces. The context covers the fade
-    /// plus the engine's warm-up: at least ``contextFrames`` of input, and of output up to 8
-    /// times that when slowing down (R2 needs about 4096 output frames to settle at 4x slow).
+    /// and the output position of the first frame it produces. The context covers the closing
+    /// fade plus the engine's warm-up: at least ``contextFrames`` of input, and of output up to
+    /// 8 times that when slowing down (R2 needs about 4096 output frames to settle at 4x slow).
+    /// What lies outside the segment's own source is padding (see ``read``).
     func context(_ plan: Plan, ratio: Double) -> (first: Int64, count: Int, outputOrigin: Int64) {
         let warmUp = Double(contextFrames) * min(1, 4 / ratio)
-        // R2 reads nothing before the source's start: fed digital silence (dithered) ahead of a
-        // tone that starts at once, it took its bins' phases from the silence and played the
-        // whole stretch 15 dB quiet (a 440 Hz tone stretched from its first sample). R3 needs
-        // that silence to warm up (without it, a beep at the first sample was lost).
-        let wanted = Int64((Double(plan.fadeIn) / ratio + warmUp).rounded(.up))
-        let before = settings.algorithm == .timeDomain ? min(wanted, max(0, plan.sourceStart)) : wanted
+        let before = warmUpBefore(plan, wanted: Int64(warmUp.rounded(.up)))
         let after = Int64(((plan.endsAtOnset ? 0 : Double(plan.fadeOut)) / ratio + warmUp).rounded(.up))
         let first = plan.sourceStart - before
         let origin = plan.outStart - Int64((Double(before) * ratio).rounded())
         return (first, Int(plan.sourceCount + before + after), origin)
+    }
+
+    /// How many frames before `plan` its engine reads to warm up: `wanted`, where that lies
+    /// before the segment's own source its own start looped backwards (a head, see
+    /// ``BackgroundTail/looped``), then silence; but R2 reads no more of that than the head. Fed
+    /// digital silence (dithered) ahead of a tone that starts at once, R2 took its bins' phases
+    /// from the silence and played the whole stretch 15 dB quiet (a 440 Hz tone stretched from
+    /// its first sample). R3 needs silence to warm up (without it, a beep at the first sample was
+    /// lost). Nothing before the segment's start is heard: its opening fade lies inside it.
+    func warmUpBefore(_ plan: Plan, wanted: Int64) -> Int64 {
+        let head = Int64(headHold + BackgroundTail.fade * max(1, format.sampleRate / 1000))
+        return settings.algorithm == .timeDomain ? min(wanted, max(0, plan.sourceStart - plan.own.lowerBound) + head) : wanted
     }
 
     func stretch(_ plan: Plan, from source: AudioSource, within window: Range<Int64>?, emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void) throws {
@@ -116,17 +127,47 @@ extension TimelineRenderer {
         }
     }
 
-    /// What a piece that ends at an onset reads past it, when the onset falls inside what it
-    /// reads: the background carried on, or nil (silence) when nothing plays before the onset.
-    private func backgroundTail(_ plan: Plan, reading: Range<Int64>, source: AudioSource) throws -> BackgroundTail? {
-        guard let onset = plan.silentFrom, reading.contains(onset), try !isQuiet(before: onset, source: source) else { return nil }
-        return try BackgroundTail(onset: onset, source: source)
+    /// What a piece reads outside its own source: before it, its own first frames looped
+    /// backwards; past its segment's own end, its last frames looped (see ``BackgroundTail/looped``);
+    /// past the onset that ends a piece, the audio before it predicted on, or silence when nothing
+    /// plays before it. Each only when `reading` reaches there.
+    func backgroundTail(_ plan: Plan, reading: Range<Int64>, source: AudioSource) throws -> Padding {
+        var padding = Padding()
+        let own = plan.own
+        guard !own.isEmpty else { return padding }
+        if reading.lowerBound < own.lowerBound {
+            let loop = try BackgroundTail.looped(at: own.lowerBound, source: source, within: own, backwards: true, hold: headHold)
+            padding.head = loop.joined(to: try BackgroundTail(before: own.lowerBound, source: source, ceiling: own.upperBound), width: edgeBlend)
+        }
+        let start = plan.tailStart
+        guard reading.upperBound > start else { return padding }
+        if plan.silentFrom == nil {
+            let loop = try BackgroundTail.looped(at: start, source: source, within: own, backwards: false, hold: headHold)
+            padding.tail = loop.joined(to: try BackgroundTail(onset: start, source: source, floor: own.lowerBound), width: edgeBlend)
+        } else if start > own.lowerBound, try !isQuiet(before: start, source: source) {
+            padding.tail = try BackgroundTail(onset: start, source: source, floor: own.lowerBound)
+        }
+        return padding
+    }
+
+    /// The first frames past an edge, where a prediction continuous with it crossfades into the
+    /// loop when the loop's first frame does not follow the edge's (2.5 ms: a copy's closing
+    /// fade; see ``BackgroundTail/joined(to:width:)``).
+    var edgeBlend: Int { max(1, format.sampleRate * 5 / 2000) }
+
+    /// How long a head holds its level before fading: the whole warm-up.
+    var headHold: Int { contextFrames }
+
+    /// What a piece reads before and after its own source (see ``backgroundTail(_:reading:source:)``).
+    struct Padding {
+        var head: BackgroundTail?
+        var tail: BackgroundTail?
     }
 
     /// R2's study pass: the same `count` frames from `first` (dithered alike) that the process
     /// pass then reads.
     private func study(_ plan: Plan, from source: AudioSource, first: Int64, count: Int, dithered: Bool,
-                       tail: BackgroundTail?, stretcher: Stretcher) throws {
+                       tail: Padding?, stretcher: Stretcher) throws {
         var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         var dither = Dither()
         var offset = 0
@@ -139,14 +180,24 @@ extension TimelineRenderer {
         }
     }
 
-    /// Reads source frames for `plan`; past the end of a piece that ends at an onset, the
-    /// background before the onset faded out (`tail`, see ``BackgroundTail``), so that the onset
-    /// cannot leak into it.
-    func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, tail: BackgroundTail?,
+    /// Reads source frames for `plan`, padded outside what it owns (`tail`, see
+    /// ``backgroundTail(_:reading:source:)``): before its segment's own source and from
+    /// ``Plan/tailStart`` on (the end of that source, or the onset that ends the piece), its own
+    /// audio carried on, then silence. A neighbour's sound, or an onset, cannot leak into it.
+    func read(_ plan: Plan, from source: AudioSource, at position: Int64, count: Int, tail: Padding?,
               into buffer: inout [[Float]]) throws {
         try readFinite(from: source, at: position, count: count, into: &buffer)
-        guard let silent = plan.silentFrom, position + Int64(count) > silent else { return }
-        if let tail, tail.start == silent {
+        if position < plan.own.lowerBound {
+            if let head = tail?.head, head.start == plan.own.lowerBound {
+                head.fill(&buffer, at: position, count: count)
+            } else {
+                let upTo = Int(min(Int64(count), plan.own.lowerBound - position))
+                for c in buffer.indices { for i in 0..<upTo { buffer[c][i] = 0 } }
+            }
+        }
+        let silent = plan.tailStart
+        guard position + Int64(count) > silent else { return }
+        if let tail = tail?.tail, tail.start == silent {
             tail.fill(&buffer, at: position, count: count)
             return
         }
@@ -158,13 +209,14 @@ extension TimelineRenderer {
         let ratio = Double(plan.outCount) / Double(plan.sourceCount)
         let (first, count, origin) = context(plan, ratio: ratio)
         let resampler = try Resampler(channels: format.channels, rate: plan.rate!, sampleRate: format.sampleRate)
+        let tail = try backgroundTail(plan, reading: first..<(first + Int64(count)), source: source)
         var input = [[Float]](repeating: [Float](repeating: 0, count: blockSize), count: format.channels)
         var produced: Int64 = 0
         var offset = 0
-        let wantedEnd = min(plan.outEnd + Int64(plan.fadeOut), window?.upperBound ?? .max)
+        let wantedEnd = min(plan.fadeOutEnd, window?.upperBound ?? .max)
         while offset < count || offset == count {
             let n = min(blockSize, count - offset)
-            if n > 0 { try readFinite(from: source, at: first + Int64(offset), count: n, into: &input) }
+            if n > 0 { try read(plan, from: source, at: first + Int64(offset), count: n, tail: tail, into: &input) }
             let (output, got) = try resampler.convert(input, count: n, flush: n == 0)
             try deliver(output, count: got, at: origin + produced, plan: plan, emit: emit)
             produced += Int64(got)
@@ -210,3 +262,4 @@ extension TimelineRenderer {
         }
     }
 }
+

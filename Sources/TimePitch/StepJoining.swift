@@ -9,7 +9,8 @@ import Foundation
 /// itself, with no join at all.
 extension TimelineRenderer {
     /// Joins each run of neighbouring `.stretch` plans whose source continues into one plan
-    /// whose `keyFrames` are the inner step boundaries. (Onsets split joined plans afterwards,
+    /// whose `keyFrames` are the inner step boundaries, and which owns the run's source: its
+    /// inner joins are inside one run, its outer edges see padding like any segment's. (Onsets split joined plans afterwards,
     /// ``splitAtOnsets(_:source:)``, so attacks still land on their sample.)
     func joinedSteps(_ plans: [Plan]) -> [Plan] {
         guard joinsSteps else { return plans }
@@ -27,6 +28,7 @@ extension TimelineRenderer {
             joined.endsAtOnset = plan.endsAtOnset
             joined.silentFrom = plan.silentFrom
             joined.reversed = plan.reversed
+            joined.own = last.own.lowerBound..<plan.own.upperBound
             joined.keyFrames = last.keyFrames + [(plan.sourceStart, plan.outStart)] + plan.keyFrames
             result[result.count - 1] = joined
         }
@@ -51,9 +53,8 @@ extension TimelineRenderer {
         func ratio(_ a: (Int64, Int64), _ b: (Int64, Int64)) -> Double { Double(b.1 - a.1) / Double(max(1, b.0 - a.0)) }
         let firstRatio = ratio(points[0], points[1]), lastRatio = ratio(points[points.count - 2], points[points.count - 1])
         func warmUp(_ r: Double) -> Double { Double(contextFrames) * min(1, 4 / r) }
-        // R2 reads nothing before the source's start (see `context(_:ratio:)`).
-        let wanted = Int64((Double(plan.fadeIn) / firstRatio + warmUp(firstRatio)).rounded(.up))
-        let before = settings.algorithm == .timeDomain ? min(wanted, max(0, plan.sourceStart)) : wanted
+        // Padding outside the run's own source, as for one segment (see `context(_:ratio:)`).
+        let before = warmUpBefore(plan, wanted: Int64(warmUp(firstRatio).rounded(.up)))
         let after = Int64(((plan.endsAtOnset ? 0 : Double(plan.fadeOut)) / lastRatio + warmUp(lastRatio)).rounded(.up))
         let first = plan.sourceStart - before
         let origin = plan.outStart - Int64((Double(before) * firstRatio).rounded())

@@ -7,9 +7,11 @@ import Foundation
 /// - **Exact placement.** Segment k occupies output frames `[round(t_k × SR), round(t_k+1 × SR))`,
 ///   computed from exact composition times, so nothing drifts however many segments there are,
 ///   and the total is `round(duration × SR)` frames.
-/// - **Seamless joins.** Each segment is rendered a few milliseconds past both of its edges (from
-///   real source audio where there is any) and neighbours are mixed with complementary
-///   raised-cosine ramps, so a join has no click, no gap and no doubled audio.
+/// - **Seamless joins, no sound across them.** Each segment reads only its own source
+///   (``Plan/own``): before it silence, after it its own audio predicted on. At a join the later
+///   segment rises from its first frame over 2.5 ms while the earlier one, carried on past its end,
+///   falls with a complementary raised-cosine ramp: no click, no gap, no doubled audio, and
+///   nothing of a segment is heard before its start or read from its neighbour's source.
 /// - **Cheap rate-1 segments.** Segments at rate 1 with no pitch shift are copied straight from
 ///   the source; only the stretched ones cost DSP time.
 /// - **Bounded memory.** Audio moves in blocks; only a crossfade's worth is held between
@@ -26,19 +28,21 @@ public final class TimelineRenderer {
     public let settings: TimePitchSettings
     /// Frames per read and process call.
     public var blockSize = 4096
-    /// Half the length of a join's crossfade, in frames (5 ms, so joins fade over 10 ms).
-    public var crossfadeHalfWidth: Int
+    /// The length of a join's crossfade, in frames (2.5 ms), inside the later segment: short, so
+    /// that an attack on its first frame keeps its place (within a millisecond).
+    public var crossfadeWidth: Int
     /// Whether R2's input gets -120 dBFS dither (see `stretch`). Sources of 16 bits or fewer
     /// already carry far more quantisation noise than that, so callers turn it off for them.
     public var ditherTimeDomainInput = true
     /// Extra input read before and after a stretched segment, beyond the crossfade, so the
-    /// stretcher has settled by the time its audio is heard (see `context`).
+    /// stretcher has settled by the time its audio is heard (see `context`): padding, never
+    /// the neighbours' source.
     public var contextFrames = 2048
 
     public init(format: AudioFormat, settings: TimePitchSettings) {
         self.format = format
         self.settings = settings
-        self.crossfadeHalfWidth = max(1, format.sampleRate / 200)
+        self.crossfadeWidth = max(1, format.sampleRate / 400)
     }
     /// Whether stretched segments are split at sharp onsets (see ``splitAtOnsets``).
     public var splitsAtOnsets = true
@@ -54,8 +58,8 @@ public final class TimelineRenderer {
     /// Renders `segments` (a composition track's, tiling its timeline from 0) reading `source`,
     /// and returns the number of frames written to `sink`. `progress` receives the fraction done.
     /// With `range`, only output frames `range` are rendered and written (frames before 0 or
-    /// past the timeline's end are silence): each segment is still rendered with its real
-    /// context, so the frames are those of the whole render, but only the segments that reach
+    /// past the timeline's end are silence): each segment is still rendered with the context
+    /// it has in the whole render, so the frames are those of the whole render, but only the segments that reach
     /// into the range cost any work.
     @discardableResult
     public func render(_ segments: [CompositionTrackSegment], from source: AudioSource, sourceOrigin: Int64 = 0,
