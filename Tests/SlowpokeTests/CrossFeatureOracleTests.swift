@@ -111,7 +111,7 @@ final class OracleCase: @unchecked Sendable {
         let opened = try shell.slowpoke(["open", movie])
         guard opened.status == 0 else { return fail("open", "exit \(opened.status): \(opened.stderr)") }
         try edit()
-        let info = try shell.slowpoke(["info", document, "--json"])
+        let info = try shell.slowpoke(["info", document, "--json", "--frames"])
         guard info.status == 0 else { return fail("info", "exit \(info.status): \(info.stderr)") }
         let timeline = try OracleTimeline(json: info.stdout)
         self.timeline = timeline

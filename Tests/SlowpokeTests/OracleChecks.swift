@@ -88,7 +88,15 @@ extension OracleCase {
     /// Frame-exact cuts: exactly the frames the timeline shows, in its order; frames that are
     /// no source frame (re-encoded) within the export's count and >= 45 dB.
     func checkFrameExact(_ frames: [Int?], _ export: Export, _ timeline: OracleTimeline) throws {
-        let predicted = timeline.passthroughFrames(times: facts.times)
+        // The plan's frames where it moves cuts to keyframes (the export says so); else the
+        // timeline's own, which the plan must equal.
+        let planned = timeline.plannedFrames(times: facts.times)
+        let snapped = ((timeline.json["exportPlan"] as? [String: Any])?["keyframeCutsBecause"] as? String) != nil
+        let predicted = snapped ? planned ?? timeline.passthroughFrames(times: facts.times) : timeline.passthroughFrames(times: facts.times)
+        if mode == .passthrough, let planned { run.ran("plan frames") }
+        if mode == .passthrough, let planned, planned != predicted {
+            fail("plan frames", "info --json --frames plans \(planned.count) frames, the timeline shows \(predicted.count)")
+        }
         run.ran("frame count"); run.ran("frames not in source"); run.ran("frame order")
         let unknown = frames.filter { $0 == nil }.count
         if unknown > export.wrote.reencoded {

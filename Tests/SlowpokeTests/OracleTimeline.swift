@@ -100,6 +100,17 @@ struct OracleTimeline {
     /// export shows, in order: every frame whose start lies in a segment's source range, in
     /// source order, backwards in a reversed segment. A hold shows the frame on screen at its
     /// time, which its neighbour already shows; a gap holds the frame before it (docs/export.md).
+    /// The default export's frames as its plan lists them (`info --json --frames`), as source
+    /// frame indices into `times`; nil when `info` made no plan (a timeline that plays the whole
+    /// video forwards, in order).
+    func plannedFrames(times: [Double]) -> [Int]? {
+        guard let frames = (json["exportPlan"] as? [String: Any])?["frames"] as? [[String: Any]] else { return nil }
+        return frames.compactMap { frame in
+            guard let source = try? Self.time(frame["source"]) else { return nil }
+            return times.indices.min { abs(times[$0] - source) < abs(times[$1] - source) }
+        }
+    }
+
     func passthroughFrames(times: [Double]) -> [Int] {
         var frames: [Int] = []
         for segment in video {
