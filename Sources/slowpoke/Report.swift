@@ -50,7 +50,7 @@ enum Report {
         }
         if let damaged = media.damagedTimestamps, !damaged.isEmpty {
             let times = damaged.prefix(5).map { String(format: "%.3f s", $0.seconds) }.joined(separator: ", ")
-            out += "  \(damaged.count) packet\(damaged.count == 1 ? "" : "s") with a damaged timestamp (at about \(times)\(damaged.count > 5 ? ", …" : "")): read at its place, from its neighbours' times\n"
+            out += "  \(damaged.count) packet\(damaged.count == 1 ? "" : "s") with a damaged timestamp (at about \(times)\(damaged.count > 5 ? ", …" : "")): read on its neighbours' clock, so the timeline keeps its length (passthrough leaves out a frame whose presentation time alone is damaged)\n"
         }
         if let restarts = media.clockRestarts, !restarts.isEmpty {
             let times = restarts.map { String(format: "%.3f s", $0.seconds) }.joined(separator: ", ")

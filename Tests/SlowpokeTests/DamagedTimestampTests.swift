@@ -12,8 +12,9 @@ import TestSupport
         try TestSupport.run(TestSupport.slowpoke, arguments, in: folder.url)
     }
 
-    /// `ts` with bit 28 of the PTS and DTS of its `n`-th video PES packet flipped (+2982.6 s).
-    static func flippingTimestamp(of ts: Data, videoPacket n: Int) -> Data {
+    /// `ts` with bit 28 of the PTS (and, unless `ptsOnly`, the DTS) of its `n`-th video PES
+    /// packet flipped (+2982.6 s).
+    static func flippingTimestamp(of ts: Data, videoPacket n: Int, ptsOnly: Bool = false) -> Data {
         var bytes = [UInt8](ts)
         var count = 0
         for offset in stride(from: 0, to: bytes.count - 187, by: 188) where bytes[offset] == 0x47 && bytes[offset + 1] & 0x40 != 0 {
@@ -24,7 +25,7 @@ import TestSupport
             guard count == n else { continue }
             let flags = bytes[start + 7], pts = start + 9
             if flags & 0x80 != 0 { bytes[pts + 1] ^= 0x40 }
-            if flags & 0xC0 == 0xC0 { bytes[pts + 6] ^= 0x40 }
+            if flags & 0xC0 == 0xC0 && !ptsOnly { bytes[pts + 6] ^= 0x40 }
             break
         }
         return Data(bytes)
@@ -45,10 +46,30 @@ import TestSupport
         let opened = try slowpoke(["open", "damaged.ts"], in: folder)
         #expect(opened.status == 0 && opened.stdout.contains("damaged.slowpoke for damaged.ts: 2 s,") && opened.stdout.contains("1 packet with a damaged timestamp put back in place"), "\(opened.stdout)")
         let info = try slowpoke(["info"], in: folder)
-        #expect(info.stdout.contains("1 packet with a damaged timestamp (at about 0.800 s): read at its place"), "\(info.stdout)")
+        #expect(info.stdout.contains("1 packet with a damaged timestamp (at about 0.800 s): read on its neighbours' clock"), "\(info.stdout)")
         let export = try slowpoke(["export", "-o", "out.mp4", "--progress", "none"], in: folder)
         #expect(export.status == 0 && export.stdout.contains("50 frames, 2 s"), "\(export.stdout)\(export.stderr)")
         // Every frame the clean recording shows, in order.
         #expect(try TestSupport.frameMD5s(folder.file("out.mp4")).md5s == TestSupport.frameMD5s(clean).md5s)
+    }
+
+    /// The movie fuzzer's case (seed 0xee76f2b7d8708b31): a flipped bit in one B-frame
+    /// stream's presentation time alone (its decode time right). The clip keeps its 2 s; the
+    /// damaged frame, and the frames decoded from it up to the next keyframe, are left out of
+    /// passthrough and said (the damage check's rule), every other frame kept.
+    @Test func aDamagedPresentationTimeKeepsTheClipsLength() throws {
+        let folder = try TemporaryFolder("damaged-pts")
+        let clean = folder.file("clean.ts")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=2", "-f", "lavfi", "-i", "sine=d=2",
+                                                   "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-bf", "2", "-c:a", "aac", clean.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        try Self.flippingTimestamp(of: Data(contentsOf: clean), videoPacket: 40, ptsOnly: true).write(to: folder.file("damaged.ts"))
+        let opened = try slowpoke(["open", "damaged.ts"], in: folder)
+        #expect(opened.status == 0 && opened.stdout.contains("damaged.slowpoke for damaged.ts: 2 s,"), "\(opened.stdout)")
+        let export = try slowpoke(["export", "-o", "out.mp4", "--progress", "none"], in: folder)
+        #expect(export.status == 0 && export.stderr.contains("passthrough leaves them out") && export.stdout.contains(", 2 s ("), "\(export.stdout)\(export.stderr)")
+        let kept = try TestSupport.frameMD5s(folder.file("out.mp4")).md5s, all = Set(try TestSupport.frameMD5s(clean).md5s)
+        // At most the damaged frame's GOP (15 frames) goes.
+        #expect(kept.count >= 45 && kept.count < 60 && kept.allSatisfy(all.contains), "\(kept.count) frames")
     }
 }

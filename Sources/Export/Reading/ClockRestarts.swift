@@ -53,6 +53,10 @@ struct ClockRestarts: Sendable {
     /// every reader reads them there, so the frame keeps its place and the frames decoded from
     /// it their reference.
     private(set) var outliers: [Int64: Int64] = [:]
+    /// Primary video packets whose presentation time alone lies more than 10 s from their
+    /// decode time (a damaged PTS), by byte position: read as damaged (their presentation time
+    /// set to their decode time and flagged corrupt), so passthrough leaves them out.
+    private(set) var damagedPresentation: Set<Int64> = []
     /// Those packets' streams and where their stream's clock stood (its time base).
     private(set) var outlierTimes: [(stream: Int, at: Int64)] = []
 
@@ -169,7 +173,14 @@ extension ClockRestarts {
         }
 
         mutating func take(_ read: Read) {
+            var read = read
             let s = read.stream
+            if s == primary, read.position >= 0, read.pts != read.raw,
+               abs(read.pts &- read.raw) > ticks(10 * Int64(sp_av_time_base()), s) {
+                found.damagedPresentation.insert(read.position)
+                found.outlierTimes.append((stream: s, at: read.raw))
+                read = Read(stream: s, raw: read.raw, pts: read.raw, position: read.position, duration: read.duration, key: read.key)
+            }
             if let waiting = held[s] {
                 held[s] = nil
                 if !jumps(waiting) {

@@ -45,7 +45,7 @@ final class InputFormatContext {
         }
         if followingClockRestarts, context.pointee.iformat.pointee.flags & AVFMT_TS_DISCONT != 0 {
             let found = try ClockRestarts.of(path: path)
-            if !found.restarts.isEmpty || !found.outliers.isEmpty { follow(found) }
+            if !found.restarts.isEmpty || !found.outliers.isEmpty || !found.damagedPresentation.isEmpty { follow(found) }
         }
     }
 
@@ -114,6 +114,11 @@ final class InputFormatContext {
             let shift = av_rescale_q(clock.offset(segment), AVRational(num: 1, den: sp_av_time_base()), stream(index).pointer.pointee.time_base)
             // A packet whose timestamp alone jumped (damaged) goes back where its stream's clock stood.
             let repair = p.pointee.pos >= 0 ? clock.outliers[p.pointee.pos] ?? 0 : 0
+            if p.pointee.pos >= 0, clock.damagedPresentation.contains(p.pointee.pos) {
+                // A damaged presentation time: read at its decode time, as damaged.
+                p.pointee.pts = p.pointee.dts
+                p.pointee.flags |= AV_PKT_FLAG_CORRUPT
+            }
             if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts &+= shift &+ repair }
             if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts &+= shift &+ repair }
         }
