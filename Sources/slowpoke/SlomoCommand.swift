@@ -62,13 +62,7 @@ struct SlomoCommand: ParsableCommand {
         let request = try SlowMotionRequest(document: before, movie: DocumentStore.movieURL(of: before, at: url),
                                             range: range, rate: rate?.value)
         let edit = Edit.slowMotion(request.slowMotion)
-        let duration = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
-            guard document.timeline == before.timeline else {
-                throw .documentChanged("\(url.lastPathComponent) changed while slomo was reading it; run slomo again")
-            }
-            try document.apply(edit)
-            return document.timeline.duration
-        }
+        let duration = try Self.apply(edit, to: url, readAs: before)
         print("\(edit.summary), from \(request.origin); the timeline is now \(duration.shown) s")
     }
 
@@ -78,13 +72,19 @@ struct SlomoCommand: ParsableCommand {
             throw CLIError("\(before.movie.path) does not say it was captured faster than it plays (no com.android.capture.fps above its frame rate), so it already plays at the speed it was filmed")
         }
         let edit = try Edit.scale(range: TimeRange(start: .zero, end: before.timeline.duration), rate: rate)
-        let duration = try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
+        let duration = try Self.apply(edit, to: url, readAs: before)
+        print("\(edit.summary) (captured at \(Report.decimal(capture)) fps: the speed it was filmed); the timeline is now \(duration.shown) s")
+    }
+
+    /// Applies `edit` to the document at `url`, refused if it changed since it was read as
+    /// `before`; the timeline's new length.
+    private static func apply(_ edit: Edit, to url: URL, readAs before: ProjectDocument) throws -> Time {
+        try DocumentStore.modify(url) { (document: inout ProjectDocument) throws(ProjectError) in
             guard document.timeline == before.timeline else {
                 throw .documentChanged("\(url.lastPathComponent) changed while slomo was reading it; run slomo again")
             }
             try document.apply(edit)
             return document.timeline.duration
         }
-        print("\(edit.summary) (captured at \(Report.decimal(capture)) fps: the speed it was filmed); the timeline is now \(duration.shown) s")
     }
 }
