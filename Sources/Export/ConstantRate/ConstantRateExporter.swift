@@ -244,7 +244,8 @@ public struct ConstantRateExporter {
         let outputDepth = PlaneLayout(av_get_pix_fmt(settings.pixelFormatName)).depth
         for line in FormatLoss.warnings(movieName: movieName, alpha: alpha, depth: depth, settings: settings, outputDepth: outputDepth,
                                         output: output.lastPathComponent, container: output.pathExtension.lowercased(),
-                                        hdr: parameters.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : parameters.color_trc == AVCOL_TRC_ARIB_STD_B67 ? "HLG" : nil) {
+                                        // HLG is made to play as SDR too, and carries no static metadata.
+                                        hdr: parameters.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : nil) {
             warning(line)
         }
         return settings

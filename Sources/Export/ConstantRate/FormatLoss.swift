@@ -3,7 +3,7 @@
 enum FormatLoss {
     /// The warnings for a source of `depth` bits, with alpha or not, encoded as `settings` say,
     /// into `output` (a file name). `movieName` names the movie as the document does.
-    /// `hdr` names the source's HDR transfer (`PQ`, `HLG`), nil for SDR.
+    /// `hdr` names the source's HDR transfer when 8 bits lose what it needs (`PQ`), else nil.
     static func warnings(movieName: String, alpha: Bool, depth: Int, settings: EncoderSettings,
                          outputDepth: Int, output: String, container: String, hdr: String? = nil) -> [String] {
         var lines: [String] = []
