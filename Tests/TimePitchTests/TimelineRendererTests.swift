@@ -217,6 +217,28 @@ func timeline(seconds: Int64, scaling edits: [(String, String, String)]) throws 
         }
     }
 
+    /// An attack just inside a slowed range (issue 50): a beep 40 ms after a 1/3x range starts
+    /// lands on its sample, as one 1 s later past the range does. Onsets were sought only from
+    /// 50 ms into a segment, so this one stayed in the segment's run and was smeared early:
+    /// measured 23.8 ms (spectral) and 43.8 ms (timeDomain), as the oracle heard it.
+    @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain])
+    func anAttackJustInsideASlowedRangeLandsOnItsSample(algorithm: TimePitchAlgorithm) throws {
+        let input = beeps(seconds: 3, first: 1, interval: 1)
+        let segments = try timeline(seconds: 3, scaling: [("0.96", "1.96", "1/3")])
+        let output = try render(input, segments, TimePitchSettings(algorithm: algorithm))
+        #expect(output.count == 5 * sampleRate)
+        // The beep at 1 s plays 120 ms into the slowed range (0.96 s), at 1.08 s; the one at
+        // 2 s 40 ms after it ends (3.96 s), at 4 s.
+        let expected = [1.08, 4.0]
+        let found = Signals.onsets(output, threshold: 0.05, quiet: 4800).map { Double($0) / Double(sampleRate) }
+        #expect(found.count == expected.count, "\(algorithm): onsets \(found)")
+        let errors = zip(found, expected).map { $0 - $1 }
+        #expect(errors.allSatisfy { abs($0) <= 0.002 }, "\(algorithm): onsets off by \(errors)")
+        // Nothing of the beep before its place: the range's first 100 ms are silent.
+        let early = output[(sampleRate * 96 / 100)..<(sampleRate * 106 / 100)].map(abs).max() ?? 0
+        #expect(early < 0.01, "\(algorithm): \(early) before the beep")
+    }
+
     /// Splitting does not break a steady tone that starts from silence: after its attack, no
     /// sample steps further than the steady tone's own steps.
     @Test func aSplitLeavesNoClick() throws {
