@@ -67,7 +67,8 @@ extension TimelineRenderer {
             split.append(piece)
             // Every piece's head (what it reads before the segment's own source) loops only
             // the audio before the segment's first attack: looped from frames that reach the
-            // attack, a piece that starts at it warmed up on the attack itself.
+            // attack, a piece that starts at it warmed up on the attack itself (a beep 25 ms
+            // into a range slowed 3x, over a noise floor, was heard at the range's start).
             if split.count > 1, let first = split.first?.sourceEnd {
                 for k in split.indices { split[k].headEnd = first }
             }
