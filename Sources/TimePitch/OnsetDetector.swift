@@ -26,7 +26,8 @@ struct OnsetDetector {
     /// How far before `from` reading starts, so that the first windows have a background.
     var history: Int64 { Int64((window + background) * millisecond) }
 
-    /// Source frames in `[from, last)` where an attack starts, at least `spacing` apart.
+    /// Source frames in `[from, last)` where an attack starts, at least `spacing` apart. (The
+    /// 45 ms before `from` are read as the first windows' background.)
     func onsets(from: Int64, to last: Int64, spacing: Int64, blockSize: Int, source: AudioSource) throws -> [Int64] {
         let ms = millisecond
         let first = from - history
@@ -53,7 +54,10 @@ struct OnsetDetector {
                 if earlier.count > background / 2, current > floor, current > rise * (earlier.max() ?? 0),
                    end - Int64(window * ms) >= from, lastOnset.map({ end - $0 >= spacing }) ?? true {
                     let at = try firstSample(before: end, source: source)
-                    if lastOnset.map({ at - $0 >= spacing }) ?? true, at < last {
+                    // An attack that starts before `from` is not one: where a segment starts
+                    // after a cut, what plays before it in the source is not heard, and the
+                    // segment's own start would otherwise hold off its first attack.
+                    if lastOnset.map({ at - $0 >= spacing }) ?? true, at >= from, at < last {
                         onsets.append(at)
                         lastOnset = at
                     }

@@ -21,12 +21,16 @@ extension TimelineRenderer {
                 continue
             }
             let rate = plan.rate
-            // Onsets inside the segment split it. Past its end it reads its own audio carried
-            // on (``Plan/own``), so the next segment's attack is never in its context.
-            let margin = Int64(format.sampleRate / 20), shortest = Int64(format.sampleRate / 100)
-            let onsets = try findOnsets(from: plan.sourceStart + margin, to: plan.sourceEnd, source: source)
+            // Onsets inside the segment split it, from its first frames on: a beep 40 ms into
+            // a range slowed 3x, left in the segment's run, was smeared 24 ms early (R2, 44 ms).
+            // Past its end it reads its own audio carried on (``Plan/own``), so the next
+            // segment's attack is never in its context.
+            let shortest = Int64(format.sampleRate / 100)
+            let onsets = try findOnsets(from: plan.sourceStart + Int64(max(1, format.sampleRate / 1000)), to: plan.sourceEnd, source: source)
+                .filter { $0 < plan.sourceEnd - shortest }
             var piece = plan
-            for onset in onsets where onset < plan.sourceEnd - shortest {
+            var split: [Plan] = []
+            for onset in onsets {
                 // The onset's exact output position, from the segment's exact rate (or its
                 // step's, in joined ramp steps).
                 let out: Int64
@@ -36,16 +40,22 @@ extension TimelineRenderer {
                 } else {
                     out = outputPosition(of: onset, in: plan)
                 }
+                // The piece before must have faded in (the join's crossfade) before it fades out
+                // at the onset, and the piece after must not start at full level inside the
+                // join: an attack closer than that to the segment's start stays in its run, which
+                // can smear it back at most to the segment's start (3.5 ms).
+                let fadeOut = max(1, format.sampleRate / 1000)
+                guard out - piece.outStart >= Int64(piece.fadeIn + fadeOut) else { continue }
                 var before = Plan(kind: .stretch, outStart: piece.outStart, outEnd: out, sourceStart: piece.sourceStart,
                                   sourceEnd: onset, rate: rate)
                 before.keyFrames = piece.keyFrames.filter { $0.source > piece.sourceStart && $0.source < onset }
                 before.fadeIn = piece.fadeIn
-                before.fadeOut = max(1, format.sampleRate / 1000)
+                before.fadeOut = fadeOut
                 before.endsAtOnset = true
                 before.silentFrom = onset
                 before.reversed = plan.reversed
                 before.own = plan.own
-                result.append(before)
+                split.append(before)
                 piece = Plan(kind: .stretch, outStart: out, outEnd: plan.outEnd, sourceStart: onset,
                              sourceEnd: plan.sourceEnd, rate: rate)
                 piece.keyFrames = plan.keyFrames.filter { $0.source > onset && $0.source < plan.sourceEnd }
@@ -54,7 +64,15 @@ extension TimelineRenderer {
                 piece.reversed = plan.reversed
                 piece.own = plan.own
             }
-            result.append(piece)
+            split.append(piece)
+            // Every piece's head (what it reads before the segment's own source) loops only
+            // the audio before the segment's first attack: looped from frames that reach the
+            // attack, a piece that starts at it warmed up on the attack itself (a beep 25 ms
+            // into a range slowed 3x, over a noise floor, was heard at the range's start).
+            if split.count > 1, let first = split.first?.sourceEnd {
+                for k in split.indices { split[k].headEnd = first }
+            }
+            result += split
         }
         return result
     }
@@ -87,9 +105,14 @@ extension TimelineRenderer {
     /// flashes at 0.25x and 0.5x; the background carried on (``BackgroundTail``, fitted to the
     /// coded pre-echo it would find there) and the 1x warm-up (``onsetContext(_:ratio:)``)
     /// brought them 2.3 to 4.3 ms early. Those are for attacks over something playing on.
-    func isQuiet(before onset: Int64, source: AudioSource) throws -> Bool {
+    ///
+    /// Only the segment's own source (`own`) counts: what lies before it is never heard before
+    /// the piece (a cut's removed audio), and its warm-up there loops the segment's own audio
+    /// before the onset (see ``Plan/headEnd``). An onset within 1024 frames of the segment's
+    /// start has nothing before it but what may be its own coded pre-echo: quiet.
+    func isQuiet(before onset: Int64, within own: Range<Int64>, source: AudioSource) throws -> Bool {
         let end = onset - 1024
-        let start = max(0, end - Int64(format.sampleRate / 25))
+        let start = max(0, own.lowerBound, end - Int64(format.sampleRate / 25))
         guard end > start else { return true }
         var buffer = [[Float]](repeating: [Float](repeating: 0, count: Int(end - start)), count: format.channels)
         try readFinite(from: source, at: start, count: Int(end - start), into: &buffer)

@@ -35,6 +35,10 @@ extension TimelineRenderer {
         var endsAtOnset = false
         /// The piece after such a split: it starts at the onset (see ``onsetContext(_:ratio:)``).
         var startsAtOnset = false
+        /// Where the audio a head loops (what the piece reads before ``own``) ends: the first
+        /// onset of the segment it was split from, so that no piece warms up on an attack
+        /// (nil: the whole of `own`).
+        var headEnd: Int64?
         /// The source frame from which this piece reads ``BackgroundTail`` instead of the source:
         /// the onset that starts the next piece, or else the end of what it owns.
         var silentFrom: Int64?

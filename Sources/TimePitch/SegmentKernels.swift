@@ -55,7 +55,7 @@ extension TimelineRenderer {
             // A ramp's steps in one run: the key-frame map places each step (see StepJoining).
             (first, count, origin, ratio, map) = steppedContext(plan)
         } else if plan.startsAtOnset && settings.algorithm == .spectral,
-                  try !isQuiet(before: plan.sourceStart, source: source) {
+                  try !isQuiet(before: plan.sourceStart, within: plan.own, source: source) {
             (first, count, origin, ratio, map) = onsetContext(plan, ratio: ratio)
         }
         let sectionRatios = zip(map, map.dropFirst()).map { Double($1.output - $0.output) / Double(max(1, $1.input - $0.input)) }
@@ -136,15 +136,17 @@ extension TimelineRenderer {
         let own = plan.own
         guard !own.isEmpty else { return padding }
         if reading.lowerBound < own.lowerBound {
-            let loop = try BackgroundTail.looped(at: own.lowerBound, source: source, within: own, backwards: true, hold: headHold)
-            padding.head = loop.joined(to: try BackgroundTail(before: own.lowerBound, source: source, ceiling: own.upperBound), width: edgeBlend)
+            // Never from the segment's first attack on (``Plan/headEnd``).
+            let ceiling = min(own.upperBound, max(own.lowerBound, plan.headEnd ?? own.upperBound))
+            let loop = try BackgroundTail.looped(at: own.lowerBound, source: source, within: own.lowerBound..<ceiling, backwards: true, hold: headHold)
+            padding.head = loop.joined(to: try BackgroundTail(before: own.lowerBound, source: source, ceiling: ceiling), width: edgeBlend)
         }
         let start = plan.tailStart
         guard reading.upperBound > start else { return padding }
         if plan.silentFrom == nil {
             let loop = try BackgroundTail.looped(at: start, source: source, within: own, backwards: false, hold: headHold)
             padding.tail = loop.joined(to: try BackgroundTail(onset: start, source: source, floor: own.lowerBound), width: edgeBlend)
-        } else if start > own.lowerBound, try !isQuiet(before: start, source: source) {
+        } else if start > own.lowerBound, try !isQuiet(before: start, within: own, source: source) {
             padding.tail = try BackgroundTail(onset: start, source: source, floor: own.lowerBound)
         }
         return padding

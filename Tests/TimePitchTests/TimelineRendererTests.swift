@@ -217,6 +217,43 @@ func timeline(seconds: Int64, scaling edits: [(String, String, String)]) throws 
         }
     }
 
+    /// An attack just inside a slowed range (issue 50): a beep 40 ms (or 25 ms) after a 1/3x
+    /// range starts lands on its sample, as one 1 s later past the range does, in silence and
+    /// over a noise floor (-44 dBFS). Onsets were sought only from 50 ms into a segment, so the
+    /// beep stayed in the segment's run and was smeared early: here 11-13 ms (spectral) and
+    /// 44-49 ms (timeDomain), 0.2-0.5 of full scale before its place; the oracle's louder beep
+    /// 23.8 ms (spectral). And, with that fixed, a piece that starts at the
+    /// beep warmed up, before the segment, on the segment's start looped with a period found in
+    /// the noise long enough to reach the beep: 25 ms in over noise, the beep was heard at the
+    /// range's start, 63-74 ms early (spectral and timeDomain).
+    @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain], [(40, false), (40, true), (25, true)])
+    func anAttackJustInsideASlowedRangeLandsOnItsSample(algorithm: TimePitchAlgorithm, beep: (ms: Int, noise: Bool)) throws {
+        var random: UInt64 = 0x5EED
+        // 20 ms beeps at 1 and 2 s, as the oracle's clips have.
+        let input = Signals.tone(1000, seconds: 3).enumerated().map { i, x -> Float in
+            let t = Double(i) / Double(sampleRate)
+            let x = t >= 1 && t.truncatingRemainder(dividingBy: 1) < 0.02 ? x : 0
+            guard beep.noise else { return x }
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return x + 0.006 * (Float(random >> 40) / Float(1 << 24) * 2 - 1)
+        }
+        let start = 1 - Double(beep.ms) / 1000
+        let segments = try timeline(seconds: 3, scaling: [(String(format: "%.3f", start), "1.96", "1/3")])
+        let output = try render(input, segments, TimePitchSettings(algorithm: algorithm))
+        let slowed = (1.96 - start) * 3
+        #expect(output.count == Int(((3 - (1.96 - start) + slowed) * Double(sampleRate)).rounded()))
+        // The beep at 1 s plays 3 × its distance into the range after the range's start; the
+        // one at 2 s 40 ms after the range ends.
+        let expected = [start + 3 * (1 - start), start + slowed + 0.04]
+        let found = Signals.onsets(output, threshold: 0.05, quiet: 4800).map { Double($0) / Double(sampleRate) }
+        #expect(found.count == expected.count, "\(algorithm), \(beep): onsets \(found)")
+        let errors = zip(found, expected).map { $0 - $1 }
+        #expect(errors.allSatisfy { abs($0) <= 0.002 }, "\(algorithm), \(beep): onsets off by \(errors)")
+        // Nothing of the beep before its place: from 100 ms before the range to 2 ms before it.
+        let early = output[Int((start - 0.1) * Double(sampleRate))..<Int((expected[0] - 0.002) * Double(sampleRate))].map(abs).max() ?? 0
+        #expect(early < 0.03, "\(algorithm), \(beep): \(early) before the beep")
+    }
+
     /// Splitting does not break a steady tone that starts from silence: after its attack, no
     /// sample steps further than the steady tone's own steps.
     @Test func aSplitLeavesNoClick() throws {
