@@ -120,6 +120,23 @@ extension TimelineRenderer {
         return true
     }
 
+    /// Whether `plan` begins with an attack: one whose first sample (``OnsetDetector``) lies
+    /// within a millisecond of the segment's first frame, against the 40 ms of source before
+    /// it. Such a segment enters its join at full level, with no opening fade: risen over the
+    /// crossfade, a beep at a 1x segment's first frame lost its attack (exported to AAC, it
+    /// reached half its level 1.25 ms late, with pre-echo 1.06 ms before it). The
+    /// earlier segment still fades out over its own audio carried on. A segment that starts in
+    /// the middle of a sound (a tone, a sweep played on) has no attack there, and fades in.
+    func beginsWithAttack(_ plan: Plan, source: AudioSource) throws -> Bool {
+        guard plan.kind != .gap, plan.sourceCount > 0 else { return false }
+        let ms = Int64(max(1, format.sampleRate / 1000))
+        let detector = OnsetDetector(sampleRate: format.sampleRate, channels: format.channels)
+        let last = min(plan.sourceEnd, plan.sourceStart + 8 * ms)
+        let onsets = try detector.onsets(from: plan.sourceStart - ms, to: last, spacing: Int64(format.sampleRate / 20),
+                                         blockSize: blockSize, source: source)
+        return onsets.contains { abs($0 - plan.sourceStart) <= ms }
+    }
+
     /// Source frames in `[from, to)` where an attack starts over what plays before it (see
     /// ``OnsetDetector``), at least 50 ms apart.
     func findOnsets(from: Int64, to last: Int64, source: AudioSource) throws -> [Int64] {

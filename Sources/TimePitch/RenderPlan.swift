@@ -26,7 +26,9 @@ extension TimelineRenderer {
         /// Crossfade widths of the joins. The opening fade rises over `fadeIn` frames from
         /// `outStart`, inside the segment; the closing one falls over `fadeOut` frames from
         /// `outEnd`, past the segment's end, where the next segment is rising, played from the
-        /// segment's own audio predicted on. Nothing of a segment sounds before its start.
+        /// segment's own audio predicted on. Nothing of a segment sounds before its start. A
+        /// segment that begins with an attack has no opening fade (set as it is rendered, see
+        /// ``TimelineRenderer/beginsWithAttack(_:source:)``); the one before still fades out.
         var fadeIn = 0
         var fadeOut = 0
         /// A split at an onset inside a stretched segment (see `splitAtOnsets`): the piece before

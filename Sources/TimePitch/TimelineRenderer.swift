@@ -11,7 +11,8 @@ import Foundation
 ///   (``Plan/own``): before it silence, after it its own audio predicted on. At a join the later
 ///   segment rises from its first frame over 2.5 ms while the earlier one, carried on past its end,
 ///   falls with a complementary raised-cosine ramp: no click, no gap, no doubled audio, and
-///   nothing of a segment is heard before its start or read from its neighbour's source.
+///   nothing of a segment is heard before its start or read from its neighbour's source. A
+///   segment that begins with an attack enters at full level, so the attack keeps its shape.
 /// - **Cheap rate-1 segments.** Segments at rate 1 with no pitch shift are copied straight from
 ///   the source; only the stretched ones cost DSP time.
 /// - **Bounded memory.** Audio moves in blocks; only a crossfade's worth is held between
@@ -82,6 +83,10 @@ public final class TimelineRenderer {
         for segment in laidOut {
             // A reversed segment reads its mirrored frames through the source read backwards.
             let reading: AudioSource = segment.reversed ? ReversedAudioSource(source) : source
+            // A segment that begins with an attack enters its join at full level (see
+            // ``beginsWithAttack(_:source:)``); the one before still fades out past its end.
+            var segment = segment
+            if segment.fadeIn > 0, try beginsWithAttack(segment, source: reading) { segment.fadeIn = 0 }
             for plan in try splitAtOnsets([segment], source: reading) {
                 let emit: (_ block: [[Float]], _ count: Int, _ position: Int64) throws -> Void = { block, count, position in
                     mixer.add(block, count: count, at: position, plan: plan)

@@ -217,6 +217,22 @@ func timeline(seconds: Int64, scaling edits: [(String, String, String)]) throws 
         }
     }
 
+    /// A beep on the first frame of the 1x segment after a slowed range keeps its attack: the
+    /// segment enters at full level, not over the join's 2.5 ms fade-in (which reshaped the
+    /// beep: exported to AAC, at half its level 1.25 ms late, with pre-echo 1.06 ms early), while
+    /// the slowed range still fades out over its own continuation (silence here). Its first
+    /// 5 ms are the source's own.
+    @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain, .varispeed])
+    func aBeepOnASegmentsFirstFrameKeepsItsAttack(algorithm: TimePitchAlgorithm) throws {
+        let input = beeps(seconds: 2, first: 0.3, interval: 0.4)
+        let segments = try timeline(seconds: 2, scaling: [("0.5", "1.5", "1/4")])
+        let output = try render(input, segments, TimePitchSettings(algorithm: algorithm))
+        // The beep at 1.5 s of source starts the 1x segment at 4.5 s of output.
+        let (at, from) = (Int(4.5 * Double(sampleRate)), Int(1.5 * Double(sampleRate)))
+        let difference = (0..<240).map { abs(output[at + $0] - input[from + $0]) }.max() ?? 0
+        #expect(difference < 0.01, "\(algorithm): the beep's first 5 ms differ from the source by \(difference)")
+    }
+
     /// An attack just inside a slowed range (issue 50): a beep 40 ms (or 25 ms) after a 1/3x
     /// range starts lands on its sample, as one 1 s later past the range does, in silence and
     /// over a noise floor (-44 dBFS). Onsets were sought only from 50 ms into a segment, so the
