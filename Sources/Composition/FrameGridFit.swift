@@ -126,7 +126,8 @@ public enum FrameGridFit {
                     run[longest].length = try Self.length(of: run[longest].segment, less: misfit, frame: frame)
                     moved += 1
                 } else if let frames {
-                    if let fitted = try Self.fittedCut(after: result.last, source: source, misfit: misfit, frames: frames, first: cuts) {
+                    if let fitted = try Self.fittedCut(after: result.last, source: source, misfit: misfit, frames: frames, first: cuts,
+                                                       sample: Time(seconds: Rational(1, Int64(grid.sampleRate)))) {
                         if let previous = fitted.previous {
                             result[result.count - 1] = previous
                             start = previous.target.end
@@ -185,7 +186,7 @@ public enum FrameGridFit {
     ///   e may move in (frame before e, frame at or after e], s likewise
     /// ```
     static func fittedCut(after previous: CompositionTrackSegment?, source: TimeRange, misfit: Time, frames: FrameTimes,
-                          first: CutSide) throws(CompositionError) -> (previous: CompositionTrackSegment?, source: TimeRange)? {
+                          first: CutSide, sample: Time) throws(CompositionError) -> (previous: CompositionTrackSegment?, source: TimeRange)? {
         let s = source.start, sWindow = frames.window(around: s)
         // `a` lies in (low, high]; nil is unbounded.
         var low: Time? = nil, high: Time? = nil
@@ -211,7 +212,10 @@ public enum FrameGridFit {
         } else if let high, preferred > high, inside(high) {
             a = high
         } else if let low, let high, low < high {
-            a = try (low + high).multiplied(by: Rational(1, 2))
+            // The nearest to the side `first` names: just after `low`, by one audio sample
+            // (or halfway, in a window narrower than that).
+            let next = try low + sample
+            a = next <= high ? next : try (low + high).multiplied(by: Rational(1, 2))
         } else {
             return nil
         }
