@@ -32,11 +32,17 @@ public struct FrameTimes: Sendable {
     }
 
     /// The index of the first frame starting at or after `t`.
-    private func index(notBefore t: Time) -> Int {
-        var low = 0, high = times.count
+    private func index(notBefore t: Time) -> Int { times.firstIndex(notBefore: t) }
+}
+
+extension Array where Element == Time {
+    /// In times sorted ascending, the index of the first one at or after `t` (`count` when
+    /// none is): how many come before `t`. Binary search, exact.
+    public func firstIndex(notBefore t: Time) -> Int {
+        var low = 0, high = count
         while low < high {
             let mid = (low + high) / 2
-            if times[mid] < t { low = mid + 1 } else { high = mid }
+            if self[mid] < t { low = mid + 1 } else { high = mid }
         }
         return low
     }

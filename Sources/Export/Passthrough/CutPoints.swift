@@ -47,14 +47,7 @@ struct CutPoints: Equatable {
     }
 
     /// How many frames are shown before `t`.
-    private func rank(before t: Time) -> Int {
-        var low = 0, high = times.count
-        while low < high {
-            let mid = (low + high) / 2
-            if times[mid] < t { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
+    private func rank(before t: Time) -> Int { times.firstIndex(notBefore: t) }
 
     /// The latest time at or before `x` where a run may end: `x` itself when the frames shown
     /// before it are a decode prefix, else the start of the earliest frame that breaks that.
