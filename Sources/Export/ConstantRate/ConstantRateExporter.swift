@@ -155,16 +155,19 @@ public struct ConstantRateExporter {
         func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
             try session.write(video: packet, in: encoderTimeBase)
         }
-        let encoding = BackgroundConsumer<(picture: Frame, index: Int64)>(
+        let encoding = BackgroundConsumer<(picture: Frame, index: Int64, hdr: HDR10PlusSEI?)>(
             capacity: Self.picturesAhead, name: "slowpoke.encode",
-            consume: { try encoder.encode($0.picture, index: $0.index, deliver: deliver) },
+            consume: { try encoder.encode($0.picture, index: $0.index, dynamicHDR: $0.hdr, deliver: deliver) },
             finished: {
                 try encoder.encode(nil, index: 0, deliver: deliver)
                 try session.finish()
             })
 
         do {
-            try Self.feed(plan, from: source, encoder: encoder, interpolator: interpolator, into: encoding, progress: progress)
+            // Each frame carries the HDR10+ message of the source frame it shows, or of the nearer one.
+            let dynamicHDR = { (picture: Int) in decoder.dynamicHDR[pictures.frame(of: picture)] }
+            try Self.feed(plan, from: source, encoder: encoder, interpolator: interpolator, dynamicHDR: dynamicHDR,
+                          into: encoding, progress: progress)
         } catch {
             stop.raise()
             encoding.cancel()
@@ -194,7 +197,8 @@ public struct ConstantRateExporter {
     /// a blend, an interpolated frame or black) and pushes it to `encoding`, then waits for the
     /// encoding thread to finish.
     private static func feed(_ plan: FramePlan, from source: any PictureSource, encoder: FrameEncoder,
-                             interpolator: FlowInterpolator?, into encoding: BackgroundConsumer<(picture: Frame, index: Int64)>,
+                             interpolator: FlowInterpolator?, dynamicHDR: (Int) -> HDR10PlusSEI?,
+                             into encoding: BackgroundConsumer<(picture: Frame, index: Int64, hdr: HDR10PlusSEI?)>,
                              progress: @escaping (Double) throws -> Void) throws {
         var held: (index: Int, frame: Frame)?
         var black: Frame?
@@ -222,7 +226,7 @@ public struct ConstantRateExporter {
                 guard let interpolator else { preconditionFailure("an interpolated frame without an interpolator") }
                 picture = try interpolator.frame(i, j, weight: weight)
             }
-            try encoding.push((picture, Int64(k)))
+            try encoding.push((picture, Int64(k), plan.sources[k].nearest.flatMap(dynamicHDR)))
             if k % 8 == 0 {
                 done = Double(k) / Double(plan.count)
                 try progress(done)
@@ -245,7 +249,9 @@ public struct ConstantRateExporter {
         for line in FormatLoss.warnings(movieName: movieName, alpha: alpha, depth: depth, settings: settings, outputDepth: outputDepth,
                                         output: output.lastPathComponent, container: output.pathExtension.lowercased(),
                                         // HLG is made to play as SDR too, and carries no static metadata.
-                                        hdr: parameters.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : nil) {
+                                        hdr: parameters.color_trc == AVCOL_TRC_SMPTE2084 ? "PQ" : nil,
+                                        dynamicHDR: parameters.codec_id == AV_CODEC_ID_HEVC
+                                            && HDR10PlusSEI.inFirstPacket(of: source.movie.path, stream: Int(stream.pointer.pointee.index))) {
             warning(line)
         }
         return settings

@@ -15,10 +15,15 @@ final class FrameEncoder {
     private var scalerSource: (AVPixelFormat, Int32, Int32)?
     private let packet: Packet
     private let display: String
+    /// HDR10+ messages of the frames sent and not yet out of the encoder, by output frame;
+    /// only HEVC carries them.
+    private var dynamicHDR: [Int64: HDR10PlusSEI] = [:]
+    private let carriesDynamicHDR: Bool
 
     init(settings: EncoderSettings, source: UnsafeMutablePointer<AVCodecParameters>, sampleAspectRatio: AVRational,
          fps: Rational, globalHeader: Bool, progressive: Bool = false, display: String) throws {
         self.display = display
+        carriesDynamicHDR = settings.codec == .hevc
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
             throw ExportError.unsupported("this libavcodec has no \(settings.codec.encoderName) encoder, so --codec \(settings.codec.rawValue) is unavailable")
@@ -245,8 +250,11 @@ final class FrameEncoder {
     }
 
     /// Encodes `frame` as output frame `index` (nil drains the encoder) and hands each packet
-    /// that comes out, timed in the encoder's time base, to `deliver`.
-    func encode(_ frame: Frame?, index: Int64, deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+    /// that comes out, timed in the encoder's time base, to `deliver`; an HEVC packet carries
+    /// the HDR10+ message `sei` of its frame (see ``HDR10PlusSEI``).
+    func encode(_ frame: Frame?, index: Int64, dynamicHDR sei: HDR10PlusSEI? = nil,
+                deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        if let sei, carriesDynamicHDR { dynamicHDR[index] = sei }
         if let frame {
             frame.pointer.pointee.pts = index
             frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
@@ -258,6 +266,7 @@ final class FrameEncoder {
             if got == sp_averror_eagain() || got == sp_averror_eof() { return }
             guard got >= 0 else { throw ExportError.av(path: display, AVFailure(code: got, operation: "encoding video")) }
             packet.pointer.pointee.duration = 1
+            if let sei = dynamicHDR.removeValue(forKey: packet.pointer.pointee.pts) { try sei.insert(into: packet.pointer) }
             try deliver(packet.pointer)
             av_packet_unref(packet.pointer)
         }

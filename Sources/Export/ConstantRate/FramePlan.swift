@@ -102,3 +102,15 @@ struct FramePlan {
         }
     }
 }
+
+extension FramePlan.Source {
+    /// The picture this frame shows, or the nearer of the two it is made from (the first when
+    /// halfway); nil for a gap.
+    var nearest: Int? {
+        switch self {
+        case .gap: nil
+        case .frame(let i): i
+        case .blend(let i, let j, let weight), .interpolate(let i, let j, let weight): weight <= 0.5 ? i : j
+        }
+    }
+}

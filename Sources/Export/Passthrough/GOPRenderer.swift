@@ -23,6 +23,12 @@ struct GOPRenderer {
         let rate = stream.pointer.pointee.avg_frame_rate
         let samples = try SampleSpool()
         var last: (any SpliceEncoding)?
+        // HDR10+ messages of the source's packets, by presentation time, for the frames shown.
+        let hevc = stream.parameters.pointee.codec_id == AV_CODEC_ID_HEVC, lengthSize = HDR10PlusSEI.lengthSize(of: stream)
+        var dynamic: [Int64: HDR10PlusSEI] = [:]
+        let note = { (packet: UnsafePointer<AVPacket>) in
+            if hevc, let found = HDR10PlusSEI.find(in: packet, lengthSize: lengthSize) { dynamic[packet.pointee.pts] = found }
+        }
         // The encoder's output must not depend on the process's past (see FilledAllocations).
         try FilledAllocations.during {
             for span in spans {
@@ -30,19 +36,23 @@ struct GOPRenderer {
                 last = last ?? encoder
                 samples.startSpan()
                 var failure: (any Error)?
+                // The encoder makes no B-frames: its pictures come out in the order they went in,
+                // each with the HDR10+ message of the source frame it shows.
+                var pending: [HDR10PlusSEI?] = []
                 let keep = { (units: [[UInt8]]) in
-                    do { try samples.append(ParameterSets.sample(units, lengthSize: format.lengthSize)) } catch { failure = failure ?? error }
-                }
-                let encode = { (frame: UnsafeMutablePointer<AVFrame>) in
-                    if av_frame_get_side_data(frame, AV_FRAME_DATA_DYNAMIC_HDR_PLUS) != nil {
-                        throw ExportError.unsupported("\(name)'s video carries HDR10+ dynamic metadata, which the frames re-encoded at a frame-exact cut could not carry (export with --keyframe-cuts)")
+                    let sei = pending.isEmpty ? nil : pending.removeFirst()
+                    do { try samples.append(ParameterSets.sample(sei?.inserted(into: units) ?? units, lengthSize: format.lengthSize)) } catch {
+                        failure = failure ?? error
                     }
+                }
+                let encode = { (frame: UnsafeMutablePointer<AVFrame>, sourceTicks: Int64) in
+                    pending.append(dynamic.removeValue(forKey: sourceTicks))
                     try encoder.encode(frame, deliver: keep)
                 }
                 if span.reversed {
-                    try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, deliver: encode)
+                    try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, note: note, deliver: encode)
                 } else {
-                    try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, deliver: encode)
+                    try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, note: note, deliver: encode)
                 }
                 try encoder.encode(nil, deliver: keep)
                 if let failure { throw failure }
@@ -67,21 +77,23 @@ struct GOPRenderer {
     /// costs more decoding instead. The frames are stamped with the span's presentation times
     /// in the order they are handed on, so the encoder sees time run forwards.
     private static func decodeBackwards(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: SmartCut.Span,
-                                        name: String, deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
+                                        name: String, note: (UnsafePointer<AVPacket>) -> Void,
+                                        deliver: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
         var upper = span.ranks.upperBound
         var handed = 0
         while upper > span.ranks.lowerBound {
             let lower = max(span.ranks.lowerBound, scan.keyframe(before: upper - 1), upper - Self.backwardsWindow)
             var pictures: [Frame] = []
-            try decode(input, stream: index, scan: scan, span: lower..<upper, name: name) { frame in
+            try decode(input, stream: index, scan: scan, span: lower..<upper, name: name, note: note) { frame, _ in
                 guard let copy = av_frame_clone(frame) else {
                     throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a decoded frame to play it backwards"))
                 }
                 pictures.append(Frame(owning: copy))
             }
             for picture in pictures.reversed() {
+                let shown = picture.pointer.pointee.pts
                 picture.pointer.pointee.pts = scan.presentationTicks[span.ranks.lowerBound + handed]
-                try deliver(picture.pointer)
+                try deliver(picture.pointer, shown)
                 handed += 1
             }
             upper = lower
@@ -93,11 +105,12 @@ struct GOPRenderer {
     /// frames from there (a recovery point of an intra-refresh stream, whose pictures are whole
     /// only a refresh period after it), a keyframe earlier, back to the first.
     private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, name: String,
-                               deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
+                               note: (UnsafePointer<AVPacket>) -> Void,
+                               deliver: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
         var key = scan.keyframe(before: span.lowerBound)
         while true {
             do {
-                return try decode(input, stream: index, scan: scan, span: span, from: key, name: name, deliver: deliver)
+                return try decode(input, stream: index, scan: scan, span: span, from: key, name: name, note: note, deliver: deliver)
             } catch let missing as NotWholeYet {
                 guard key > 0 else { throw missing.error }
                 key = scan.keyframe(before: key - 1)
@@ -112,7 +125,8 @@ struct GOPRenderer {
     }
 
     private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, from key: Int,
-                               name: String, deliver: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws {
+                               name: String, note: (UnsafePointer<AVPacket>) -> Void,
+                               deliver: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
         let keyTicks = scan.presentationTicks[key]
         if input.seek(stream: index, to: keyTicks) < 0 {
             _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
@@ -139,7 +153,7 @@ struct GOPRenderer {
                     throw next == span.lowerBound ? NotWholeYet(error: error) : error
                 }
                 frame.pointer.pointee.pts = ticks
-                try deliver(frame.pointer)
+                try deliver(frame.pointer, ticks)
                 next += 1
             }
         }
@@ -152,6 +166,7 @@ struct GOPRenderer {
                     guard p.flags & AV_PKT_FLAG_KEY != 0, p.pts == keyTicks else { continue }
                     started = true
                 }
+                note(packet.pointer)
                 let sent = decoder.send(packet)
                 if sent < 0 && sent != sp_averror_eagain() { throw ExportError.av(path: name, AVFailure(code: sent, operation: "decoding at a cut")) }
             } else {

@@ -342,8 +342,8 @@ public struct PassthroughExporter {
         }
         if let rendered, rendered.format.setsInBand && session.container.isQuickTime {
             // In-band parameter sets need the sample entry that allows them.
+            // The plan says so before any work (``PassthroughPlan/hev1Warning(name:)``).
             stream.pointee.codecpar.pointee.codec_tag = hev1
-            warning("the HEVC video of \(session.movieName) is written as hev1, not hvc1: the frames re-encoded at its cuts carry their own parameter sets in the stream, which hvc1 does not allow, and Apple's players play only hvc1 (export with --keyframe-cuts to keep hvc1)")
         }
     }
 

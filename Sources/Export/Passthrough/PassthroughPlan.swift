@@ -85,6 +85,10 @@ extension PassthroughPlan {
         let video = try planner.plan(readable, warning: { warnings.append($0) })
         PassthroughExporter.warn(about: video.snapped.cuts, in: video.segments, name: source.name, container: container,
                                  warning: { warnings.append($0) })
+        if video.smart.map({ !$0.spans.isEmpty }) ?? false, container.isQuickTime,
+           header.stream(videoStream.index).parameters.pointee.codec_id == AV_CODEC_ID_HEVC {
+            warnings.append(hev1Warning(name: source.name))
+        }
         let timeline = try CompositionTrack(trackID: track.trackID, mediaType: .video, segments: video.segments)
         let packets = video.smart.map { smart in smart.items.map { scan.packets[smart.sourceIndex($0)] } } ?? scan.packets
         let map = try PacketMap(packets: packets, track: timeline, preferred: scan.timescale,
@@ -94,5 +98,10 @@ extension PassthroughPlan {
         return PassthroughPlan(timeline: video.segments, fit: video.fit, movedCuts: video.snapped.cuts.map { ($0.requested, $0.actual) },
                                keyframeCutsBecause: video.keyframeCutsBecause, warnings: warnings,
                                video: video, scan: scan, map: map, rounded: video.snapped.rounded)
+    }
+
+    /// What the plan says when an HEVC smart cut into mp4 or mov makes the sample entry `hev1`.
+    static func hev1Warning(name: String) -> String {
+        "the HEVC video of \(name) is written as hev1, not hvc1: the frames re-encoded at its cuts carry their own parameter sets in the stream, which hvc1 does not allow, and Apple's players play only hvc1 (export with --keyframe-cuts to keep hvc1)"
     }
 }

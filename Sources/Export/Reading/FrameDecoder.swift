@@ -36,6 +36,11 @@ final class FrameDecoder {
     private var keepFrom = 0
     /// The most frames a backward window holds: what fits ``windowBytes``, at least 4.
     let windowFrames: Int
+    /// The HDR10+ message of each source frame read so far, by index (HEVC only).
+    private(set) var dynamicHDR: [Int: HDR10PlusSEI] = [:]
+    /// Whether the stream is HEVC, and its samples' length prefix (nil: Annex B).
+    private let hevc: Bool
+    private let lengthSize: Int?
     /// The decoded pictures a backward window may hold, in bytes (about 50 frames of 1080p).
     static let windowBytes = 160 << 20
 
@@ -54,6 +59,8 @@ final class FrameDecoder {
         decoder = try CodecContext.decoder(for: input.stream(stream), threads: Self.threadCount())
         packet = try Packet()
         let parameters = input.stream(stream).parameters.pointee
+        hevc = parameters.codec_id == AV_CODEC_ID_HEVC
+        lengthSize = HDR10PlusSEI.lengthSize(of: input.stream(stream))
         let size = av_image_get_buffer_size(AVPixelFormat(rawValue: parameters.format), parameters.width, parameters.height, 1)
         let bytes = size > 0 ? Int(size) : max(1, Int(parameters.width) * Int(parameters.height) * 3)
         windowFrames = max(4, Self.windowBytes / bytes)
@@ -104,6 +111,7 @@ final class FrameDecoder {
     /// going ``backwards``.
     func release(behind i: Int) {
         for key in cache.keys where backwards ? key > i : key < i { cache[key] = nil }
+        for key in dynamicHDR.keys where backwards ? key > i : key < i { dynamicHDR[key] = nil }
     }
 
     private func seconds(_ i: Int) -> String { String(format: "%.3f", scan.presentationTimes[i].seconds) }
@@ -194,6 +202,7 @@ final class FrameDecoder {
     /// `skipping` and nothing refers to it); a packet it refuses is skipped with a warning naming
     /// frame `index`.
     private func send(skipping: Bool, at index: Int?) {
+        if hevc, let index, let found = HDR10PlusSEI.find(in: packet.pointer, lengthSize: lengthSize) { dynamicHDR[index] = found }
         decoder.pointer.pointee.skip_frame = skipping ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
         let sent = decoder.send(packet)
         if sent < 0 && sent != sp_averror_eagain() {
