@@ -101,7 +101,13 @@ public struct BatchRunner: Sendable {
             }
             progress(index, 0)
             try InputFile.requireRegular(job.movie.path)
-            let media = try Prober.probe(job.movie)
+            var media = try Prober.probe(job.movie)
+            if let program = job.export.program {
+                guard let chosen = media.playing(program: program) else {
+                    throw BatchError.job("\"program\": \(job.name) has no program \(program): \(media.missingProgram(program) ?? "")")
+                }
+                media = chosen
+            }
             var timeline = try Composition(asset: media.asset(name: job.name))
             for (number, spec) in job.edits.enumerated() {
                 do {

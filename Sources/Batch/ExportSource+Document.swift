@@ -11,4 +11,13 @@ extension ExportSource {
         self.init(movie: DocumentStore.movieURL(of: document, at: documentURL), name: document.movie.path,
                   media: document.media, timeline: document.timeline, protectedInputs: [documentURL] + others)
     }
+
+    /// The same, playing program `program` of the document's transport stream (all of that
+    /// program's streams, none of another's), its edits replayed there; nil when the movie has
+    /// no such program.
+    public init?(document: ProjectDocument, at documentURL: URL, program: Int) throws {
+        guard let (media, timeline) = try document.playing(program: program) else { return nil }
+        self.init(movie: DocumentStore.movieURL(of: document, at: documentURL), name: document.movie.path,
+                  media: media, timeline: timeline, protectedInputs: [documentURL])
+    }
 }

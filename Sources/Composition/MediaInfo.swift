@@ -83,6 +83,20 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         return chosen.streams.contains(index)
     }
 
+    /// These facts with program `id` played instead; nil when the movie has no such program.
+    public func playing(program id: Int) -> MediaInfo? {
+        guard programs?.contains(where: { $0.id == id }) ?? false else { return nil }
+        var chosen = self
+        chosen.program = id
+        return chosen
+    }
+
+    /// Why program `id` cannot be played, after "<movie> has no program N: ", or nil when it can.
+    public func missingProgram(_ id: Int) -> String? {
+        guard let programs else { return "it has no programs (a transport stream with several broadcast services has)" }
+        return programs.contains { $0.id == id } ? nil : "its programs are " + programs.map { String($0.id) }.joined(separator: ", ")
+    }
+
     /// The program a document of this movie plays by default: the first with a video stream.
     public var defaultProgram: Int? {
         programs?.first { $0.streams.contains { index in streams.contains { $0.index == index && $0.kind == .video && !$0.isAttachedPicture } } }?.id

@@ -32,24 +32,29 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         public var container: String?
         /// Check each passthrough output against its plan (`export --verify`).
         public var verify: Bool?
+        /// For a transport stream with several programs: the program to export, all of its
+        /// streams and none of another's (`export --program`). Default: the first with video.
+        public var program: Int?
 
         public init(algorithm: String? = nil, semitones: Double? = nil, fps: Rational? = nil, container: String? = nil,
-                    verify: Bool? = nil) {
+                    verify: Bool? = nil, program: Int? = nil) {
             self.algorithm = algorithm
             self.semitones = semitones
             self.fps = fps
             self.container = container
             self.verify = verify
+            self.program = program
         }
 
         /// `self`, with `other`'s fields where it sets them.
         public func overridden(by other: ExportSpec?) -> ExportSpec {
             guard let other else { return self }
             return ExportSpec(algorithm: other.algorithm ?? algorithm, semitones: other.semitones ?? semitones,
-                              fps: other.fps ?? fps, container: other.container ?? container, verify: other.verify ?? verify)
+                              fps: other.fps ?? fps, container: other.container ?? container, verify: other.verify ?? verify,
+                              program: other.program ?? program)
         }
 
-        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container, verify }
+        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container, verify, program }
 
         public init(from decoder: any Decoder) throws {
             try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "an export")
@@ -59,6 +64,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             fps = try c.decodeIfPresent(FlexibleRational.self, forKey: .fps)?.value
             container = try c.decodeIfPresent(String.self, forKey: .container)
             verify = try c.decodeIfPresent(Bool.self, forKey: .verify)
+            program = try c.decodeIfPresent(Int.self, forKey: .program)
             // Pasted into output names: one of a fixed set, never a path.
             if let container, !OutputNaming.movieExtensions.contains(container.lowercased()) {
                 throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(OutputNaming.movieExtensions.joined(separator: ", "))")

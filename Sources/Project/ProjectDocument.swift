@@ -48,6 +48,16 @@ public struct ProjectDocument: Sendable, Hashable {
         try ProjectError.editing { () throws(CompositionError) in try Composition(asset: media.asset(name: movie.path)) }
     }
 
+    /// The movie's facts and the timeline when the document plays program `id` of its
+    /// transport stream instead (`export --program`): the applied edits replayed on that
+    /// program's streams. Nil when the movie has no such program.
+    public func playing(program id: Int) throws(ProjectError) -> (media: MediaInfo, timeline: Composition)? {
+        guard let chosen = media.playing(program: id) else { return nil }
+        if chosen == media { return (media, timeline) }
+        let start = try ProjectError.editing { () throws(CompositionError) in try Composition(asset: chosen.asset(name: movie.path)) }
+        return (chosen, try Self.replay(try history.appliedEdits, on: start))
+    }
+
     /// Applies `edit` to the timeline and records it. Edits undone before it are dropped.
     public mutating func apply(_ edit: Edit, date: Date = Date()) throws(ProjectError) {
         // In place: the edit is all or nothing, and a copy would copy every segment.

@@ -47,11 +47,10 @@ enum DocumentLocator {
         }
         var media = try Prober.probe(movie)
         if let program {
-            guard let programs = media.programs, programs.contains(where: { $0.id == program }) else {
-                let known = media.programs.map { "its programs are " + $0.map { String($0.id) }.joined(separator: ", ") } ?? "it has no programs (a transport stream with several broadcast services has)"
-                throw CLIError("\(shown) has no program \(program): \(known)")
+            guard let chosen = media.playing(program: program) else {
+                throw CLIError("\(shown) has no program \(program): \(media.missingProgram(program) ?? "")")
             }
-            media.program = program
+            media = chosen
         }
         let document = try ProjectDocument(movieURL: movie, documentURL: documentURL, media: media)
         try DocumentStore.create(document, at: documentURL, replacing: replace)

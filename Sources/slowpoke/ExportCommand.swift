@@ -111,6 +111,9 @@ struct ExportMovie: ParsableCommand {
     @Flag(help: "Without --fps: check the written movie against the export's plan (times, copied bytes, re-encoded frames' quality, streams, sync) and print one line of proof; a difference exits 1 and keeps the output as <name>.FAILED-VERIFY.<ext>.")
     var verify = false
 
+    @Option(help: ArgumentHelp("For a transport stream with several programs (broadcast services): export program N, all of its streams and none of another's, the document's edits applied to it (default: the program the document plays, which `info` names).", valueName: "N"))
+    var program: Int?
+
     @OptionGroup var audio: AudioOutputOptions
 
     func validate() throws {
@@ -138,29 +141,30 @@ struct ExportMovie: ParsableCommand {
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
-        if document.media.primaryVideo == nil {
+        let source = try exportSource(document, at: url)
+        if source.media.primaryVideo == nil {
             if fps != nil {
                 throw CLIError("--fps sets a video frame rate, and \(document.movie.path) has no video; leave --fps out to export its audio (.m4a, .wav, .flac, .mp3 or .opus)")
             }
             if verify {
                 throw CLIError("--verify checks a movie's passthrough export, and \(document.movie.path) has no video; leave --verify out to export its audio")
             }
-            try exportAudio(document: document, at: url, settings: settings)
+            try exportAudio(source, document: document, at: url, settings: settings)
             return
         }
         if let fps {
             let rate: Rational
             do { rate = try FrameRateParser.parse(fps) } catch { throw CLIError("--fps \(error.description)") }
-            try exportConstantRate(fps: rate, document: document, at: url, settings: settings)
+            try exportConstantRate(fps: rate, source: source, document: document, at: url, settings: settings)
             return
         }
-        var exporter = try PassthroughExporter(source: ExportSource(document: document, at: url),
+        var exporter = try PassthroughExporter(source: source,
                                                output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.movie(for: document, at: url),
                                                settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         exporter.keyframeCuts = keyframeCuts
         exporter.verify = verify
-        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let shown = output ?? exporter.output.lastPathComponent
         if dryRun {
             let plan = try exporter.plan()
@@ -188,12 +192,21 @@ struct ExportMovie: ParsableCommand {
         reencoded > 0 ? "; \(reencoded) frames re-encoded at \(places(cuts: cuts, reversals: reversals)); \(copied) copied" : ""
     }
 
-    private func exportAudio(document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
-        var exporter = try AudioExporter(source: ExportSource(document: document, at: url),
+    /// What the export reads: the document, or with `--program` the program it names.
+    private func exportSource(_ document: ProjectDocument, at url: URL) throws -> ExportSource {
+        guard let program else { return ExportSource(document: document, at: url) }
+        guard let source = try ExportSource(document: document, at: url, program: program) else {
+            throw CLIError("--program \(program): \(document.movie.path) has no program \(program): \(document.media.missingProgram(program) ?? "")")
+        }
+        return source
+    }
+
+    private func exportAudio(_ source: ExportSource, document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
+        var exporter = try AudioExporter(source: source,
                                          output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.audio(for: document, at: url),
                                          settings: settings, force: audio.force)
         exporter.exactTimeline = exact
-        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         print("wrote \(shown): \(result.duration.readable), \(result.sampleRate) Hz \(result.channels) \(result.codec), \(Self.said(result.audio))")
@@ -201,14 +214,14 @@ struct ExportMovie: ParsableCommand {
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
 
-    private func exportConstantRate(fps: Rational, document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
+    private func exportConstantRate(fps: Rational, source: ExportSource, document: ProjectDocument, at url: URL,
+                                    settings: TimePitchSettings) throws {
         let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames)
-        let source = ExportSource(document: document, at: url)
         let target = try output.map { URL(fileURLWithPath: $0) }
             ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
         exporter.exactTimeline = exact
-        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: document.timeline.duration.seconds)
+        let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         let shown = output ?? exporter.output.lastPathComponent
         let e = result.encoder

@@ -54,6 +54,50 @@ import TestSupport
         #expect(export.stderr.contains("is not in the export: in program"), "\(export.stderr)")
     }
 
+    /// `export --program N` takes program N whole, the document's edits applied to it, whichever
+    /// program the document plays; passthrough and `--fps` alike.
+    @Test(arguments: [[], ["--fps", "25", "--preset", "ultrafast"]])
+    func exportProgramTakesThatProgram(extra: [String]) throws {
+        let folder = try TemporaryFolder("ts-export-program")
+        try twoPrograms(folder)
+        #expect(try slowpoke(["open", "two.ts"], in: folder).status == 0)
+        #expect(try slowpoke(["scale", "--range", "1-2", "--rate", "0.5"], in: folder).status == 0)
+        let export = try slowpoke(["export", "--program", "2", "-o", "b.mkv", "--progress", "none"] + extra, in: folder)
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try streams(folder.file("b.mkv")) == ["video/", "audio/fra"])
+        let output = try pictures(folder.file("b.mkv"), map: "0:v")
+        // Passthrough keeps the 75 source frames; 4 s at 25 fps are 100.
+        #expect(output.count == (extra.isEmpty ? 75 : 100), "\(output.count) frames")
+        if extra.isEmpty {
+            // Passthrough: every picture is one of program B's, none of A's.
+            let b = Set(try pictures(folder.file("two.ts"), map: "0:3")), a = Set(try pictures(folder.file("two.ts"), map: "0:0"))
+            #expect(output.allSatisfy(b.contains) && !output.contains(where: a.contains))
+        }
+        // The document still plays program 1: a plain export takes A.
+        let plain = try slowpoke(["export", "-o", "a.mkv", "--progress", "none"] + extra, in: folder)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(try streams(folder.file("a.mkv")) == ["video/", "audio/deu", "audio/eng"])
+        let missing = try slowpoke(["export", "--program", "7", "-o", "c.mkv", "--progress", "none"], in: folder)
+        #expect(missing.status == 1 && missing.stderr.contains("--program 7: two.ts has no program 7: its programs are 1, 2"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("c.mkv").path))
+    }
+
+    /// A batch recipe's `program` picks the program; without it, the first with video.
+    @Test func batchRecipeTakesProgram() throws {
+        let folder = try TemporaryFolder("ts-batch-program")
+        try twoPrograms(folder)
+        try FileManager.default.copyItem(at: folder.file("two.ts"), to: folder.file("other.ts"))
+        let recipe = #"{"export": {"container": "mkv"}, "edits": [{"scale": {"range": "1-2", "rate": "1/2"}}], "#
+            + #""movies": [{"path": "two.ts", "export": {"program": 2}}, "other.ts", {"path": "other.ts", "output": "bad.mkv", "export": {"program": 9}}]}"#
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let batch = try slowpoke(["batch", "recipe.json"], in: folder)
+        #expect(try streams(folder.file("two-slowpoke.mkv")) == ["video/", "audio/fra"], "\(batch.stdout) \(batch.stderr)")
+        #expect(try streams(folder.file("other-slowpoke.mkv")) == ["video/", "audio/deu", "audio/eng"])
+        #expect(batch.stdout.contains("\"program\": other.ts has no program 9: its programs are 1, 2") || batch.stderr.contains("\"program\": other.ts has no program 9: its programs are 1, 2"),
+                "\(batch.stdout) \(batch.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("bad.mkv").path))
+    }
+
     @Test func aProgramTheFileLacksIsRefused() throws {
         let folder = try TemporaryFolder("ts-programs-refused")
         try twoPrograms(folder)
