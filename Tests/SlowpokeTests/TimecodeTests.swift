@@ -41,4 +41,41 @@ import Testing
         }
         #expect(checked == 5)
     }
+
+    /// Matroska's TIMECODE tag as the source (issue 51): the segment's, as `ffmpeg -timecode`
+    /// writes it into mkv, or the video track's, as other muxers do. Every export (mkv, mov, mp4;
+    /// passthrough and `--fps`) reads the retimed one in every place it holds a timecode, and no
+    /// stale copy of the source's.
+    @Test(arguments: [("25", "10:00:00:00", "10:00:02:00", false), ("30000/1001", "01:00:00;00", "01:00:02;00", false),
+                      ("25", "10:00:00:00", "10:00:02:00", true)])
+    func matroskaTimecodeTagIsRetimed(rate: String, start: String, expected: String, onTrack: Bool) throws {
+        let folder = try TemporaryFolder("timecode-mkv")
+        let movie = folder.file("cam.mkv")
+        let tagging = onTrack ? ["-metadata:s:v:0", "TIMECODE=\(start)"] : ["-timecode", start]
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=\(rate):duration=4",
+                                                   "-c:v", "libx264", "-preset", "ultrafast", "-g", rate == "25" ? "25" : "30"]
+                                        + tagging + [movie.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let probe = try TestSupport.ffprobe(movie, ["-show_entries", "format_tags:stream_tags"])
+        #expect("\(probe)".contains(start), "the source carries no TIMECODE tag: \(probe)")
+        try #require(try TestSupport.run(TestSupport.slowpoke, ["open", movie.path]).status == 0)
+        let document = folder.file("cam.slowpoke")
+        try #require(try TestSupport.run(TestSupport.slowpoke, ["remove", "--range", "0-2", document.path]).status == 0)
+        var checked = 0
+        for (ext, options) in [("mkv", [] as [String]), ("mov", []), ("mp4", []), ("mkv", ["--fps", "30", "--preset", "ultrafast"]),
+                               ("mov", ["--fps", "30", "--preset", "ultrafast"])] {
+            let output = folder.file("out-\(checked).\(ext)")
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", output.path] + options)
+            try #require(export.status == 0, "\(export.stderr)")
+            let probe = try TestSupport.ffprobe(output, ["-show_entries", "format_tags:stream_tags"])
+            let holders = [probe["format"] as? [String: Any] ?? [:]] + (probe["streams"] as? [[String: Any]] ?? [])
+            let timecodes = holders.flatMap { holder in
+                ((holder["tags"] as? [String: String]) ?? [:]).filter { $0.key.lowercased() == "timecode" }.map(\.value)
+            }
+            let wanted = options.isEmpty ? expected : expected.replacingOccurrences(of: ";", with: ":")
+            #expect(!timecodes.isEmpty && timecodes.allSatisfy { $0 == wanted }, ".\(ext) \(options): \(timecodes), wanted \(wanted)")
+            checked += 1
+        }
+        #expect(checked == 5)
+    }
 }

@@ -29,7 +29,8 @@ enum Timecode {
     /// the output's frame rate (which mov and mp4 need to write the `tmcd` track), and returns
     /// it; removes it when it cannot be worked out, rather than state a wrong one. The source's
     /// timecode is its video stream's (libavformat's reading of a `tmcd` track, or a stream
-    /// key), else the movie's global `timecode` key (as cameras and FFmpeg write it).
+    /// key), else the movie's global `timecode` key (as cameras and FFmpeg write it). Lookups
+    /// ignore case, so Matroska's `TIMECODE` tag, on the track or the segment, is read alike.
     @discardableResult
     static func carry(from input: UnsafeMutablePointer<AVStream>, movie: UnsafeMutablePointer<AVFormatContext>,
                       to output: UnsafeMutablePointer<AVStream>, offset: Double) -> String? {
