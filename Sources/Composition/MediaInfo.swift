@@ -27,7 +27,9 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     /// The frame rate the camera captured at, where the movie says (Android's
     /// `com.android.capture.fps`): a 240 fps capture stored for 30 fps playback plays at 1/8 speed.
     public var captureFrameRate: Double? {
-        quickTimeMetadata?["com.android.capture.fps"].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+        // Matroska keeps tag names in capitals (COM.ANDROID.CAPTURE.FPS, after a remux to mkv).
+        quickTimeMetadata?.first { $0.key.lowercased() == "com.android.capture.fps" }
+            .flatMap { Double($0.value) }.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
     }
 
     /// Where the file's clock starts again (two transport-stream recordings joined with `cat`),

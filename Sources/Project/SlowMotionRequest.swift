@@ -22,6 +22,17 @@ public struct SlowMotionRequest: Sendable {
         return try? (captured / stored)
     }
 
+    /// Whether `document`'s timeline already plays some of its clip, stored slower than it was
+    /// captured, at the speed it was filmed (`slomo --real-time`, or a scale as fast): some video
+    /// segment plays at ``realTimeRate(of:)`` or faster.
+    public static func playsAtRealTime(_ document: ProjectDocument) -> Bool {
+        guard let rate = realTimeRate(of: document.media) else { return false }
+        let floor = (try? rate * Rational(99, 100)) ?? rate
+        return document.timeline.tracks(withMediaType: .video).contains { track in
+            track.segments.contains { segment in segment.rate.map { $0 >= floor } ?? false }
+        }
+    }
+
     /// Decides the slow motion for `document`, whose movie is at `movie`. `range` (timeline
     /// time) and `rate` override the sidecar's and the defaults. Throws for a clip below 85 fps
     /// (not a high-frame-rate clip), and for a sidecar that cannot be read, naming it.
@@ -31,8 +42,20 @@ public struct SlowMotionRequest: Sendable {
         }
         let fps = (video.averageFrameRate ?? video.realFrameRate)?.doubleValue ?? 0
         if let realTime = Self.realTimeRate(of: document.media), let capture = document.media.captureFrameRate {
-            throw CompositionError.notHighFrameRate("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.readable) of the speed it was filmed, throughout (slomo --real-time plays it at the speed it was filmed)")
+            // Played at the speed it was filmed, the clip is the high-frame-rate clip it was
+            // captured as: a section of it slows as for a clip stored at its capture rate.
+            if Self.playsAtRealTime(document) {
+                try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: capture)
+                return
+            }
+            throw CompositionError.notHighFrameRate("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.readable) of the speed it was filmed, throughout (slomo --real-time plays it at the speed it was filmed; slomo then slows a section of it)")
         }
+        try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: fps)
+    }
+
+    /// The slow motion for a clip of `fps` frames a second (its capture rate, for a clip played at
+    /// the speed it was filmed).
+    private init(document: ProjectDocument, movie: URL, range: TimeRange?, rate: Rational?, framesPerSecond fps: Double) throws {
         guard let photosRate = SlowMotion.photosRate(framesPerSecond: fps) else {
             throw SlowMotion.notHighFrameRate(framesPerSecond: fps)
         }

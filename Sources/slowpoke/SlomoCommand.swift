@@ -27,13 +27,15 @@ struct SlomoCommand: ParsableCommand {
             when it has one, and the capture rate an Android clip states \
             (com.android.capture.fps). A clip captured at 240 fps and stored for 30 fps playback \
             already plays at 1/8 speed throughout: --real-time plays it at the speed it was \
-            filmed (one scale of the whole timeline).
+            filmed (one scale of the whole timeline), and slomo then slows a section of it as \
+            for a 240 fps clip (Photos' 1/8 of the speed it was filmed, which is its stored speed).
 
             Examples:
               slowpoke slomo IMG_0042.MOV            # the sidecar's, or Photos' defaults
               slowpoke slomo --range 1.2-3.4         # that range, Photos' rate
               slowpoke slomo --range 1.2-3.4 --rate 1/4
               slowpoke slomo --real-time             # a 240 fps capture stored for 30 fps
+              slowpoke slomo                         # then its middle back at 1/8
             """)
 
     @OptionGroup var options: DocumentOptions
@@ -70,6 +72,9 @@ struct SlomoCommand: ParsableCommand {
     private func playAtRealTime(url: URL, before: ProjectDocument) throws {
         guard let rate = SlowMotionRequest.realTimeRate(of: before.media), let capture = before.media.captureFrameRate else {
             throw CLIError("\(before.movie.path) does not say it was captured faster than it plays (no com.android.capture.fps above its frame rate), so it already plays at the speed it was filmed")
+        }
+        guard !SlowMotionRequest.playsAtRealTime(before) else {
+            throw CLIError("the timeline already plays \(before.movie.path) at the speed it was filmed (\(rate.readable)x its stored speed) where it is not slowed; `undo` to start over, or slomo to slow a section")
         }
         let edit = try Edit.scale(range: TimeRange(start: .zero, end: before.timeline.duration), rate: rate)
         let duration = try Self.apply(edit, to: url, readAs: before)

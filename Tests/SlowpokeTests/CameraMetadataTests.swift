@@ -65,4 +65,34 @@ import TestSupport
         let realTime = try slowpoke(["slomo", "--real-time"], in: folder)
         #expect(realTime.status == 0 && realTime.stdout.contains("the timeline is now 0.5 s"), "\(realTime.stdout)\(realTime.stderr)")
     }
+
+    /// The 240-for-30 clip remuxed to Matroska (whose tag names are capitals) is known alike;
+    /// after `slomo --real-time`, `slomo` slows its middle back to 1/8 of the speed it was
+    /// filmed (its stored speed), as for a 240 fps clip, and a second `--real-time` is refused.
+    @Test func aStoredSlowClipGetsASlowSection() throws {
+        let folder = try TemporaryFolder("camera-capture-section")
+        let movie = try cameraMovie(folder)
+        let remuxed = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", movie.path, "-c", "copy", folder.file("cam.mkv").path])
+        #expect(remuxed.status == 0, "\(remuxed.stderr)")
+        #expect(try slowpoke(["open", "cam.mkv"], in: folder).status == 0)
+        let info = try slowpoke(["info"], in: folder)
+        #expect(info.stdout.contains("captured at 240 fps, stored for 30 fps playback"), "\(info.stdout)")
+        #expect(try slowpoke(["slomo", "--real-time"], in: folder).status == 0)
+        let again = try slowpoke(["slomo", "--real-time"], in: folder)
+        #expect(again.status == 1 && again.stderr.contains("the timeline already plays cam.mkv at the speed it was filmed (8x its stored speed)"), "\(again.stderr)")
+        let slomo = try slowpoke(["slomo"], in: folder)
+        #expect(slomo.status == 0 && slomo.stdout.contains("(0.125x, ramps of") && slomo.stdout.contains("from Photos' defaults for 240 fps"),
+                "\(slomo.stdout)\(slomo.stderr)")
+        let export = try slowpoke(["export", "--exact", "-o", "out.mkv", "--progress", "none"], in: folder)
+        #expect(export.status == 0, "\(export.stderr)")
+        // Every source frame kept; before the section 1/240 s apart (real speed), inside its
+        // middle (15% to 85% of the 0.5 s real-time timeline less the ramps) 1/30 s apart.
+        let frames = try TestSupport.ffprobe(folder.file("out.mkv"), ["-select_streams", "v", "-show_entries", "frame=pts_time"])["frames"] as? [[String: Any]] ?? []
+        let times = frames.compactMap { ($0["pts_time"] as? String).flatMap(Double.init) }
+        #expect(times.count == 120)
+        let steps = zip(times.dropFirst(), times).map { $0 - $1 }
+        let fast = steps.prefix(15), slow = zip(times.dropFirst(), steps).filter { $0.0 > 0.35 && $0.0 < 1.6 }.map(\.1)
+        #expect(fast.count == 15 && fast.allSatisfy { abs($0 - 1.0 / 240) < 0.0011 }, "\(Array(fast))")
+        #expect(slow.count >= 30 && slow.allSatisfy { abs($0 - 1.0 / 30) < 0.0011 }, "\(slow)")
+    }
 }
