@@ -113,16 +113,17 @@ import TestSupport
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
     }
 
-    /// `--fps 25 --frames blend` over a range slowed to 0.25x: each frame carries the nearer source
-    /// frame's HDR10+; an H.264 export says before any work that it drops it.
-    @Test func constantRateCarriesHDR10Plus() throws {
+    /// `--fps 25` with blended or interpolated frames over a range slowed to 0.25x: each frame
+    /// carries the nearer source frame's HDR10+; an H.264 export says before any work that it drops it.
+    @Test(arguments: ["blend", "interpolate"])
+    func constantRateCarriesHDR10Plus(frames: String) throws {
         let folder = try TemporaryFolder("hdr10plus-fps")
         // Without audio, so the timeline is not fitted to audio frames and the times below hold.
         let movie = try hdr10PlusMovie(folder, audio: false)
         for edit in [["open", movie.lastPathComponent], ["scale", "--range", "0.5-1", "--rate", "0.25"]] {
             #expect(try run(edit, in: folder).status == 0)
         }
-        let export = try run(["export", "--fps", "25", "--codec", "hevc", "--preset", "ultrafast", "--frames", "blend",
+        let export = try run(["export", "--fps", "25", "--codec", "hevc", "--preset", "ultrafast", "--frames", frames,
                               "--progress", "none", "-o", "out.mp4"], in: folder)
         #expect(export.status == 0 && export.stderr.isEmpty, "\(export.stderr)")
         // Output frame k at k/25 s shows source time s: 1x before 0.5 s, 0.25x to 2.5 s, 1x after.

@@ -111,7 +111,8 @@ final class FrameDecoder {
     /// going ``backwards``.
     func release(behind i: Int) {
         for key in cache.keys where backwards ? key > i : key < i { cache[key] = nil }
-        for key in dynamicHDR.keys where backwards ? key > i : key < i { dynamicHDR[key] = nil }
+        // HDR10+ messages a frame further: a blend asks for its nearer frame's after releasing.
+        for key in dynamicHDR.keys where backwards ? key > i + 1 : key < i - 1 { dynamicHDR[key] = nil }
     }
 
     private func seconds(_ i: Int) -> String { String(format: "%.3f", scan.presentationTimes[i].seconds) }
