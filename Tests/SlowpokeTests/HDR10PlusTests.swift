@@ -140,4 +140,19 @@ import TestSupport
         #expect(h264.status == 0)
         #expect(h264.stderr.contains("hdr10plus.mp4's video carries HDR10+ dynamic metadata (SMPTE ST 2094-40), which H.264 here does not: sdr.mp4 drops it (--codec hevc keeps it)"), "\(h264.stderr)")
     }
+
+    /// A reversed range in `--fps`: its frames carry their messages last first, as they show.
+    @Test func reversedRangeCarriesHDR10Plus() throws {
+        let folder = try TemporaryFolder("hdr10plus-reverse")
+        let movie = try hdr10PlusMovie(folder, audio: false)
+        for edit in [["open", movie.lastPathComponent], ["reverse", "--range", "1-1.5"]] {
+            #expect(try run(edit, in: folder).status == 0)
+        }
+        let export = try run(["export", "--fps", "25", "--codec", "hevc", "--preset", "ultrafast", "--progress", "none", "-o", "out.mp4"], in: folder)
+        #expect(export.status == 0 && export.stderr.isEmpty, "\(export.stderr)")
+        // 25 fps shows every other 50 fps frame: 0, 2 … 48, then 1.5 s back to 1 s (74 … 50), then 76 … 98.
+        let expected = (0..<25).map { 2 * $0 } + (0..<13).map { 74 - 2 * $0 } + (0..<12).map { 76 + 2 * $0 }
+        let marks = try Self.marks(folder.file("out.mp4"))
+        #expect(marks.count == 50 && marks == expected.map { Optional($0) }, "\(marks)")
+    }
 }
