@@ -37,7 +37,7 @@ enum Report {
             out += "  \(key) = \(value)\n"
         }
         for program in media.programs ?? [] {
-            let played = program.id == media.program ? ": the document plays it" : ""
+            let played = program.id == media.program ? ": the document plays it" : " (`export --program \(program.id)` exports it)"
             out += "  \(program.label): streams \(program.streams.map(String.init).joined(separator: ", "))\(played)\n"
         }
         if let capture = media.captureFrameRate {

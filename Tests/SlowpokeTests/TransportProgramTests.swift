@@ -43,6 +43,7 @@ import TestSupport
         let info = try slowpoke(["info"], in: folder)
         #expect(info.stdout.contains("program 1 (A): streams 0, 1, 2") && info.stdout.contains("program 2 (B): streams 3, 4"), "\(info.stdout)")
         #expect(info.stdout.contains("program \(program ?? 1) (\(program == 2 ? "B" : "A")): streams \(program == 2 ? "3, 4" : "0, 1, 2"): the document plays it"))
+        #expect(info.stdout.contains("program \(program == 2 ? 1 : 2) (\(program == 2 ? "A" : "B")): streams \(program == 2 ? "0, 1, 2" : "3, 4") (`export --program \(program == 2 ? 1 : 2)` exports it)"), "\(info.stdout)")
         #expect(try slowpoke(["scale", "--range", "1-2", "--rate", "0.5"], in: folder).status == 0)
         let export = try slowpoke(["export", "-o", "out.mkv", "--progress", "none"], in: folder)
         #expect(export.status == 0, "\(export.stderr)")
