@@ -88,17 +88,7 @@ struct HDR10PlusSEI: Equatable {
     /// The NAL units of a sample: Annex B when `lengthSize` is nil.
     private static func units(of sample: UnsafeBufferPointer<UInt8>, lengthSize: Int?) -> [[UInt8]] {
         guard let lengthSize else { return ParameterSets.annexBUnits(sample) }
-        var units: [[UInt8]] = []
-        var i = 0
-        while i + lengthSize <= sample.count {
-            var length = 0
-            for k in 0..<lengthSize { length = length << 8 | Int(sample[i + k]) }
-            i += lengthSize
-            guard length > 0, i + length <= sample.count else { break }
-            units.append(Array(sample[i ..< i + length]))
-            i += length
-        }
-        return units
+        return ParameterSets.units(of: sample, lengthSize: lengthSize).map(Array.init)
     }
 
     /// The prefix length of `stream`'s samples: its `hvcC` record's, or nil for Annex B

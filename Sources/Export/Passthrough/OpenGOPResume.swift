@@ -46,17 +46,7 @@ struct OpenGOPResume {
 
     /// The NAL units of a length-prefixed sample.
     func units(_ sample: UnsafeBufferPointer<UInt8>) -> [UnsafeBufferPointer<UInt8>] {
-        var units: [UnsafeBufferPointer<UInt8>] = []
-        var i = 0
-        while i + lengthSize <= sample.count {
-            var length = 0
-            for k in 0..<lengthSize { length = length << 8 | Int(sample[i + k]) }
-            i += lengthSize
-            guard length > 0, i + length <= sample.count else { break }
-            units.append(UnsafeBufferPointer(rebasing: sample[i ..< i + length]))
-            i += length
-        }
-        return units
+        ParameterSets.units(of: sample, lengthSize: lengthSize)
     }
 
     /// The header of slice NAL unit `unit`; only its first bytes are unescaped unless the

@@ -116,6 +116,22 @@ struct ParameterSets: Equatable {
         }
     }
 
+    /// The NAL units of a sample whose units have `lengthSize`-byte length prefixes, up to the
+    /// first that does not fit.
+    static func units(of sample: UnsafeBufferPointer<UInt8>, lengthSize: Int) -> [UnsafeBufferPointer<UInt8>] {
+        var units: [UnsafeBufferPointer<UInt8>] = []
+        var i = 0
+        while i + lengthSize <= sample.count {
+            var length = 0
+            for k in 0..<lengthSize { length = length << 8 | Int(sample[i + k]) }
+            i += lengthSize
+            guard length > 0, i + length <= sample.count else { break }
+            units.append(UnsafeBufferPointer(rebasing: sample[i ..< i + length]))
+            i += length
+        }
+        return units
+    }
+
     /// NAL units as a length-prefixed sample, `lengthSize` bytes a prefix.
     static func sample(_ units: [[UInt8]], lengthSize: Int) -> [UInt8] {
         var out: [UInt8] = []
