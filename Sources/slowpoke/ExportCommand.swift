@@ -195,7 +195,12 @@ struct ExportMovie: ParsableCommand {
     /// What the export reads: the document, or with `--program` the program it names.
     private func exportSource(_ document: ProjectDocument, at url: URL) throws -> ExportSource {
         guard let program else { return ExportSource(document: document, at: url) }
-        guard let source = try ExportSource(document: document, at: url, program: program) else {
+        let chosen: ExportSource?
+        do { chosen = try ExportSource(document: document, at: url, program: program) } catch {
+            // Program N may be shorter than the one the edits were made on.
+            throw CLIError("--program \(program): the edits of \(url.lastPathComponent) cannot be replayed on program \(program): \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
+        }
+        guard let source = chosen else {
             throw CLIError("--program \(program): \(document.movie.path) has no program \(program): \(document.media.missingProgram(program) ?? "")")
         }
         return source
