@@ -83,6 +83,23 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: folder.file("c.mkv").path))
     }
 
+    /// Edits made on program A that program B (1.5 s long) cannot hold are refused, naming both.
+    @Test func editsPastAShorterProgramAreRefused() throws {
+        let folder = try TemporaryFolder("ts-export-program-short")
+        let made = try TestSupport.tool("ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=25:d=3", "-f", "lavfi", "-i", "sine=f=300:d=3",
+            "-f", "lavfi", "-i", "smptebars=s=160x120:r=25:d=1.5", "-f", "lavfi", "-i", "sine=f=800:d=1.5",
+            "-map", "0:v", "-map", "1:a", "-map", "2:v", "-map", "3:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "mp2",
+            "-program", "title=A:program_num=1:st=0:st=1", "-program", "title=B:program_num=2:st=2:st=3", folder.file("two.ts").path])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try slowpoke(["open", "two.ts"], in: folder).status == 0)
+        #expect(try slowpoke(["remove", "--range", "2-2.9"], in: folder).status == 0)
+        let export = try slowpoke(["export", "--program", "2", "-o", "b.mkv", "--progress", "none"], in: folder)
+        #expect(export.status == 1 && export.stderr.contains("--program 2: the edits of two.slowpoke cannot be replayed on program 2: range 2-2.9 goes beyond the end of the timeline"),
+                "\(export.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("b.mkv").path))
+    }
+
     /// A batch recipe's `program` picks the program; without it, the first with video.
     @Test func batchRecipeTakesProgram() throws {
         let folder = try TemporaryFolder("ts-batch-program")
