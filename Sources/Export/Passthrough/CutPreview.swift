@@ -13,6 +13,8 @@ public struct CutPreview: Sendable, Equatable {
     /// Reversed ranges re-encoded backwards (long-GOP video).
     public var reversals = 0
     public let copiedFrames: Int
+    /// Of the re-encoded frames, freezes' held frames and gaps' black pictures.
+    public var heldFrames = 0, blackFrames = 0
     /// Why the cuts move to keyframes (nothing re-encoded), or nil when they are frame-exact.
     public let keyframeCutsBecause: String?
 
@@ -46,6 +48,7 @@ public struct CutPreview: Sendable, Equatable {
         }
         self.init(reencodedFrames: plan.reencodedFrames, cuts: plan.reencodedCuts, copiedFrames: plan.copiedFrames, keyframeCutsBecause: nil)
         reversals = plan.reencodedReversals
+        (heldFrames, blackFrames) = (plan.heldFrames, plan.blackFrames)
     }
 
     /// The preview for exporting `source` to `output`; nil when the source has no video or the
