@@ -255,8 +255,12 @@ public struct PassthroughExporter {
         var afterEncoded = false, previous: Int?
         // Copied packets whose bytes are changed (output decode positions), for --verify.
         var changedCopies: Set<Int> = []
+        // H.264: a re-encoded IDR picture's id differs from the IDR picture's before it.
+        let separation = rendered.flatMap { IDRSeparation(record: $0.record) }
+        var lastIDR: Int?
         for (n, entry) in entries.enumerated() {
-            if let sample = try encodedSample(entry) {
+            if var sample = try encodedSample(entry) {
+                if sample.idr, let separation { (sample.bytes, lastIDR) = try separation.separated(sample.bytes, previous: lastIDR) } else { lastIDR = nil }
                 resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
                 try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
                 afterEncoded = true
@@ -264,6 +268,7 @@ public struct PassthroughExporter {
                 let read = try reader.packet(at: source)
                 let p = read.pointer.pointee
                 let bytes = UnsafeBufferPointer(start: p.data, count: Int(p.size))
+                lastIDR = p.flags & AV_PKT_FLAG_KEY != 0 ? separation?.id(bytes) : nil
                 let resumes = p.flags & AV_PKT_FLAG_KEY != 0 && (afterEncoded || previous.map { source != $0 + 1 } ?? false)
                 (afterEncoded, previous) = (false, source)
                 if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
@@ -273,14 +278,7 @@ public struct PassthroughExporter {
                 } else {
                     let changed = resumes ? format?.resumed(bytes) : nil
                     if changed != nil { changedCopies.insert(n) }
-                    let packet = try changed.map { try Self.packet($0, flags: p.flags) } ?? read
-                    try withExtendedLifetime(packet) {
-                        let p = packet.pointer
-                        p.pointee.pts = entry.pts
-                        p.pointee.dts = entry.dts
-                        p.pointee.duration = entry.duration
-                        try session.write(video: p, in: mapTimeBase)
-                    }
+                    try Self.write(changed.map { try Self.packet($0, flags: p.flags) } ?? read, entry: entry, session: session, timeBase: mapTimeBase)
                 }
             }
             if (n + 1) % 64 == 0 { try progress(Double(n + 1) / Double(entries.count)) }
@@ -328,6 +326,15 @@ public struct PassthroughExporter {
         } catch let why as SliceHeader.Unsupported {
             throw ExportError.unsupported("\(name): a picture copied after an open-GOP recovery point cannot be rewritten, because \(why) (export with --keyframe-cuts)")
         }
+    }
+
+    /// Writes copied `packet` with `entry`'s timestamps.
+    private static func write(_ packet: Packet, entry: PacketMap.Entry, session: ExportSession, timeBase: AVRational) throws {
+        let p = packet.pointer
+        p.pointee.pts = entry.pts
+        p.pointee.dts = entry.dts
+        p.pointee.duration = entry.duration
+        try session.write(video: p, in: timeBase)
     }
 
     /// Writes a re-encoded frame with `entry`'s timestamps; the first of its span is an IDR.

@@ -36,7 +36,14 @@ struct PlayedRun: Equatable {
         var pieces: [Piece] = []
         for segment in segments {
             guard let source = segment.source else {
-                if stills && !segment.target.isEmpty { pieces.append(.still(held: segment.heldTime, shown: segment.target)) }
+                guard stills && !segment.target.isEmpty else { continue }
+                // Pieces of one gap or one freeze (split by a reverse over part of it) show one picture.
+                if case .still(let held, let shown)? = pieces.last, held == segment.heldTime, shown.end == segment.target.start,
+                   let joined = try? TimeRange(start: shown.start, end: segment.target.end) {
+                    pieces[pieces.count - 1] = .still(held: held, shown: joined)
+                } else {
+                    pieces.append(.still(held: segment.heldTime, shown: segment.target))
+                }
                 continue
             }
             let ranks = rank(before: source.start, in: times)..<rank(before: source.end, in: times)
