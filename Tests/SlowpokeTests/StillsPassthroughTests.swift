@@ -172,6 +172,37 @@ import Testing
         #expect(first.count > expected.count && first == second, "\(name): two exports differ (\(first.count) and \(second.count) packets)")
     }
 
+    /// A gap alone (nothing reversed, nothing removed) is black in passthrough too, as
+    /// `insert-gap` promises, and silent; `info` plans it (a timeline that plays the whole video
+    /// forwards, in order, once had no plan) and the export writes what it planned.
+    @Test func aGapAloneIsBlack() throws {
+        let folder = try TemporaryFolder("stills-gap")
+        let source = try Self.make("clip.mp4", Self.shapes[0].args, in: folder)
+        for edit in [["open", "clip.mp4"], ["insert-gap", "--at", "5", "--duration", "2"]] {
+            try #require(try Self.slowpoke(edit, in: folder).status == 0)
+        }
+        let info = try Self.slowpoke(["info", "--json", "--frames"], in: folder)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        let plan = try #require(json["exportPlan"] as? [String: Any], "no plan for a timeline with a gap")
+        let planned = try #require(plan["frames"] as? [[String: Any]])
+        #expect(plan["blackFrames"] as? Int == 1 && plan["heldFrames"] as? Int == 0 && planned.count == Self.rate * Self.seconds + 1, "\(plan)")
+        let export = try Self.slowpoke(["export", "-o", "gap.mp4", "--progress", "none"], in: folder)
+        try #require(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("(1 black for a gap among them)") && !export.stderr.contains("stays on screen"), "\(export.stdout) \(export.stderr)")
+        let (pictures, errors) = try Self.pictures(folder.file("gap.mp4"), in: folder)
+        let (sourcePictures, _) = try Self.pictures(source, in: folder)
+        #expect(errors.isEmpty && pictures.count == planned.count, "\(pictures.count) frames: \(errors)")
+        let black = try #require(planned.firstIndex { $0["black"] as? Bool == true })
+        #expect(black == 150 && Self.seconds(planned[black]["time"]) >= 4.97 && Self.isBlack(pictures[black]), "the black frame is output frame \(black)")
+        // Every other frame is the source's, in order (copied, or re-encoded beside the gap).
+        let others = pictures.indices.filter { $0 != black }
+        let worst = zip(others, sourcePictures).map { SmartCutTests.psnr(pictures[$0.0], $0.1) }.min() ?? 0
+        #expect(others.count == sourcePictures.count && worst >= 45, "\(others.count) frames, the worst at \(worst) dB")
+        let audio = try TestSupport.decodeAudio(folder.file("gap.mp4"), sampleRate: 48000)
+        let gapPeak = audio[Int(5.05 * 48000)..<Int(6.95 * 48000)].map(abs).max() ?? 1
+        #expect(gapPeak < 0.001 && (audio[Int(7.1 * 48000)..<Int(8 * 48000)].map(abs).max() ?? 0) > 0.08, "peak \(gapPeak) in the gap")
+    }
+
     /// libde265 (HEVC) decodes the export without an error to ffmpeg's pictures, every one;
     /// OpenH264 (H.264), whose pictures of this High-profile source are not all FFmpeg's,
     /// decodes as many, each one its own picture of the source or FFmpeg's of the export (the
