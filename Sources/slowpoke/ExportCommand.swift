@@ -170,13 +170,15 @@ struct ExportMovie: ParsableCommand {
             let plan = try exporter.plan()
             for line in plan.warnings { reporter.warning(line) }
             print("would write \(shown): \(Self.frames(plan.videoFrames, duration: plan.duration, exact: plan.exact, timescale: plan.timescale))"
-                  + Self.cuts(plan.reencodedFrames, at: plan.reencodedCuts, reversals: plan.reencodedReversals, copied: plan.copiedFrames))
+                  + Self.cuts(plan.reencodedFrames, at: plan.reencodedCuts, reversals: plan.reencodedReversals, copied: plan.copiedFrames,
+                              held: plan.heldFrames, black: plan.blackFrames))
             if let line = plan.fit?.line { print(line) }
             return
         }
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
         print("wrote \(shown): \(Self.frames(result.videoFrames, duration: result.duration, exact: result.exact, timescale: result.timescale)), "
-              + Self.said(result.audio) + Self.cuts(result.reencodedFrames, at: result.reencodedCuts, reversals: result.reencodedReversals, copied: result.copiedFrames))
+              + Self.said(result.audio) + Self.cuts(result.reencodedFrames, at: result.reencodedCuts, reversals: result.reencodedReversals, copied: result.copiedFrames,
+                                                           held: result.heldFrames, black: result.blackFrames))
         if let line = result.fit?.line { print(line) }
         if let line = result.verification?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
@@ -188,8 +190,16 @@ struct ExportMovie: ParsableCommand {
     }
 
     /// `; 11 frames re-encoded at 2 cuts; 55 copied`, or nothing when no frame is re-encoded.
-    static func cuts(_ reencoded: Int, at cuts: Int, reversals: Int, copied: Int) -> String {
-        reencoded > 0 ? "; \(reencoded) frames re-encoded at \(places(cuts: cuts, reversals: reversals)); \(copied) copied" : ""
+    static func cuts(_ reencoded: Int, at cuts: Int, reversals: Int, copied: Int, held: Int = 0, black: Int = 0) -> String {
+        reencoded > 0 ? "; \(reencoded) frames re-encoded at \(places(cuts: cuts, reversals: reversals))\(stills(held: held, black: black)); \(copied) copied" : ""
+    }
+
+    /// How many of the re-encoded frames are freezes' held frames and gaps' black pictures
+    /// (each shown for the freeze's or the gap's length): ` (3 held frames and 1 black for a gap among them)`.
+    static func stills(held: Int, black: Int) -> String {
+        let parts = [held > 0 ? "\(held) held frame\(held == 1 ? "" : "s")" : nil, black > 0 ? "\(black) black for \(black == 1 ? "a gap" : "gaps")" : nil]
+        let said = parts.compactMap { $0 }.joined(separator: " and ")
+        return said.isEmpty ? "" : " (\(said) among them)"
     }
 
     /// What the export reads: the document, or with `--program` the program it names.

@@ -119,6 +119,8 @@ struct InfoJSON: Encodable {
         let reencodedFrames: Int
         let reencodedCuts: Int
         let reencodedReversals: Int
+        let heldFrames: Int
+        let blackFrames: Int
         let duration: Time
         let timescale: Int32
         let exactTimes: Bool
@@ -157,7 +159,8 @@ struct InfoJSON: Encodable {
         switch plan {
         case .success(let plan?):
             exportPlan = Plan(videoFrames: plan.videoFrames, copiedFrames: plan.copiedFrames, reencodedFrames: plan.reencodedFrames,
-                              reencodedCuts: plan.reencodedCuts, reencodedReversals: plan.reencodedReversals, duration: plan.duration,
+                              reencodedCuts: plan.reencodedCuts, reencodedReversals: plan.reencodedReversals,
+                              heldFrames: plan.heldFrames, blackFrames: plan.blackFrames, duration: plan.duration,
                               timescale: plan.timescale, exactTimes: plan.exact, keyframeCutsBecause: plan.keyframeCutsBecause,
                               movedCuts: plan.movedCuts.map { MovedCut(requested: $0.requested, actual: $0.actual) },
                               warnings: plan.warnings, segments: plan.timeline, frames: frames ? plan.frames : nil)

@@ -154,7 +154,8 @@ enum Report {
         if let why = preview.keyframeCutsBecause { return "  video cuts move to keyframes (nothing re-encoded), because \(why)\n" }
         if preview.reencodedFrames == 0 { return "  video cuts are frame-exact at keyframes: nothing re-encoded; \(preview.copiedFrames) frames copied\n" }
         let places = preview.reversals > 0 ? ExportMovie.places(cuts: preview.cuts, reversals: preview.reversals) : plural(preview.cuts, "cut")
-        return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(places); \(preview.copiedFrames) copied\n"
+        let stills = ExportMovie.stills(held: preview.heldFrames, black: preview.blackFrames)
+        return "  video cuts are frame-exact: \(plural(preview.reencodedFrames, "frame")) re-encoded at \(places)\(stills); \(preview.copiedFrames) copied\n"
     }
 
     /// `240`, `29.97`, `0.125`: up to three decimals, trailing zeros dropped.

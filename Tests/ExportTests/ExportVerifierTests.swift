@@ -54,13 +54,14 @@ import Testing
         let folder = try TemporaryFolder("verifier")
         let (plan, movie, output) = try export(in: folder)
         let frame = try #require(plan.frames.last { !$0.reencoded })
+        let source = try #require(frame.source)
         try damage(output, packetAt: frame.time.seconds)
         #expect {
             try verifier(plan, movie: movie, output: output).verify()
         } throws: { error in
             let failure = error as? ExportVerification.Failure
-            return failure?.differences.contains(.copiedBytes(time: frame.time, source: frame.source)) == true
-                && failure?.description.contains("the copied packet of the frame at \(frame.time.readable) differs from the source packet at \(frame.source.readable)") == true
+            return failure?.differences.contains(.copiedBytes(time: frame.time, source: source)) == true
+                && failure?.description.contains("the copied packet of the frame at \(frame.time.readable) differs from the source packet at \(source.readable)") == true
         }
     }
 

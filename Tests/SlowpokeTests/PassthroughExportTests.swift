@@ -239,8 +239,8 @@ func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
         #expect(try fresh.listing() == ["cut-slowpoke.mp4", "cut.mp4", "cut.slowpoke"])
     }
 
-    /// A gap at the end holds the last frame to the timeline's end, as every gap holds the
-    /// frame before it (the video once stopped 2 s before the audio).
+    /// A gap at the end lasts to the timeline's end (a black picture where frames can be
+    /// re-encoded, else the last frame held; the video once stopped 2 s before the audio).
     @Test func aTrailingGapHoldsTheLastFrame() throws {
         let folder = try folderWithDocument()
         #expect(try slowpoke("insert-gap", "--at", "end", "--duration", "2", in: folder).status == 0)

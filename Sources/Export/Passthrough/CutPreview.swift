@@ -13,12 +13,14 @@ public struct CutPreview: Sendable, Equatable {
     /// Reversed ranges re-encoded backwards (long-GOP video).
     public var reversals = 0
     public let copiedFrames: Int
+    /// Of the re-encoded frames, freezes' held frames and gaps' black pictures.
+    public var heldFrames = 0, blackFrames = 0
     /// Why the cuts move to keyframes (nothing re-encoded), or nil when they are frame-exact.
     public let keyframeCutsBecause: String?
 
     /// The plan of the default passthrough export of `source` to `output` (its extension picks
     /// the container), the one ``PassthroughExporter`` executes; nil when the source has no video
-    /// or the timeline plays the whole video forwards, in order (then nothing is cut, every frame
+    /// or the timeline plays the whole video forwards, in order, without gaps (then nothing is cut, every frame
     /// is copied, and no scan of every packet is needed to say so: a long movie's `info` would
     /// pay for it).
     public static func plan(source: ExportSource, output: URL) throws -> PassthroughPlan? {
@@ -26,7 +28,8 @@ public struct CutPreview: Sendable, Equatable {
               let track = source.timeline.track(withID: Int32(video.index)) else { return nil }
         let segments = track.segments
         let sources = segments.compactMap(\.source)
-        if !segments.contains(where: \.isReversed), KeyframeSnapping.removesNothing(segments),
+        // A gap is a black picture re-encoded between cuts (``SmartCut/Still``): never skipped.
+        if !segments.contains(where: { $0.isReversed || $0.isEmpty }), KeyframeSnapping.removesNothing(segments),
            let first = sources.first, let last = sources.last,
            let whole = (try? source.media.asset(name: source.name))?.tracks.first(where: { $0.trackID == Int32(video.index) })?.timeRange,
            first.start <= whole.start, last.end >= whole.end {
@@ -46,6 +49,7 @@ public struct CutPreview: Sendable, Equatable {
         }
         self.init(reencodedFrames: plan.reencodedFrames, cuts: plan.reencodedCuts, copiedFrames: plan.copiedFrames, keyframeCutsBecause: nil)
         reversals = plan.reencodedReversals
+        (heldFrames, blackFrames) = (plan.heldFrames, plan.blackFrames)
     }
 
     /// The preview for exporting `source` to `output`; nil when the source has no video or the

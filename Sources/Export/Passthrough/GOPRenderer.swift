@@ -5,7 +5,8 @@ internal import CFFmpeg
 /// presentation ranks, the source is decoded from the keyframe at or before it (an open GOP's
 /// recovery point does: frames shown after it refer to nothing before it), the span's frames
 /// are taken by their timestamps and encoded by a fresh encoder (``SpliceFormat``), so each span is a
-/// closed GOP that starts with an IDR picture.
+/// closed GOP that starts with an IDR picture. A span's stills are encoded with it: a freeze's
+/// held frame once (its output duration is the freeze's), a gap as one black picture.
 struct GOPRenderer {
     /// Each span's samples (length-prefixed NAL units), one a frame, in the order shown.
     let samples: SampleSpool
@@ -45,14 +46,32 @@ struct GOPRenderer {
                         failure = failure ?? error
                     }
                 }
-                let encode = { (frame: UnsafeMutablePointer<AVFrame>, sourceTicks: Int64) in
-                    pending.append(dynamic.removeValue(forKey: sourceTicks))
+                // The encoder sees time run forwards across the span's parts.
+                var lastPTS: Int64?
+                let encodeShowing = { (frame: UnsafeMutablePointer<AVFrame>, sei: HDR10PlusSEI?) in
+                    pending.append(sei)
+                    if let last = lastPTS, frame.pointee.pts <= last { frame.pointee.pts = last + 1 }
+                    lastPTS = frame.pointee.pts
                     try encoder.encode(frame, deliver: keep)
                 }
-                if span.reversed {
-                    try Self.decodeBackwards(input, stream: index, scan: scan, span: span, name: name, note: note, deliver: encode)
-                } else {
-                    try Self.decode(input, stream: index, scan: scan, span: span.ranks, name: name, note: note, deliver: encode)
+                let encode = { (frame: UnsafeMutablePointer<AVFrame>, sourceTicks: Int64) in
+                    try encodeShowing(frame, dynamic.removeValue(forKey: sourceTicks))
+                }
+                for part in span.parts {
+                    switch part {
+                    case .frames(let ranks, reversed: true):
+                        try Self.decodeBackwards(input, stream: index, scan: scan, span: ranks, name: name, note: note, deliver: encode)
+                    case .frames(let ranks, reversed: false):
+                        try Self.decode(input, stream: index, scan: scan, span: ranks, name: name, note: note, deliver: encode)
+                    case .still(let still):
+                        if let held = still.held {
+                            try Self.decode(input, stream: index, scan: scan, span: held..<held + 1, name: name, note: note, deliver: encode)
+                        } else {
+                            let black = try BlackPicture.make(like: stream.parameters)
+                            black.pointer.pointee.pts = (lastPTS ?? 0) + 1
+                            try encodeShowing(black.pointer, nil)
+                        }
+                    }
                 }
                 try encoder.encode(nil, deliver: keep)
                 if let failure { throw failure }
@@ -76,13 +95,13 @@ struct GOPRenderer {
     /// so memory holds a window of pictures whatever the span's or the GOP's length; a long GOP
     /// costs more decoding instead. The frames are stamped with the span's presentation times
     /// in the order they are handed on, so the encoder sees time run forwards.
-    private static func decodeBackwards(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: SmartCut.Span,
+    private static func decodeBackwards(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>,
                                         name: String, note: (UnsafePointer<AVPacket>) -> Void,
                                         deliver: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
-        var upper = span.ranks.upperBound
+        var upper = span.upperBound
         var handed = 0
-        while upper > span.ranks.lowerBound {
-            let lower = max(span.ranks.lowerBound, scan.keyframe(before: upper - 1), upper - Self.backwardsWindow)
+        while upper > span.lowerBound {
+            let lower = max(span.lowerBound, scan.keyframe(before: upper - 1), upper - Self.backwardsWindow)
             var pictures: [Frame] = []
             try decode(input, stream: index, scan: scan, span: lower..<upper, name: name, note: note) { frame, _ in
                 guard let copy = av_frame_clone(frame) else {
@@ -92,7 +111,7 @@ struct GOPRenderer {
             }
             for picture in pictures.reversed() {
                 let shown = picture.pointer.pointee.pts
-                picture.pointer.pointee.pts = scan.presentationTicks[span.ranks.lowerBound + handed]
+                picture.pointer.pointee.pts = scan.presentationTicks[span.lowerBound + handed]
                 try deliver(picture.pointer, shown)
                 handed += 1
             }

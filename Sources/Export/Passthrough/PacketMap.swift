@@ -34,6 +34,9 @@ struct PacketMap {
         var damaged = false
         /// Hidden by the source's edit list (before source time 0): a decode reference only.
         var hidden = false
+        /// Where a re-encoded still (a freeze's held frame, a gap's black) shows, in output
+        /// time: not mapped through the timeline.
+        var shown: TimeRange? = nil
     }
 
     /// The largest timescale slowpoke asks a container for.
@@ -73,8 +76,10 @@ struct PacketMap {
     /// With `limits` (mp4 and mov), a timescale whose ticks would exceed them gives way to the
     /// source's own, then to the finest of ``fallbackTimescales`` that fits, and the map says it
     /// is inexact.
+    /// With `holdsAreFrames`, holds are re-encoded stills among `packets` (``SourcePacket/shown``)
+    /// rather than a copied frame shown longer, and a frame before a still stops where it starts.
     init(packets: [SourcePacket], track: CompositionTrack, preferred: Int32, fixedTimescale: Int32? = nil,
-         carriesHidden: Bool = false, limits: Limits? = nil) throws {
+         carriesHidden: Bool = false, limits: Limits? = nil, holdsAreFrames: Bool = false) throws {
         var mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)] = []
         let first = track.segments.first
         let startsAtZero = carriesHidden && first?.source?.start == .zero && first?.isReversed == false
@@ -86,7 +91,7 @@ struct PacketMap {
         // the hold. A frame that starts exactly at a held time starts showing where the hold
         // starts (and the frame before it ends there); one that shows across the held time
         // already spans the hold, since its end maps to after it.
-        let holds = track.segments.enumerated().compactMap { i, s in s.heldTime.map { (held: $0, index: i) } }
+        let holds = holdsAreFrames ? [] : track.segments.enumerated().compactMap { i, s in s.heldTime.map { (held: $0, index: i) } }
         func map(_ s: Time) throws -> Time? {
             if let hold = holds.first(where: { $0.held == s }) { return track.segments[hold.index].target.start }
             do {
@@ -101,6 +106,10 @@ struct PacketMap {
             }
         }
         for (index, packet) in packets.enumerated() {
+            if let shown = packet.shown {
+                mapped.append((index, shown.start, shown.end, false))
+                continue
+            }
             if packet.hidden {
                 if startsAtZero, !packet.damaged, let rate = first?.rate, packet.pts < .zero {
                     let pts = try packet.pts.multiplied(by: rate.reciprocal)
@@ -131,11 +140,23 @@ struct PacketMap {
             }
             mapped.append((index, pts, end ?? pts, false))
         }
+        if packets.contains(where: { $0.shown != nil }) { Self.endAtNext(&mapped) }
         let lcm = rounded || fixedTimescale != nil ? nil : Self.exactTimescale(mapped.flatMap { [$0.pts, $0.end] }, preferred: preferred)
-        var timescale = fixedTimescale ?? lcm ?? preferred
-        var exact = lcm != nil
+        let (entries, timescale, exact) = try Self.entries(mapped, timescale: fixedTimescale ?? lcm ?? preferred, exact: lcm != nil,
+                                                           preferred: preferred, limits: fixedTimescale == nil ? limits : nil)
+        self.entries = entries
+        self.timescale = timescale
+        self.exact = exact
+        self.dropped = dropped
+    }
+
+    /// The entries for `mapped` in `timescale`, or (when `limits` are passed) in the source's
+    /// own timescale or a coarser one of ``fallbackTimescales`` that keeps them, then inexact.
+    private static func entries(_ mapped: [(index: Int, pts: Time, end: Time, hidden: Bool)], timescale: Int32, exact: Bool,
+                                preferred: Int32, limits: Limits?) throws -> (entries: [Entry], timescale: Int32, exact: Bool) {
+        var (timescale, exact) = (timescale, exact)
         var entries = try Self.entries(mapped, timescale: timescale)
-        if let limits, fixedTimescale == nil, !Self.fit(entries, limits) {
+        if let limits, !Self.fit(entries, limits) {
             let coarser = [preferred] + Self.fallbackTimescales.filter { $0 < preferred }
             for candidate in coarser where candidate < timescale {
                 timescale = candidate
@@ -147,10 +168,16 @@ struct PacketMap {
                 throw ExportError.unsupported("the timeline is too long for an mp4 or mov track even in whole seconds; export to .mkv")
             }
         }
-        self.entries = entries
-        self.timescale = timescale
-        self.exact = exact
-        self.dropped = dropped
+        return (entries, timescale, exact)
+    }
+
+    /// Ends each shown frame where the next one (in presentation order) starts, at the latest: a
+    /// frame before a still no longer shows through it.
+    private static func endAtNext(_ mapped: inout [(index: Int, pts: Time, end: Time, hidden: Bool)]) {
+        let order = mapped.indices.filter { !mapped[$0].hidden }.sorted { mapped[$0].pts < mapped[$1].pts }
+        for (a, b) in zip(order, order.dropFirst()) where mapped[a].end > mapped[b].pts && mapped[b].pts > mapped[a].pts {
+            mapped[a].end = mapped[b].pts
+        }
     }
 
     /// The entries for `mapped` times in ticks of 1/`timescale` s, with their decode times.
@@ -239,7 +266,7 @@ struct PacketMap {
     /// The composition time at which a frame that starts at `pts` stops showing, when its end
     /// falls outside every segment (the last frame, or one before a removed range).
     /// A frame that shows to its segment's end stays on screen through the gaps that follow
-    /// (passthrough cannot make new frames), to the timeline's end after a trailing gap.
+    /// (when no black still shows them), to the timeline's end after a trailing gap.
     private static func endOfFrame(pts: Time, duration: Time, track: CompositionTrack) throws -> Time {
         guard let start = try track.compositionTimes(forSourceTime: pts).first,
               let index = track.segmentIndex(at: start), let rate = track.segments[index].rate else { return pts }

@@ -6,7 +6,9 @@ internal import CFFmpeg
 /// `slowpoke export` without `--fps`: AVAssetExportSession's passthrough preset. Every video
 /// packet is copied unchanged with its timestamps mapped exactly through the timeline; the audio
 /// is rendered through TimePitch and encoded as AAC (or copied when the timeline is untouched).
-/// A hold (freeze frame) lengthens the held frame's duration; nothing is re-encoded.
+/// A hold (freeze frame) lengthens the held frame's duration, nothing re-encoded; where the
+/// timeline re-encodes anyway (it plays backwards, or has a gap), holds and gaps are re-encoded
+/// stills (``SmartCut/Still``): the held frame once, or black.
 public struct PassthroughExporter {
     public let source: ExportSource
     public let output: URL
@@ -43,6 +45,8 @@ public struct PassthroughExporter {
         /// Reversed ranges re-encoded backwards (long-GOP video; intra frames are copied).
         public let reencodedReversals: Int
         public let copiedFrames: Int
+        /// Of the re-encoded frames, freezes' held frames and gaps' black pictures (one each).
+        public var heldFrames = 0, blackFrames = 0
         /// What ``verify`` proved; nil without it.
         public var verification: ExportVerification?
     }
@@ -104,7 +108,7 @@ public struct PassthroughExporter {
         } else {
             early = nil
             audioOutput = try audio(segments, origin: scan.origin, end: plan.duration,
-                                    keepsEveryFrame: scan.packets.count == map.entries.count)
+                                    keepsEveryFrame: scan.packets.count == map.entries.count - plan.heldFrames - plan.blackFrames)
         }
         session.closeHeader()
 
@@ -121,6 +125,7 @@ public struct PassthroughExporter {
                       fit: plan.fit, reencodedFrames: plan.reencodedFrames, reencodedCuts: plan.reencodedCuts,
                       reencodedReversals: plan.reencodedReversals, copiedFrames: plan.copiedFrames)
         result.verification = verification
+        (result.heldFrames, result.blackFrames) = (plan.heldFrames, plan.blackFrames)
         return result
     }
 
@@ -187,7 +192,8 @@ public struct PassthroughExporter {
             }
             // Cuts are frame-exact wherever the fit puts them.
             let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exact, frames: frames, sourceGrid: sourceGrid)
-            let smart = SmartCut(scan: scan, segments: fitted)
+            // Holds and gaps are re-encoded pictures wherever frames can be (``SmartCut/Still``).
+            let smart = SmartCut(scan: scan, segments: fitted, stills: refusal == nil && !keyframeCuts)
             if let refusal, !smart.spans.isEmpty {
                 throw ReversePassthrough.refusal(fitted, name: name, why: refusal)
             }
@@ -211,39 +217,6 @@ public struct PassthroughExporter {
             let (segments, cuts) = try KeyframeSnapping.snap(CompositionTrackSegment.rounded(readable, to: scan.timescale),
                                                              points: scan.cutPoints, carriesHidden: hides)
             return (segments, cuts, true)
-        }
-    }
-
-    /// Says where cuts moved, which removals passthrough cannot make, freezes whose frame a
-    /// removal took, and gaps.
-    static func warn(about cuts: [KeyframeSnapping.Cut], in segments: [CompositionTrackSegment],
-                     name: String, container: Container, warning: (String) -> Void) {
-        var reported: [TimeRange] = []
-        for cut in cuts {
-            if cut.requested.start < .zero, let actual = cut.actual {
-                warning("\(name) hides its first \(String(format: "%.3f", -cut.requested.start.seconds)) s with an edit list, which \(container.muxer) cannot do; passthrough starts at the next keyframe \(actual.end) in, the first shown frame it can decode without them (export to .mp4 or .mov to keep them hidden, or with --fps)")
-                continue
-            }
-            if let actual = cut.actual {
-                guard actual != cut.requested, !reported.contains(actual) else { continue }
-                reported.append(actual)
-                let requested = cuts.filter { $0.actual == actual }.map { "\($0.requested)" }.joined(separator: ", ")
-                let lost = cuts.filter { $0.actual == actual }.map(\.requested.end).max().map { $0 < actual.end } ?? false
-                warning("passthrough cuts where the copied frames can be decoded: the removal of source \(requested) became \(actual)"
-                        + (lost ? ", so the timeline loses source it keeps up to \(actual.end) (no keyframe to resume from comes sooner)" : "")
-                        + " (export with --fps to cut exactly)")
-            } else {
-                warning("passthrough cannot remove source \(cut.requested): resuming after it needs a keyframe that decoding can start from (an IDR picture; an open GOP's other keyframes need the pictures before them), and the next one is further away than the range is long, so the range stays (export with --fps to cut exactly)")
-            }
-        }
-        // A removal (or a cut moved to a keyframe) can take a freeze's frame with it: the hold
-        // then shows the last frame before the cut.
-        for hold in segments where hold.isHold {
-            guard let held = hold.heldTime, !segments.contains(where: { $0.source.map { $0.start <= held && held <= $0.end } ?? false }) else { continue }
-            warning("the freeze at \(hold.target.start.readable) held source \(held.readable), which a removal takes out, so it holds the last frame before that cut instead")
-        }
-        if segments.contains(where: \.isEmpty) {
-            warning("the timeline has gaps; passthrough cannot make new frames, so the frame before each gap stays on screen (export with --fps for black)")
         }
     }
 
@@ -282,8 +255,12 @@ public struct PassthroughExporter {
         var afterEncoded = false, previous: Int?
         // Copied packets whose bytes are changed (output decode positions), for --verify.
         var changedCopies: Set<Int> = []
+        // H.264: a re-encoded IDR picture's id differs from the IDR picture's before it.
+        let separation = rendered.flatMap { IDRSeparation(record: $0.record) }
+        var lastIDR: Int?
         for (n, entry) in entries.enumerated() {
-            if let sample = try encodedSample(entry) {
+            if var sample = try encodedSample(entry) {
+                if sample.idr, let separation { (sample.bytes, lastIDR) = try separation.separated(sample.bytes, previous: lastIDR) } else { lastIDR = nil }
                 resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
                 try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
                 afterEncoded = true
@@ -291,6 +268,7 @@ public struct PassthroughExporter {
                 let read = try reader.packet(at: source)
                 let p = read.pointer.pointee
                 let bytes = UnsafeBufferPointer(start: p.data, count: Int(p.size))
+                lastIDR = p.flags & AV_PKT_FLAG_KEY != 0 ? separation?.id(bytes) : nil
                 let resumes = p.flags & AV_PKT_FLAG_KEY != 0 && (afterEncoded || previous.map { source != $0 + 1 } ?? false)
                 (afterEncoded, previous) = (false, source)
                 if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
@@ -300,14 +278,7 @@ public struct PassthroughExporter {
                 } else {
                     let changed = resumes ? format?.resumed(bytes) : nil
                     if changed != nil { changedCopies.insert(n) }
-                    let packet = try changed.map { try Self.packet($0, flags: p.flags) } ?? read
-                    try withExtendedLifetime(packet) {
-                        let p = packet.pointer
-                        p.pointee.pts = entry.pts
-                        p.pointee.dts = entry.dts
-                        p.pointee.duration = entry.duration
-                        try session.write(video: p, in: mapTimeBase)
-                    }
+                    try Self.write(changed.map { try Self.packet($0, flags: p.flags) } ?? read, entry: entry, session: session, timeBase: mapTimeBase)
                 }
             }
             if (n + 1) % 64 == 0 { try progress(Double(n + 1) / Double(entries.count)) }
@@ -355,6 +326,15 @@ public struct PassthroughExporter {
         } catch let why as SliceHeader.Unsupported {
             throw ExportError.unsupported("\(name): a picture copied after an open-GOP recovery point cannot be rewritten, because \(why) (export with --keyframe-cuts)")
         }
+    }
+
+    /// Writes copied `packet` with `entry`'s timestamps.
+    private static func write(_ packet: Packet, entry: PacketMap.Entry, session: ExportSession, timeBase: AVRational) throws {
+        let p = packet.pointer
+        p.pointee.pts = entry.pts
+        p.pointee.dts = entry.dts
+        p.pointee.duration = entry.duration
+        try session.write(video: p, in: timeBase)
     }
 
     /// Writes a re-encoded frame with `entry`'s timestamps; the first of its span is an IDR.

@@ -13,12 +13,16 @@ public struct PassthroughPlan {
     /// One frame of the output, in presentation order.
     public struct Frame: Sendable, Equatable, Encodable {
         /// The source frame it shows, by its presentation time in the source (0 is the movie's
-        /// first frame).
-        public let source: Time
+        /// first frame); nil for a gap's black picture.
+        public let source: Time?
         /// Where the output shows it.
         public let time: Time
-        /// Re-encoded at a frame-exact cut or in a reversed range, rather than copied.
+        /// Re-encoded at a frame-exact cut, in a reversed range, or as a still, rather than copied.
         public let reencoded: Bool
+        /// A freeze's held frame, re-encoded once and shown for the freeze's length.
+        public let held: Bool
+        /// A gap's black picture, re-encoded and shown for the gap's length.
+        public let black: Bool
     }
 
     /// The video track as exported: as far as the movie can be read, fitted to the copied
@@ -46,6 +50,9 @@ public struct PassthroughPlan {
     public var reencodedCuts: Int { video.smart?.cuts ?? 0 }
     public var reencodedReversals: Int { video.smart?.reversedRuns ?? 0 }
     public var copiedFrames: Int { videoFrames - reencodedFrames }
+    /// Of the re-encoded frames, freezes' held frames and gaps' black pictures (one each).
+    public var heldFrames: Int { video.smart?.stillCounts.held ?? 0 }
+    public var blackFrames: Int { video.smart?.stillCounts.black ?? 0 }
 
     /// Every frame the output shows, in presentation order.
     public var frames: [Frame] {
@@ -53,7 +60,9 @@ public struct PassthroughPlan {
             let item = video.smart?.items[entry.index]
             let source = video.smart.map { $0.sourceIndex($0.items[entry.index]) } ?? entry.index
             let reencoded = if case .encoded = item { true } else { false }
-            return Frame(source: scan.packets[source].pts, time: Time(value: entry.pts, timescale: map.timescale), reencoded: reencoded)
+            let still = item.flatMap { video.smart?.still($0) }
+            return Frame(source: source.map { scan.packets[$0].pts }, time: Time(value: entry.pts, timescale: map.timescale),
+                         reencoded: reencoded, held: still?.held != nil, black: still != nil && still?.held == nil)
         }.sorted { $0.time < $1.time }
     }
 
@@ -84,17 +93,23 @@ extension PassthroughPlan {
                                                   keyframeCuts: keyframeCuts, exact: exact)
         let video = try planner.plan(readable, warning: { warnings.append($0) })
         PassthroughExporter.warn(about: video.snapped.cuts, in: video.segments, name: source.name, container: container,
-                                 warning: { warnings.append($0) })
+                                 stills: video.smart?.stills ?? false, warning: { warnings.append($0) })
         if video.smart.map({ !$0.spans.isEmpty }) ?? false, container.isQuickTime,
            header.stream(videoStream.index).parameters.pointee.codec_id == AV_CODEC_ID_HEVC {
             warnings.append(hev1Warning(name: source.name))
         }
         let timeline = try CompositionTrack(trackID: track.trackID, mediaType: .video, segments: video.segments)
-        let packets = video.smart.map { smart in smart.items.map { scan.packets[smart.sourceIndex($0)] } } ?? scan.packets
+        let packets = video.smart.map { smart in
+            smart.items.map { item in
+                // A still shows where the timeline says; it is its own picture, never damaged or hidden.
+                if let still = smart.still(item) { return PacketMap.SourcePacket(pts: still.shown.start, duration: still.shown.duration, shown: still.shown) }
+                return scan.packets[smart.sourceIndex(item)!]
+            }
+        } ?? scan.packets
         let map = try PacketMap(packets: packets, track: timeline, preferred: scan.timescale,
                                 fixedTimescale: container.isMatroska ? 1000 : nil,
                                 carriesHidden: container.canHideFrames,
-                                limits: container.canHideFrames ? PacketMap.Limits() : nil)
+                                limits: container.canHideFrames ? PacketMap.Limits() : nil, holdsAreFrames: video.smart?.stills ?? false)
         return PassthroughPlan(timeline: video.segments, fit: video.fit, movedCuts: video.snapped.cuts.map { ($0.requested, $0.actual) },
                                keyframeCutsBecause: video.keyframeCutsBecause, warnings: warnings,
                                video: video, scan: scan, map: map, rounded: video.snapped.rounded)

@@ -4,8 +4,8 @@ internal import CFFmpeg
 
 /// Whether passthrough can play the timeline's reversed ranges, decided before any work from
 /// one look at the movie: intra-only video (ProRes, MJPEG, DNxHD, PNG, FFV1, or a stream whose
-/// every frame is an IDR picture) is copied frame by frame in reverse; long-GOP H.264 that
-/// frame-exact cuts can re-encode (``SpliceEncoder``) is re-encoded backwards (``GOPRenderer``).
+/// every frame is an IDR picture) is copied frame by frame in reverse; long-GOP H.264 or HEVC
+/// that frame-exact cuts can re-encode (``SpliceFormat``) is re-encoded backwards (``GOPRenderer``).
 /// Anything else, and `--keyframe-cuts` (which promises to re-encode nothing and cuts at
 /// keyframes), is refused, naming `--fps`, which plays any codec backwards.
 enum ReversePassthrough {
@@ -21,13 +21,13 @@ enum ReversePassthrough {
         let codec = parameters.pointee.codec_id
         if (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_INTRA_ONLY != 0 { return }
         var why = "is \(String(cString: avcodec_get_name(codec)))"
-        if codec == AV_CODEC_ID_H264 {
-            if let refusal = SpliceEncoder.refusal(parameters) { why = refusal }
+        if codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC {
+            if let refusal = SpliceFormat.refusal(input.stream(video.index)) { why = refusal }
             else if !(container.isQuickTime || container.isFullMatroska) { why = "would be re-encoded into \(container.displayName)" }
             else { return }
         }
         if try everyFrameStandsAlone(input, stream: video.index) { return }
-        try source.refuseReverse("passthrough plays video backwards only by copying intra-only frames (ProRes, MJPEG, DNxHD, PNG, FFV1, all-IDR H.264) or by re-encoding 8-bit 4:2:0 progressive H.264 into .mp4, .mov or .mkv, and the video of \(source.name) \(why) (export with --fps)")
+        try source.refuseReverse("passthrough plays video backwards only by copying intra-only frames (ProRes, MJPEG, DNxHD, PNG, FFV1, all-IDR H.264) or by re-encoding 8- or 10-bit 4:2:0 progressive H.264 or HEVC (Main, Main 10) into .mp4, .mov or .mkv, and the video of \(source.name) \(why) (export with --fps)")
     }
 
     /// The refusal of a reversed range found once the plan is made (a long-GOP stream whose

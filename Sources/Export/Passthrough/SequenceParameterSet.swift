@@ -28,6 +28,24 @@ struct SequenceParameterSet: Equatable {
 
     var chromaArrayType: Int { separateColourPlanes ? 0 : chromaFormat }
 
+    /// `profile_idc`, `constraint_set3_flag`, `level_idc` and the frame's size in macroblocks:
+    /// what the buffer size is inferred from when the SPS does not state it.
+    var profile = 0, constraintSet3 = false, level = 0, frameMBs = 0
+
+    /// The decoded picture buffer size a decoder uses (H.264 E.2.1): the stated
+    /// `max_dec_frame_buffering`, else 0 for the intra profiles with `constraint_set3_flag`,
+    /// else MaxDpbFrames, the level's MaxDpbMbs (Table A-1) over the frame's macroblocks, at
+    /// most 16 (an all-intra x264 stream with no reference frames states none: its buffer is
+    /// the level's, not its 0 reference frames).
+    var decFrameBuffering: Int? {
+        if let maxDecFrameBuffering { return maxDecFrameBuffering }
+        if constraintSet3 && [44, 86, 100, 110, 122, 244].contains(profile) { return 0 }
+        let table: [Int: Int] = [9: 396, 10: 396, 11: 900, 12: 2376, 13: 2376, 20: 2376, 21: 4752, 22: 8100, 30: 8100, 31: 18000,
+                                 32: 20480, 40: 32768, 41: 32768, 42: 34816, 50: 110400, 51: 184320, 52: 184320, 60: 696320, 61: 696320, 62: 696320]
+        guard let mbs = table[level], frameMBs > 0 else { return nil }
+        return min(16, mbs / frameMBs)
+    }
+
     /// Parses a NAL unit (header byte first); nil when it is not a readable SPS.
     init?(_ unit: [UInt8]) {
         guard unit.count > 4, unit[0] & 0x1F == 7 else { return nil }
@@ -47,8 +65,9 @@ struct SequenceParameterSet: Equatable {
     }
 
     private mutating func parse(_ r: inout ExpGolombReader) throws {
-        let profile = try r.bits(8)
-        _ = try r.bits(16)
+        profile = try r.bits(8)
+        constraintSet3 = try r.bits(8) & 0x10 != 0
+        level = try r.bits(8)
         id = try r.ue()
         if [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) {
             let chroma = try r.ue()
@@ -77,8 +96,9 @@ struct SequenceParameterSet: Equatable {
         maxNumRefFrames = try r.ue()
         gapsBit = r.position
         gapsInFrameNumAllowed = try r.bits(1) == 1
-        _ = try r.ue(); _ = try r.ue()
+        let width = try r.ue() + 1, heightInMapUnits = try r.ue() + 1
         frameMBsOnly = try r.bits(1) == 1
+        frameMBs = width * heightInMapUnits * (frameMBsOnly ? 1 : 2)
         if !frameMBsOnly { _ = try r.bits(1) }
         _ = try r.bits(1)
         if try r.bits(1) == 1 { for _ in 0..<4 { _ = try r.ue() } }

@@ -27,15 +27,49 @@ struct SmartCut {
         case encoded(span: Int, frame: Int)
     }
 
-    /// Frames to re-encode: presentation ranks `[from, to)`, encoded in presentation order, or
-    /// from the last to the first for a run the timeline plays backwards.
+    /// Frames to re-encode, in the order the output shows them: runs of presentation ranks
+    /// (encoded in presentation order, or from the last to the first for a run the timeline
+    /// plays backwards) and still pictures (a freeze's held frame, a gap's black), one closed
+    /// GOP for the whole span.
     struct Span: Equatable {
-        let ranks: Range<Int>
-        var reversed = false
-        var count: Int { ranks.count }
-        var lowerBound: Int { ranks.lowerBound }
-        /// The presentation rank of the span's `frame`-th encoded frame.
-        func rank(_ frame: Int) -> Int { reversed ? ranks.upperBound - 1 - frame : ranks.lowerBound + frame }
+        enum Part: Equatable {
+            case frames(Range<Int>, reversed: Bool)
+            case still(Still)
+        }
+        var parts: [Part]
+        init(ranks: Range<Int>, reversed: Bool = false) { parts = [.frames(ranks, reversed: reversed)] }
+        init(_ still: Still) { parts = [.still(still)] }
+        var count: Int { parts.reduce(0) { $0 + $1.count } }
+        /// The span's `frame`-th encoded picture: a source frame's presentation rank, or a still.
+        func picture(_ frame: Int) -> Picture {
+            var k = frame
+            for part in parts {
+                guard k >= part.count else {
+                    switch part {
+                    case .frames(let ranks, let reversed): return .rank(reversed ? ranks.upperBound - 1 - k : ranks.lowerBound + k)
+                    case .still(let still): return .still(still)
+                    }
+                }
+                k -= part.count
+            }
+            preconditionFailure("frame \(frame) of a span of \(count)")
+        }
+        /// The runs it encodes forwards (presentation ranks).
+        var forwardRanks: [Range<Int>] {
+            parts.compactMap { if case .frames(let ranks, false) = $0 { ranks } else { nil } }
+        }
+    }
+
+    /// One picture shown over `shown` (output time) that no source frame's timing gives: the
+    /// source frame of presentation rank `held` (a freeze), or black (`held` nil: a gap).
+    struct Still: Equatable {
+        let held: Int?
+        let shown: TimeRange
+    }
+
+    enum Picture: Equatable {
+        case rank(Int)
+        case still(Still)
     }
 
     /// The spans to re-encode, in the order the output shows them.
@@ -45,9 +79,14 @@ struct SmartCut {
     let cuts: Int
     /// The reversed runs that are re-encoded (a long-GOP stream played backwards).
     let reversedRuns: Int
+    /// Whether holds and gaps are re-encoded stills (``Still``).
+    let stills: Bool
 
     /// Plans `scan`'s frames for `segments` (the timeline, cuts unmoved).
-    init(scan: VideoScan, segments: [CompositionTrackSegment]) {
+    /// With `stills`, holds and gaps are re-encoded pictures (the held frame, black), part of
+    /// the span beside them when there is one; without, the timing of the copied frames shows
+    /// them (``PacketMap``).
+    init(scan: VideoScan, segments: [CompositionTrackSegment], stills: Bool = false) {
         // Forward runs resume at IDR pictures, at the open-GOP recovery points that
         // OpenGOPRewriter rewrites as IDR pictures and at HEVC CRA pictures (renamed BLA);
         // backwards, only IDR pictures are copied.
@@ -60,10 +99,24 @@ struct SmartCut {
         var cuts = 0, reversedRuns = 0
         var tailBefore = false
         func encode(_ span: Span) {
+            // A still joins the span it follows or that follows it: one GOP, one encoder.
+            if case .encoded(let last, _)? = items.last, last == spans.count - 1,
+               span.parts.first?.isStill == true || spans[last].parts.last?.isStill == true {
+                items += (0..<span.count).map { .encoded(span: last, frame: spans[last].count + $0) }
+                spans[last].parts += span.parts
+                return
+            }
             items += (0..<span.count).map { .encoded(span: spans.count, frame: $0) }
             spans.append(span)
         }
-        for run in PlayedRun.runs(times: points.times, segments: segments) {
+        for piece in PlayedRun.pieces(times: points.times, segments: segments, stills: stills) {
+            guard case .run(let run) = piece else {
+                if case .still(let held, let shown) = piece {
+                    encode(Span(Still(held: held.map { PlayedRun.rank(showing: $0, in: points.times) }, shown: shown)))
+                }
+                tailBefore = false
+                continue
+            }
             let (p, q) = (run.ranks.lowerBound, run.ranks.upperBound)
             if run.reversed {
                 // Backwards, frames are copied only when each one decodes alone (every frame
@@ -96,27 +149,44 @@ struct SmartCut {
         self.cuts = cuts
         self.reversedRuns = reversedRuns
         self.order = order
+        self.stills = stills
     }
 
     /// The decode index of each presentation rank.
     let order: [Int]
 
+    /// The still an item shows, if it is one.
+    func still(_ item: Item) -> Still? {
+        guard case .encoded(let span, let frame) = item, case .still(let still) = spans[span].picture(frame) else { return nil }
+        return still
+    }
+
+    /// How many held frames and black frames the stills are.
+    var stillCounts: (held: Int, black: Int) {
+        let stills = spans.flatMap(\.parts).compactMap { if case .still(let s) = $0 { s } else { nil } }
+        return (stills.count { $0.held != nil }, stills.count { $0.held == nil })
+    }
+
     /// Spans that run past a keyframe copying could not resume from (an open GOP's recovery
     /// point that cannot be rewritten as an IDR picture, see ``OpenGOPResume``): the
     /// re-encoding that such open GOPs cost.
     func spansPastKeyframes(_ scan: VideoScan) -> [Range<Int>] {
-        spans.filter { !$0.reversed }.map(\.ranks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.smartCutPoints.resumes[$0] } }
+        spans.flatMap(\.forwardRanks).filter { span in span.dropFirst().contains { scan.isKey[$0] && !scan.smartCutPoints.resumes[$0] } }
     }
 
     /// How many frames are re-encoded.
     var encodedFrames: Int { spans.reduce(0) { $0 + $1.count } }
 
     /// The source packet each item shows (for its timing): re-encoded frames take their
-    /// source frame's.
-    func sourceIndex(_ item: Item) -> Int {
+    /// source frame's, a held frame the held one's; nil for black.
+    func sourceIndex(_ item: Item) -> Int? {
         switch item {
         case .copy(let i): i
-        case .encoded(let span, let frame): order[spans[span].rank(frame)]
+        case .encoded(let span, let frame):
+            switch spans[span].picture(frame) {
+            case .rank(let rank): order[rank]
+            case .still(let still): still.held.map { order[$0] }
+            }
         }
     }
 
@@ -130,9 +200,23 @@ struct SmartCut {
         let input: InputFormatContext
         do { input = try opened ?? InputFormatContext(path: movie.path) } catch { return "\(error)" }
         if let why = SpliceFormat.refusal(input.stream(stream)) { return "\(name)'s video \(why)" }
-        if segments.contains(where: \.isHold) { return "the timeline holds a frame" }
+        // Holds are re-encoded pictures when the timeline re-encodes anyway (it plays backwards,
+        // or a gap needs black); alone, the held frame's copy shows them (nothing re-encoded).
+        if segments.contains(where: \.isHold) && !segments.contains(where: { $0.isReversed || $0.isEmpty }) {
+            return "the timeline holds a frame"
+        }
         if scan.packets.contains(where: \.hidden) { return "\(name)'s edit list hides frames" }
         if scan.packets.contains(where: \.damaged) { return "\(name) has damaged packets" }
         return nil
     }
+}
+
+extension SmartCut.Span.Part {
+    var count: Int {
+        switch self {
+        case .frames(let ranks, _): ranks.count
+        case .still: 1
+        }
+    }
+    var isStill: Bool { if case .still = self { true } else { false } }
 }

@@ -38,9 +38,9 @@ final class SpliceEncoder: SpliceEncoding {
     }
 
     /// The reference frames (x264's `ref`) that give the new SPS the stream's decoded picture
-    /// buffer size (see ``SequenceParameterSet``).
+    /// buffer size (see ``SequenceParameterSet``); 0 for a stream without one (all intra).
     static func references(matching sps: SequenceParameterSet?) -> Int {
-        min(16, max(1, sps?.maxDecFrameBuffering ?? sps?.maxNumRefFrames ?? 3))
+        min(16, sps?.decFrameBuffering ?? sps?.maxNumRefFrames ?? 3)
     }
 
     private static func profileName(_ profile: Int32) -> String? {
@@ -71,7 +71,10 @@ final class SpliceEncoder: SpliceEncoding {
         av_dict_set(&options, "crf", String(Self.crf), 0)
         av_dict_set(&options, "profile", Self.profileName(p.profile) ?? "high", 0)
         if p.level > 0 { av_dict_set(&options, "level", String(p.level), 0) }
-        av_dict_set(&options, "x264-params", "sps-id=\(id):ref=\(references):scenecut=0:bframes=0:open-gop=0", 0)
+        // A stream with no picture buffer (an all-intra one, `constraint_set3_flag`) gets pictures
+        // that are all IDR, as its own: x264's keyint 1 declares the same (no buffer).
+        let intra = references == 0 ? ":keyint=1" : ""
+        av_dict_set(&options, "x264-params", "sps-id=\(id):ref=\(max(1, references)):scenecut=0:bframes=0:open-gop=0\(intra)", 0)
         let opened = avcodec_open2(c, codec, &options)
         guard opened >= 0 else { throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening libx264 for a frame-exact cut")) }
         packet = try Packet()

@@ -87,8 +87,10 @@ struct ExportVerifier {
         for (n, entry) in entries.enumerated() {
             guard let smart = plan.video.smart else { break }
             let item = smart.items[entry.index]
+            // Stills (held frames, black) are not compared: their source is no one frame's place.
+            guard smart.still(item) == nil, let source = smart.sourceIndex(item) else { continue }
             if case .encoded = item { encoded.insert(n) } else if !rewritten.contains(n) { continue }
-            sourceOf[n] = smart.sourceIndex(item)
+            sourceOf[n] = source
         }
         guard !sourceOf.isEmpty else { return (0, 0, .infinity) }
         let outputOf = Dictionary(uniqueKeysWithValues: sourceOf.map { ($0.value, $0.key) })
@@ -121,7 +123,7 @@ struct ExportVerifier {
     }
 
     private func picture(_ n: Int, psnr: Double, rewritten: Bool) -> ExportVerification.Difference {
-        let source = plan.video.smart.map { $0.sourceIndex($0.items[plan.map.entries[n].index]) } ?? n
+        let source = plan.video.smart.map { $0.sourceIndex($0.items[plan.map.entries[n].index]) ?? 0 } ?? n
         return .picture(time: time(of: n), source: plan.scan.packets[source].pts, psnr: psnr, rewritten: rewritten)
     }
 
