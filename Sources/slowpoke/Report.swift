@@ -59,7 +59,7 @@ enum Report {
         out += "\n"
 
         let tracks = document.timeline.tracks
-        let ramps = try document.history.appliedEdits(recordedAs: ["ramp", "slomo"]).flatMap { edit -> [Ramp] in
+        let ramps = try document.history.appliedEdits(recordedAs: ["ramp", "slomo", "group"]).flatMap(\.parts).flatMap { edit -> [Ramp] in
             switch edit {
             case .ramp(let ramp): [ramp]
             case .slowMotion(let slowMotion): (try? slowMotion.ramps()).map { [$0.into, $0.outOf] } ?? []
