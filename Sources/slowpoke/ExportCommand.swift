@@ -180,7 +180,7 @@ struct ExportMovie: ParsableCommand {
 
     /// `66 frames, 2.745 s (every frame at its exact time)`.
     static func frames(_ count: Int, duration: Time, exact: Bool, timescale: Int32) -> String {
-        "\(count) frames, \(duration.readable) (\(exact ? "every frame at its exact time" : "timestamps rounded to 1/\(timescale) s"))"
+        "\(count) frames, \(duration.readable) (\(exact ? "every frame at its exact time" : "timestamps rounded to \(timescale) ticks a second"))"
     }
 
     /// `; 11 frames re-encoded at 2 cuts; 55 copied`, or nothing when no frame is re-encoded.
@@ -217,7 +217,7 @@ struct ExportMovie: ParsableCommand {
         case .prores: "prores \(e.profile) \(e.pixelFormatName)"
         case .vp9: "vp9 \(e.pixelFormatName) crf \(e.crf.formatted()) preset \(e.preset)"
         }
-        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        print("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         if let line = result.fit?.line { print(line) }
         reporter.done(output: exporter.output.path, duration: result.duration.seconds)
     }
