@@ -76,7 +76,7 @@ struct ExportMovie: ParsableCommand {
             Examples:
               slowpoke export
               slowpoke export --fps 30
-              slowpoke export --verify
+              slowpoke export --verify -o checked.mp4
               slowpoke export --fps 29.97 --frames blend -o smooth.mp4
               slowpoke export --fps 60 --codec hevc --crf 26 --preset fast
               slowpoke export -o dog-slow.mov --algorithm timeDomain

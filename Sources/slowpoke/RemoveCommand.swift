@@ -10,7 +10,7 @@ struct Remove: ParsableCommand {
             Examples:
               slowpoke remove --range 0-1.5          # trim the first 1.5 s
               slowpoke remove --range 9-end          # trim the tail
-              slowpoke remove --range 0-1,9-end      # both ends, one edit, one undo
+              slowpoke remove --range 2-3,5-6        # two cuts, one edit, one undo
             """)
 
     @OptionGroup var options: DocumentOptions
