@@ -6,9 +6,9 @@ generated 90 s clip, and says which exit non-zero (issue 55's goal: all of them 
 
 The folder holds what the examples name: clip.mp4 (90 s, 640x360, 60 fps, H.264 and AAC),
 dog.mov (and ~/Movies/dog.mov, HOME being the folder), recording.ts (two programs),
-IMG_0042.MOV (media/clip240.mp4), solo.wav, bark.m4a, song.flac (its document song.slowpoke),
+IMG_0042.MOV (5 s at 240 fps), solo.wav, bark.m4a, song.flac (its document song.slowpoke),
 recipe.json, cut.edl, PXL_0042.mp4 (an Android 240 fps capture stored for 30 fps) and, for the
-`otio import` examples, timeline.otio and from-resolve.otio from `otio export`; `undo` and
+`otio import` examples, timeline.otio (clip.mp4's) and from-resolve.otio (dog.mov's) from `otio export`; `undo` and
 `redo` examples find an edit to take back. `ffplay -` is run as `ffprobe -` (no display), and
 `preview` examples are listed but not run (they wait for keys in a window).
 """
@@ -57,7 +57,9 @@ def make_fixtures(folder):
     shutil.copy(os.path.join(folder, "dog.mov"), os.path.join(folder, "Movies/dog.mov"))
     ff("-i", "clip.mp4", "-map", "0:v", "-map", "0:a", "-map", "0:v", "-map", "0:a", "-c", "copy",
        "-program", "title=one:st=0:st=1", "-program", "title=two:st=2:st=3", "recording.ts")
-    ff("-i", os.path.join(ROOT, "media/clip240.mp4"), "-c", "copy", "IMG_0042.MOV")
+    # An iPhone slow-motion movie: 5 s at 240 fps.
+    ff("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=240:duration=5", "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000:duration=5",
+       "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "IMG_0042.MOV")
     shutil.copy(os.path.join(ROOT, "media/music.wav"), os.path.join(folder, "solo.wav"))
     # An Android slow-motion capture: 240 fps pictures stored for 30 fps playback.
     ff("-itsscale", "8", "-i", os.path.join(ROOT, "media/clip240.mp4"), "-c", "copy", "-metadata", "com.android.capture.fps=240",
@@ -94,6 +96,9 @@ def run_group(source, examples, fixtures, env):
         setup("open", "clip.mp4")
         setup("otio", "export", "-o", "timeline.otio")
         os.remove(os.path.join(folder, "clip.slowpoke"))
+        setup("open", "dog.mov")
+        setup("otio", "export", "-o", "from-resolve.otio")
+        os.remove(os.path.join(folder, "dog.slowpoke"))
     results = []
     for example in examples:
         if example.startswith("slowpoke preview"):
@@ -105,8 +110,6 @@ def run_group(source, examples, fixtures, env):
                 movie = next((m for m in os.listdir(folder) if m.startswith(doc + ".") and not m.endswith(".slowpoke")), None)
                 if movie:
                     subprocess.run([BINARY, "open", movie], cwd=folder, env=env, capture_output=True)
-        if "from-resolve.otio" in example and os.path.exists(os.path.join(folder, "timeline.otio")):
-            shutil.copy(os.path.join(folder, "timeline.otio"), os.path.join(folder, "from-resolve.otio"))
         result = sh(example.replace("| ffplay -", "| ffprobe -v error -"), folder, env)
         results.append((example, result.returncode, result.stderr.strip().splitlines()[-2:]))
         for new in set(f for f in os.listdir(folder) if f.endswith(".slowpoke")) - before - {"clip.slowpoke"}:
