@@ -85,6 +85,9 @@ import Testing
         (["export", "--format", "ts"], 64, "--format ts chooses the stream written to standard output; add -o -"),
         (["export", "-o", "-", "--format", "avi"], 64, "--format takes mkv, mp4, ts, not avi"),
         (["export", "-o", "-", "--verify"], 64, "--verify reads the written movie back, and standard output cannot be read back"),
+        // Standard input is no movie slowpoke can read: it reads its movie several times.
+        (["open", "-"], 1, "slowpoke reads a movie from a file, which it reads more than once"),
+        (["stretch", "-", "out.wav", "--rate", "0.5"], 1, "slowpoke reads a sound from a file"),
     ])
     func misusesAreRefused(_ arguments: [String], _ status: Int32, _ said: String) throws {
         let folder = try folderWithDocument()
