@@ -307,7 +307,7 @@ enum Report {
 
     static func rate(_ r: Rational?) -> String {
         guard let r else { return "? fps" }
-        if r.denominator == 1001 { return "\(r) (\(String(format: "%.3f", r.doubleValue))) fps" }
+        // NTSC rates as people say them (29.97, 23.976); `--json` keeps 30000/1001.
         return "\(r.shown) fps"
     }
 

@@ -7,7 +7,7 @@ import Testing
 @Suite struct PlainNumberTests {
     /// A fraction of seconds or frames: `95516/3675 s`, `30000/1001 fps`, `2839/768x`.
     static func fractions(in text: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: #"\b[0-9]+/[0-9]+ ?(s|fps|x)\b"#)
+        let pattern = try! NSRegularExpression(pattern: #"\b[0-9]+/[0-9]+ ?(s|fps|x|\([0-9.]+\) fps)\b"#)
         return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
             Range($0.range, in: text).map { String(text[$0]) }
         }
