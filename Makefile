@@ -123,6 +123,8 @@ demo: build
 	cd $(DEMO_DIR) && ../debug/slowpoke info
 	cd $(DEMO_DIR) && ../debug/slowpoke export --progress none
 	cd $(DEMO_DIR) && ../debug/slowpoke export --fps 30 --progress none
+	@echo "slowpoke is $(abspath $(BIN)); run it as that, or put it on the PATH:"
+	@echo "  make install PREFIX=~/.local && export PATH=\"\$$HOME/.local/bin:\$$PATH\""
 
 # Times slowpoke against the rubberband and ffmpeg CLIs on the same inputs; prints ratios.
 bench: bench-deps

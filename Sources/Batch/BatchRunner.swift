@@ -174,12 +174,12 @@ public struct BatchRunner: Sendable {
             let exporter = try ConstantRateExporter(source: source, output: output, options: .init(fps: rate),
                                                     settings: settings, force: replace)
             let result = try exporter.run(progress: progress, warning: warning)
-            return "\(result.frames) frames at \(rate.readable) fps, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
+            return "\(result.frames) frames at \(rate.shown) fps, \(result.duration.readable)" + (result.fit?.line.map { "; \($0)" } ?? "")
         }
         var exporter = try PassthroughExporter(source: source, output: output, settings: settings, force: replace)
         exporter.verify = spec.verify ?? false
         let result = try exporter.run(progress: progress, warning: warning)
-        return "\(result.videoFrames) frames, \(result.duration)" + (result.fit?.line.map { "; \($0)" } ?? "")
+        return "\(result.videoFrames) frames, \(result.duration.readable)" + (result.fit?.line.map { "; \($0)" } ?? "")
             + (result.verification.map { "; \($0.line)" } ?? "")
     }
 }

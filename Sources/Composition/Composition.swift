@@ -55,7 +55,7 @@ public struct Composition: Sendable, Hashable, Codable {
     /// later by `range.duration` on every track.
     public mutating func insertTimeRange(_ range: TimeRange, of asset: Asset, at t: Time) throws(CompositionError) {
         guard t.isNumeric, t >= .zero, t <= duration else {
-            throw .beyondTimeline("cannot insert at \(t): the timeline runs from 0 to \(duration.secondsText) s")
+            throw .beyondTimeline("cannot insert at \(t): the timeline runs from 0 to \(duration.readable)")
         }
         guard asset.timeRange.contains(range) else {
             throw .beyondTimeline("range \(range) is outside the source's \(asset.timeRange)")
@@ -90,7 +90,7 @@ public struct Composition: Sendable, Hashable, Codable {
     /// Inserts a gap of `range.duration` at `range.start` on every track that reaches it.
     public mutating func insertEmptyTimeRange(_ range: TimeRange) throws(CompositionError) {
         guard range.start >= .zero, range.start <= duration else {
-            throw .beyondTimeline("cannot insert a gap at \(range.start): the timeline runs from 0 to \(duration.secondsText) s")
+            throw .beyondTimeline("cannot insert a gap at \(range.start): the timeline runs from 0 to \(duration.readable)")
         }
         guard !range.isEmpty else { return }
         try applyToEveryTrack(from: range.start) { track throws(CompositionError) in
@@ -104,7 +104,7 @@ public struct Composition: Sendable, Hashable, Codable {
     /// moves later by `duration` everywhere.
     public mutating func insertHold(at t: Time, duration: Time) throws(CompositionError) {
         guard t.isNumeric, t >= .zero, t < self.duration else {
-            throw .beyondTimeline("cannot freeze at \(t): the timeline runs from 0 to \(self.duration.secondsText) s, and a freeze holds a frame shown before the end")
+            throw .beyondTimeline("cannot freeze at \(t): the timeline runs from 0 to \(self.duration.readable), and a freeze holds a frame shown before the end")
         }
         guard duration.isNumeric, duration > .zero else {
             throw .invalidRange("a freeze needs a positive duration, not \(duration)")

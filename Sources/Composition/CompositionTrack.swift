@@ -168,7 +168,7 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
             throw .invalidRange("a freeze needs a positive duration, not \(duration)")
         }
         guard let presentation = try presentation(at: t) else {
-            throw .beyondTimeline("there is no frame at \(t): the track runs from 0 to \(duration.secondsText) s, and a freeze holds a frame that plays (use a time before the end)")
+            throw .beyondTimeline("there is no frame at \(t): the track runs from 0 to \(duration.readable), and a freeze holds a frame that plays (use a time before the end)")
         }
         guard let held = presentation.sourceTime else {
             throw .beyondTimeline("the timeline has a gap at \(t), so there is no frame to hold there")
@@ -210,13 +210,13 @@ public struct CompositionTrack: Sendable, Hashable, Codable {
 
     private func checkInsertionPoint(_ t: Time) throws(CompositionError) {
         guard t.isNumeric, t >= .zero, t <= duration else {
-            throw .beyondTimeline("cannot insert at \(t): it is outside the track's 0-\(duration.secondsText) s")
+            throw .beyondTimeline("cannot insert at \(t): it is outside the track's 0-\(duration.readable)")
         }
     }
 
     private func checkWithin(_ range: TimeRange) throws(CompositionError) {
         guard range.start >= .zero, range.end <= duration else {
-            throw .beyondTimeline("range \(range) goes beyond the track's 0-\(duration.secondsText) s")
+            throw .beyondTimeline("range \(range) goes beyond the track's 0-\(duration.readable)")
         }
     }
 

@@ -19,6 +19,11 @@ public enum Edit: Sendable, Hashable {
     /// `range` played backwards on every track (``Composition/reverseTimeRange(_:)``); the
     /// timeline's length and rates are unchanged, and reversing the range again undoes it.
     case reverse(range: TimeRange)
+    /// Several ranges edited at once (`scale --range 1-2 --range 5-6`), as one edit: one line
+    /// in the history, one undo. The parts are scales, cuts, reverses or ramps, in timeline
+    /// order, their ranges apart and all in the timeline before the edit; they are applied
+    /// last to first, so no part moves a range another part names. Made by ``grouped(_:)``.
+    case group([Edit])
 
     /// A scale edit that plays `range` at `rate`, after checking the rate.
     public static func scale(range: TimeRange, rate: Rational) throws(CompositionError) -> Edit {
@@ -45,6 +50,7 @@ public enum Edit: Sendable, Hashable {
         case .scale(let range, _), .remove(let range), .insertGap(let range), .freeze(let range), .reverse(let range): range.start
         case .ramp(let ramp): ramp.range.start
         case .slowMotion(let s): s.range.start
+        case .group(let parts): parts.first?.start ?? .zero
         }
     }
 
@@ -71,6 +77,8 @@ public enum Edit: Sendable, Hashable {
             try slowMotion.apply(to: &edited)
         case .reverse(let range):
             try edited.reverseTimeRange(range)
+        case .group(let parts):
+            for part in parts.reversed() { try part.perform(on: &edited) }
         }
     }
 
@@ -82,7 +90,7 @@ public enum Edit: Sendable, Hashable {
                 let segment = track.segments[index]
                 index += 1
                 guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }
-                throw .rateOutOfRange("this edit would play \(segment.target) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
+                throw .rateOutOfRange("this edit would play \(segment.target.shown) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
             }
         }
     }
@@ -97,6 +105,7 @@ public enum Edit: Sendable, Hashable {
         case .scale(let r, _): range = r
         case .ramp(let ramp): range = ramp.range
         case .slowMotion(let s): range = s.range
+        case .group(let parts): range = try Self.hull(of: parts)
         case .remove, .insertGap, .freeze, .reverse: return nil
         }
         return try TimeRange(start: range.start, end: range.end + (after - before))
@@ -122,6 +131,9 @@ public enum Edit: Sendable, Hashable {
             return "slow motion \(s.range.shown)\(length) (\(s.rate.shown)x, ramps of \(s.rampLength.shown) s in and out)"
         case .reverse(let range):
             return "reverse \(range.shown)"
+        case .group(let parts):
+            let said = parts.map(\.summary)
+            return said.count < 2 ? said.joined() : said.dropLast().joined(separator: ", ") + " and " + said.last!
         }
     }
 }
@@ -137,10 +149,11 @@ extension Edit: Codable {
         case .freeze: "freeze"
         case .slowMotion: "slomo"
         case .reverse: "reverse"
+        case .group: "group"
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case op, range, duration, from, to, ease, steps, rate, rampLength }
+    private enum CodingKeys: String, CodingKey { case op, range, duration, from, to, ease, steps, rate, rampLength, edits }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -152,6 +165,17 @@ extension Edit: Codable {
         case "insertGap": self = .insertGap(range: range)
         case "freeze": self = .freeze(range: range)
         case "reverse": self = .reverse(range: range)
+        case "group":
+            let parts = try c.decode([Edit].self, forKey: .edits)
+            do {
+                guard parts.count > 1, case .group(let checked) = try Edit.grouped(parts), checked == parts,
+                      try Edit.hull(of: parts) == range else {
+                    throw CompositionError.invalidRange("a group of \(parts.count) edits out of order, or with the wrong range")
+                }
+            } catch let error as CompositionError {
+                throw DecodingError.dataCorruptedError(forKey: .edits, in: c, debugDescription: error.description)
+            }
+            self = .group(parts)
         case "slomo":
             do {
                 self = .slowMotion(try SlowMotion(range: range, rate: try c.decode(Rational.self, forKey: .rate),
@@ -204,6 +228,10 @@ extension Edit: Codable {
             try c.encode(s.range, forKey: .range)
             try c.encode(s.rate, forKey: .rate)
             try c.encode(s.rampLength, forKey: .rampLength)
+        case .group(let parts):
+            try c.encode("group", forKey: .op)
+            try c.encode(try Edit.hull(of: parts), forKey: .range)
+            try c.encode(parts, forKey: .edits)
         }
     }
 }

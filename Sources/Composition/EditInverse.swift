@@ -28,6 +28,12 @@ extension Edit {
                 try before.removeTimeRange(range)
             case .reverse(let range):
                 try before.reverseTimeRange(range)
+            case .group(let parts):
+                // The parts were applied last to first: the first one is undone first.
+                for part in parts {
+                    guard let undone = part.undone(on: before) else { return nil }
+                    before = undone
+                }
             case .remove, .slowMotion:
                 return nil
             }

@@ -66,7 +66,7 @@ extension CompositionTrack {
     /// undoes it.
     public mutating func reverseTimeRange(_ range: TimeRange) throws(CompositionError) {
         guard range.start >= .zero, range.end <= duration else {
-            throw .beyondTimeline("range \(range) goes beyond the track's 0-\(duration.secondsText) s")
+            throw .beyondTimeline("range \(range) goes beyond the track's 0-\(duration.readable)")
         }
         guard !range.isEmpty else { throw .invalidRange("range \(range) is empty; there is nothing to reverse") }
         let flipped = try pieces(in: range).reversed().map { piece in

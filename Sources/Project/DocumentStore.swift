@@ -123,7 +123,7 @@ public enum DocumentStore {
             throw .corruptDocument(path: path, reason: "\(error)")
         }
         guard document.version <= max(version, StoredTimeline.firstVersion) else {
-            throw .corruptDocument(path: path, reason: "it holds a reverse, which version \(version) documents cannot hold")
+            throw .corruptDocument(path: path, reason: "it holds \(document.version == 6 ? "several ranges edited at once" : "a reverse"), which version \(version) documents cannot hold")
         }
         let checksum = version >= StoredTimeline.firstVersion ? StoredTimeline.checksum(of: data) : .missing
         if !replaying, checksum == .matches,

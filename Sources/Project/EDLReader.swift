@@ -59,7 +59,7 @@ public enum EDL {
             let label = "event \(event.number) (\(event.place))"
             do {
                 guard event.recordIn >= position else {
-                    throw OTIOError.unsupported("\(label) starts at record \(event.recordIn.secondsText) s, inside the event before it; slowpoke reads one layer of cuts")
+                    throw OTIOError.unsupported("\(label) starts at record \(event.recordIn.readable), inside the event before it; slowpoke reads one layer of cuts")
                 }
                 if event.recordIn > position {
                     items.append(.init(item: .gap(duration: try event.recordIn - position), label: "the gap before \(label)", media: nil))

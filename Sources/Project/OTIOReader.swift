@@ -107,7 +107,7 @@ extension OTIO {
                agrees(held, start), agrees(length, duration) {
                 (start, duration) = (held, length)
             }
-            guard start >= .zero else { throw .unsupported("\(label) freezes media time \(start.secondsText) s, before the movie's first frame") }
+            guard start >= .zero else { throw .unsupported("\(label) freezes media time \(start.readable), before the movie's first frame") }
             return .init(item: .hold(frame: start, duration: duration), label: label, media: media, reel: reel)
         }
         var rate = warps == 0 ? Rational.one : simplestFraction(scalar)
@@ -124,7 +124,7 @@ extension OTIO {
         func mediaSpan() throws(OTIOError) -> Time {
             guard spans == .trackLength else { return duration }
             do { return try duration.multiplied(by: backwards ? rate.negated : rate) } catch {
-                throw .unsupported("\(label): its \(field).duration \(duration.secondsText) s at time_scalar \(scalar) is no exact media span: \(error.description)")
+                throw .unsupported("\(label): its \(field).duration \(duration.readable) at time_scalar \(scalar) is no exact media span: \(error.description)")
             }
         }
         var span: Time?

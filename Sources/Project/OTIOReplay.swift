@@ -34,7 +34,7 @@ extension OTIO {
                     // slowpoke holds the frame where the timeline stands: what follows is
                     // untouched from source s, so skip to the held frame, then freeze it.
                     guard frame >= s, frame < movieDuration else {
-                        throw OTIOError.unsupported("\(labeled.label) freezes media time \(frame.secondsText) s, but the timeline has already played up to \(s.secondsText) s there (or the movie ends before it); slowpoke holds a frame where it stands on the timeline, so a freeze must hold a frame at or after the end of the clip before it")
+                        throw OTIOError.unsupported("\(labeled.label) freezes media time \(frame.readable), but the timeline has already played up to \(s.readable) there (or the movie ends before it); slowpoke holds a frame where it stands on the timeline, so a freeze must hold a frame at or after the end of the clip before it")
                     }
                     if frame > s { edits.append(.remove(range: try range(t, frame - s))) }
                     edits.append(.freeze(range: try range(t, duration)))
@@ -42,10 +42,10 @@ extension OTIO {
                     s = frame
                 case .clip(let source, let rate):
                     guard source.start >= .zero, source.end <= movieDuration else {
-                        throw OTIOError.unsupported("\(labeled.label) plays source \(source), beyond the movie's 0-\(movieDuration.secondsText) s")
+                        throw OTIOError.unsupported("\(labeled.label) plays source \(source), beyond the movie's 0-\(movieDuration.readable)")
                     }
                     guard source.start >= s else {
-                        throw OTIOError.unsupported("\(labeled.label) plays source \(source), which starts before the end of the clip before it (\(s.secondsText) s); a slowpoke timeline plays the movie in order, each part at most once")
+                        throw OTIOError.unsupported("\(labeled.label) plays source \(source), which starts before the end of the clip before it (\(s.readable)); a slowpoke timeline plays the movie in order, each part at most once")
                     }
                     if source.start > s {
                         edits.append(.remove(range: try range(t, source.start - s)))
@@ -208,9 +208,9 @@ extension OTIO {
     private static func describe(_ item: OTIOTimeline.Item?) -> String {
         switch item {
         case nil: "nothing"
-        case .gap(let duration): "a \(duration.secondsText) s gap"
+        case .gap(let duration): "a \(duration.readable) gap"
         case .clip(let source, let rate): "source \(source) at \(rate.readable)x"
-        case .hold(let frame, let duration): "the frame at \(frame.secondsText) s held for \(duration.secondsText) s"
+        case .hold(let frame, let duration): "the frame at \(frame.readable) held for \(duration.readable)"
         }
     }
 

@@ -25,7 +25,9 @@ public struct ProjectDocument: Sendable, Hashable {
     /// ("written by a newer slowpoke") rather than as corrupt. It reads and exports versions 1 to
     /// 3 as before (replaying their history), and writes them back as version 4. Version 5 added
     /// the `reverse` edit (and reversed segments); only a document that holds one is written as 5.
-    public static let currentVersion = 5
+    /// Version 6 added the `group` edit (several ranges edited at once); only a document whose
+    /// history holds one is written as 6.
+    public static let currentVersion = 6
     public static let formatName = "slowpoke"
 
     public let movie: MovieReference
@@ -101,10 +103,11 @@ public struct ProjectDocument: Sendable, Hashable {
 }
 
 extension ProjectDocument {
-    /// The format version the document is written with: 5 when its history or timeline holds
-    /// a reverse, else 4, since every document carries its checksum. (``DocumentStore`` checks
+    /// The format version the document is written with: 6 when its history holds a group of
+    /// edits, 5 when its history or timeline holds a reverse, else 4, since every document carries its checksum. (``DocumentStore`` checks
     /// the version it reads.)
     public var version: Int {
+        if history.mayHold(recordedAs: ["group"]) { return 6 }
         let reverses = timeline.tracks.contains { $0.segments.contains(where: \.isReversed) }
             || history.mayHold(recordedAs: ["reverse"])
         return reverses ? 5 : 4
@@ -116,6 +119,7 @@ extension ProjectDocument {
         get throws(ProjectError) {
             try history.entries.map { entry in
                 switch entry.edit {
+                case .group: 6
                 case .reverse: 5
                 case .freeze, .slowMotion: 3
                 case .ramp: 2

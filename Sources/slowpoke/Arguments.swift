@@ -2,6 +2,7 @@ import ArgumentParser
 import Composition
 import Export
 import TimePitch
+import Foundation
 
 // Times, ranges and rates are parsed by the library through an option's `transform:`, so that a
 // malformed value is refused with the library's own words ("range 5.0-3.2 ends before it
@@ -35,6 +36,23 @@ struct RangeArgument {
     init(parsing argument: String) throws {
         value = try RangeExpression(parsing: argument)
     }
+}
+
+/// One or more ranges on the command line: `3.2-5.0`, or `1-2,5-6`. `--range` may be given
+/// again too; every range, from every `--range`, is edited at once (one edit, one undo).
+struct RangeListArgument {
+    let values: [RangeExpression]
+
+    init(parsing argument: String) throws {
+        values = try argument.split(separator: ",", omittingEmptySubsequences: false).map {
+            try RangeExpression(parsing: String($0).trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
+
+extension [RangeListArgument] {
+    /// Every range given, in the order typed.
+    var ranges: [RangeExpression] { flatMap(\.values) }
 }
 
 /// The optional `[doc]` argument shared by the editing commands.

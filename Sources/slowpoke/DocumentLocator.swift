@@ -9,6 +9,7 @@ enum DocumentLocator {
     /// if missing), or, when nil, the only `*.slowpoke` in the current folder.
     static func locate(_ argument: String?) throws -> URL {
         guard let argument else { return try onlyDocumentHere() }
+        try refuseStandardInput(argument)
         let url = URL(fileURLWithPath: argument)
         if url.pathExtension == DocumentStore.fileExtension {
             guard FileManager.default.fileExists(atPath: url.path) else {
@@ -19,6 +20,13 @@ enum DocumentLocator {
         let (document, created) = try documentForMovie(url, shown: argument)
         if created { createdForThisCommand = document }
         return document
+    }
+
+    /// `-` as an input: slowpoke reads a movie (or a sound, for `stretch`) from a file it can
+    /// read again, not from a pipe; only `batch -` reads its recipe from standard input.
+    static func refuseStandardInput(_ argument: String, what: String = "a movie") throws {
+        guard argument == "-" else { return }
+        throw CLIError("slowpoke reads \(what) from a file, which it reads more than once (to probe it, scan it and seek in it), not from standard input; save the stream first (`cat > clip.mp4`) and name that file")
     }
 
     /// A document made for a command that named a movie (`slowpoke slomo clip.mov`): if the

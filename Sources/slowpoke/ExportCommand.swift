@@ -67,22 +67,33 @@ struct ExportMovie: ParsableCommand {
             otherwise (for audio, the source's extension when it is one of those, else .m4a). It \
             appears only when complete: an error or Ctrl-C leaves nothing behind.
 
+            -o - writes the movie to standard output as a stream, for a pipe: Matroska, \
+            fragmented mp4 or MPEG-TS (--format; by default mp4 for an .mp4 or .mov movie, ts \
+            for a transport stream, else mkv). Progress, warnings and the summary go to \
+            standard error. A stream cannot be taken back: an error or Ctrl-C stops it where it \
+            is. --verify needs a file; a movie without video exports its audio to files only.
+
             Examples:
               slowpoke export
               slowpoke export --fps 30
-              slowpoke export --verify
+              slowpoke export --verify -o checked.mp4
               slowpoke export --fps 29.97 --frames blend -o smooth.mp4
               slowpoke export --fps 60 --codec hevc --crf 26 --preset fast
               slowpoke export -o dog-slow.mov --algorithm timeDomain
               slowpoke export clip.slowpoke -o chipmunk.mp4 --algorithm varispeed --force
               slowpoke export song.slowpoke -o song-slow.flac
               slowpoke export --dry-run --keyframe-cuts
+              slowpoke export -o - | ffplay -
+              slowpoke export -o - --format ts > slow.ts
             """)
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov, .mkv or .webm (audio alone: .m4a, .wav, .flac, .mp3 or .opus).", valueName: "out"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov, .mkv or .webm (audio alone: .m4a, .wav, .flac, .mp3 or .opus); - for standard output.", valueName: "out"))
     var output: String?
+
+    @Option(help: ArgumentHelp("With -o -: the stream written, mkv, mp4 (fragmented) or ts (default: mp4 for an .mp4 or .mov movie, ts for a transport stream, else mkv).", valueName: "format"))
+    var format: String?
 
     @Option(help: ArgumentHelp("Re-encode at this constant frame rate (30, 29.97, 30000/1001 …). Without it: passthrough.", valueName: "N"))
     var fps: String?
@@ -117,6 +128,15 @@ struct ExportMovie: ParsableCommand {
     @OptionGroup var audio: AudioOutputOptions
 
     func validate() throws {
+        if let format, output != "-" {
+            throw ValidationError("--format \(format) chooses the stream written to standard output; add -o -, or name the file (-o out.\(format == "ts" ? "mkv" : format))")
+        }
+        if let format, !StandardOutput.formats.contains(format) {
+            throw ValidationError("--format takes \(StandardOutput.formats.joined(separator: ", ")), not \(format)")
+        }
+        if output == "-" && verify {
+            throw ValidationError("--verify reads the written movie back, and standard output cannot be read back; write a file to verify it")
+        }
         if dryRun && verify {
             throw ValidationError("--dry-run writes nothing, so there is nothing for --verify to check; leave one out")
         }
@@ -149,6 +169,9 @@ struct ExportMovie: ParsableCommand {
             if verify {
                 throw CLIError("--verify checks a movie's passthrough export, and \(document.movie.path) has no video; leave --verify out to export its audio")
             }
+            if output == "-" {
+                throw CLIError("-o - streams a movie, and \(document.movie.path) has no video; write its audio to a file (-o song.flac)")
+            }
             try exportAudio(source, document: document, at: url, settings: settings)
             return
         }
@@ -159,34 +182,34 @@ struct ExportMovie: ParsableCommand {
             return
         }
         var exporter = try PassthroughExporter(source: source,
-                                               output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.movie(for: document, at: url),
+                                               output: target(document) ?? DefaultOutput.movie(for: document, at: url),
                                                settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         exporter.keyframeCuts = keyframeCuts
         exporter.verify = verify
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
-        let shown = output ?? exporter.output.lastPathComponent
+        let shown = shown(exporter.output)
         if dryRun {
             let plan = try exporter.plan()
             for line in plan.warnings { reporter.warning(line) }
-            print("would write \(shown): \(Self.frames(plan.videoFrames, duration: plan.duration, exact: plan.exact, timescale: plan.timescale))"
+            say("would write \(shown): \(Self.frames(plan.videoFrames, duration: plan.duration, exact: plan.exact, timescale: plan.timescale))"
                   + Self.cuts(plan.reencodedFrames, at: plan.reencodedCuts, reversals: plan.reencodedReversals, copied: plan.copiedFrames,
                               held: plan.heldFrames, black: plan.blackFrames))
-            if let line = plan.fit?.line { print(line) }
+            if let line = plan.fit?.line { say(line) }
             return
         }
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
-        print("wrote \(shown): \(Self.frames(result.videoFrames, duration: result.duration, exact: result.exact, timescale: result.timescale)), "
+        say("wrote \(shown): \(Self.frames(result.videoFrames, duration: result.duration, exact: result.exact, timescale: result.timescale)), "
               + Self.said(result.audio) + Self.cuts(result.reencodedFrames, at: result.reencodedCuts, reversals: result.reencodedReversals, copied: result.copiedFrames,
                                                            held: result.heldFrames, black: result.blackFrames))
-        if let line = result.fit?.line { print(line) }
-        if let line = result.verification?.line { print(line) }
-        reporter.done(output: exporter.output.path, duration: result.duration.seconds)
+        if let line = result.fit?.line { say(line) }
+        if let line = result.verification?.line { say(line) }
+        reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
     }
 
     /// `66 frames, 2.745 s (every frame at its exact time)`.
     static func frames(_ count: Int, duration: Time, exact: Bool, timescale: Int32) -> String {
-        "\(count) frames, \(duration.readable) (\(exact ? "every frame at its exact time" : "timestamps rounded to 1/\(timescale) s"))"
+        "\(count) frames, \(duration.readable) (\(exact ? "every frame at its exact time" : "timestamps rounded to \(timescale) ticks a second"))"
     }
 
     /// `; 11 frames re-encoded at 2 cuts; 55 copied`, or nothing when no frame is re-encoded.
@@ -223,31 +246,50 @@ struct ExportMovie: ParsableCommand {
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
-        let shown = output ?? exporter.output.lastPathComponent
-        print("wrote \(shown): \(result.duration.readable), \(result.sampleRate) Hz \(result.channels) \(result.codec), \(Self.said(result.audio))")
+        let shown = shown(exporter.output)
+        say("wrote \(shown): \(result.duration.readable), \(result.sampleRate) Hz \(result.channels) \(result.codec), \(Self.said(result.audio))")
         if let line = result.fit?.line { print(line) }
-        reporter.done(output: exporter.output.path, duration: result.duration.seconds)
+        reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
     }
 
     private func exportConstantRate(fps: Rational, source: ExportSource, document: ProjectDocument, at url: URL,
                                     settings: TimePitchSettings) throws {
         let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames)
-        let target = try output.map { URL(fileURLWithPath: $0) }
+        let target = try target(document)
             ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
-        let shown = output ?? exporter.output.lastPathComponent
+        let shown = shown(exporter.output)
         let e = result.encoder
         let encoding = switch e.codec {
         case .h264, .hevc: "\(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)"
         case .prores: "prores \(e.profile) \(e.pixelFormatName)"
         case .vp9: "vp9 \(e.pixelFormatName) crf \(e.crf.formatted()) preset \(e.preset)"
         }
-        print("wrote \(shown): \(result.frames) frames at \(fps.readable) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
-        if let line = result.fit?.line { print(line) }
-        reporter.done(output: exporter.output.path, duration: result.duration.seconds)
+        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        if let line = result.fit?.line { say(line) }
+        reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// The output -o names: a file, or standard output in the stream form asked for or chosen
+    /// from the movie; nil for the default name.
+    private func target(_ document: ProjectDocument) -> URL? {
+        guard output == "-" else { return output.map { URL(fileURLWithPath: $0) } }
+        return StandardOutput.url(format: format ?? StandardOutput.defaultFormat(forMovie: URL(fileURLWithPath: document.movie.path)))
+    }
+
+    /// The output as the summary names it: as typed, `standard output (mkv)`, or the default's name.
+    private func shown(_ written: URL) -> String {
+        StandardOutput.isStandardOutput(written) ? "standard output (\(written.pathExtension))" : output ?? written.lastPathComponent
+    }
+
+    /// A line of the summary: on standard output, or on standard error when the movie goes
+    /// there (a `note` event under `--progress json`, where every stderr line is JSON).
+    private func say(_ line: String) {
+        guard output == "-" else { return print(line) }
+        if Terminal.json { Terminal.note(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 
     /// Where frames were re-encoded: "2 cuts", "1 reversed range", "2 cuts and 1 reversed range".

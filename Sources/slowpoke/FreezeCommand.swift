@@ -39,9 +39,9 @@ struct FreezeCommand: ParsableCommand {
         try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
             let start = at.value.resolved(timelineEnd: timeline.duration)
             let length = duration.value.resolved(timelineEnd: timeline.duration)
-            guard length > .zero else { throw .invalidRange("a freeze needs a positive --duration, not \(length)") }
+            guard length > .zero else { throw .invalidRange("a freeze needs a positive --duration, not \(length.readable)") }
             guard start >= .zero, start < timeline.duration else {
-                throw .beyondTimeline("--at \(at.value) is not before the end of the timeline at \(timeline.duration); a freeze holds a picture that is on screen (use an earlier time)")
+                throw .beyondTimeline("--at \(at.value) is not before the end of the timeline at \(timeline.duration.readable); a freeze holds a picture that is on screen (use an earlier time)")
             }
             return .freeze(range: try TimeRange(start: start, duration: length))
         }

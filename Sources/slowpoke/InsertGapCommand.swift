@@ -29,9 +29,9 @@ struct InsertGap: ParsableCommand {
         try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
             let start = at.value.resolved(timelineEnd: timeline.duration)
             let length = duration.value.resolved(timelineEnd: timeline.duration)
-            guard length > .zero else { throw .invalidRange("a gap needs a positive --duration, not \(length)") }
+            guard length > .zero else { throw .invalidRange("a gap needs a positive --duration, not \(length.readable)") }
             guard start <= timeline.duration else {
-                throw .beyondTimeline("--at \(at.value) is after the end of the timeline at \(timeline.duration)")
+                throw .beyondTimeline("--at \(at.value) is after the end of the timeline at \(timeline.duration.readable)")
             }
             return .insertGap(range: try TimeRange(start: start, duration: length))
         }

@@ -31,6 +31,7 @@ struct Open: ParsableCommand {
     var program: Int?
 
     func run() throws {
+        try DocumentLocator.refuseStandardInput(movie)
         let url = URL(fileURLWithPath: movie)
         let (documentURL, created) = try DocumentLocator.documentForMovie(url, shown: movie, replace: force, program: program)
         let document = try DocumentStore.read(documentURL)

@@ -30,8 +30,8 @@ struct RampCommand: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The range to ramp, START-END: 2-4, 00:00:02-00:00:04.", valueName: "range"), transform: RangeArgument.init(parsing:))
-    var range: RangeArgument
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("The range to ramp, START-END: 2-4, 00:00:02-00:00:04. Several, each ramped the same way, as one edit: --range 2-4 --range 6-8, or 2-4,6-8.", valueName: "range"), transform: RangeListArgument.init(parsing:))
+    var range: [RangeListArgument]
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The rate at the start of the range, 1/32 to 32.", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var from: RateArgument
@@ -53,8 +53,9 @@ struct RampCommand: ParsableCommand {
 
     func run() throws {
         try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
-            let range = try self.range.value.resolved(timelineEnd: timeline.duration)
-            return .ramp(try Ramp(range: range, from: from.value, to: to.value, ease: ease, steps: steps))
+            try rangeEdits(self.range.ranges, on: timeline) { (range: TimeRange) throws(CompositionError) -> Edit in
+                .ramp(try Ramp(range: range, from: from.value, to: to.value, ease: ease, steps: steps))
+            }
         }
     }
 }

@@ -25,7 +25,7 @@ enum Report {
         var out = ""
         let media = document.media
         var head = "\(document.movie.path): \(media.containerLongName ?? media.container)"
-        if let length = (media.primaryVideo ?? media.primaryAudio)?.presentationDuration { head += ", \(length)" }
+        if let length = (media.primaryVideo ?? media.primaryAudio)?.presentationDuration { head += ", \(length.readable)" }
         head += ", \(bytes(media.fileSize))"
         if let bitRate = media.bitRate { head += ", \(bitsPerSecond(bitRate))" }
         out += head + "\n"
@@ -59,15 +59,14 @@ enum Report {
         out += "\n"
 
         let tracks = document.timeline.tracks
-        let ramps = try document.history.appliedEdits(recordedAs: ["ramp", "slomo"]).flatMap { edit -> [Ramp] in
+        let ramps = try document.history.appliedEdits(recordedAs: ["ramp", "slomo", "group"]).flatMap(\.parts).flatMap { edit -> [Ramp] in
             switch edit {
             case .ramp(let ramp): [ramp]
             case .slowMotion(let slowMotion): (try? slowMotion.ramps()).map { [$0.into, $0.outOf] } ?? []
             default: []
             }
         }
-        let shared = tracks.count > 1 && tracks.dropFirst().allSatisfy { $0.segments == tracks[0].segments }
-        if shared || tracks.count == 1 {
+        if Self.tracksShareSegments(document.timeline), !tracks.isEmpty {
             let names = tracks.map(\.mediaType.rawValue).joined(separator: " and ")
             out += "Timeline of \(documentName) (\(names), \(plural(tracks[0].segments.count, "segment"))):\n"
             out += table(tracks[0], ramps: ramps, all: all)
@@ -309,8 +308,8 @@ enum Report {
 
     static func rate(_ r: Rational?) -> String {
         guard let r else { return "? fps" }
-        if r.denominator == 1001 { return "\(r) (\(String(format: "%.3f", r.doubleValue))) fps" }
-        return "\(r.readable) fps"
+        // NTSC rates as people say them (29.97, 23.976); `--json` keeps 30000/1001.
+        return "\(r.shown) fps"
     }
 
     static func bytes(_ n: Int64) -> String {
@@ -324,6 +323,23 @@ enum Report {
     }
 
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+
+    /// Whether every track has the same segments, so `info` shows one table for all of them.
+    static func tracksShareSegments(_ timeline: Composition) -> Bool {
+        let tracks = timeline.tracks
+        return tracks.count <= 1 || tracks.dropFirst().allSatisfy { $0.segments == tracks[0].segments }
+    }
+
+    /// The segments as `info` counts them: those of the one table when the tracks share them
+    /// (`7 segments`), else each track's (`7 segments on the video track, 5 on the audio`).
+    static func segmentCount(_ timeline: Composition) -> String {
+        guard let first = timeline.tracks.first else { return "0 segments" }
+        if tracksShareSegments(timeline) { return plural(first.segments.count, "segment") }
+        return timeline.tracks.enumerated().map { index, track in
+            (index == 0 ? plural(track.segments.count, "segment") : "\(track.segments.count)")
+                + " on \(track.mediaType.rawValue) track \(track.trackID)"
+        }.joined(separator: ", ")
+    }
 }
 
 extension StreamPlan.Fate {

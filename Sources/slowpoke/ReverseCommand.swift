@@ -27,12 +27,12 @@ struct ReverseCommand: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The range to play backwards, START-END (timeline time).", valueName: "range"), transform: RangeArgument.init(parsing:))
-    var range: RangeArgument
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("The range to play backwards, START-END (timeline time). Several, as one edit, each backwards on its own: --range 2-4 --range 6-7, or 2-4,6-7.", valueName: "range"), transform: RangeListArgument.init(parsing:))
+    var range: [RangeListArgument]
 
     func run() throws {
         try applyEdit(options) { (timeline: Composition) throws(CompositionError) -> Edit in
-            .reverse(range: try self.range.value.resolved(timelineEnd: timeline.duration))
+            try rangeEdits(self.range.ranges, on: timeline) { (range: TimeRange) throws(CompositionError) -> Edit in .reverse(range: range) }
         }
     }
 }

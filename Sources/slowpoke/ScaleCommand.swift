@@ -14,12 +14,13 @@ struct Scale: ParsableCommand {
               slowpoke scale --range 3.2-5.0 --rate 0.25     # 1.8 s becomes 7.2 s
               slowpoke scale --range 1:00-end --rate 2       # double speed to the end
               slowpoke scale clip.slowpoke --range 0-2 --duration 5
+              slowpoke scale --range 1-2,5-6 --rate 0.5      # one edit, one undo
             """)
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The range to scale, START-END: 3.2-5.0, 00:01:00-00:01:30.5, 8-end.", valueName: "range"), transform: RangeArgument.init(parsing:))
-    var range: RangeArgument
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("The range to scale, START-END: 3.2-5.0, 00:01:00-00:01:30.5, 8-end. Several, as one edit: --range 1-2 --range 5-6, or 1-2,5-6.", valueName: "range"), transform: RangeListArgument.init(parsing:))
+    var range: [RangeListArgument]
 
     @Option(name: [.customLong("rate"), .customLong("speed")], parsing: .unconditional, help: ArgumentHelp("Playback rate from 1/32 to 32: 0.25 or 1/4 is quarter speed, 2 is double (--speed is the same).", valueName: "rate"), completion: RateArgument.completion, transform: RateArgument.init(parsing:))
     var rate: RateArgument?
@@ -34,23 +35,27 @@ struct Scale: ParsableCommand {
         if case .end? = duration?.value {
             throw ValidationError("--duration takes a length such as 7.2, not `end`")
         }
+        if duration != nil, range.ranges.count > 1 {
+            throw ValidationError("--duration gives one range its length; scale several ranges with --rate")
+        }
     }
 
     func run() throws {
-        var scaled: (range: TimeRange, length: Time)?
+        var scaled: [(range: TimeRange, length: Time)] = []
         let note = { (before: Composition, after: Composition) -> String? in
-            scaled.flatMap { multipliedRates(in: $0.range, before: before, after: after, newLength: $0.length) }
+            multipliedRates(in: scaled, before: before, after: after)
         }
         try applyEdit(options, note: note) { (timeline: Composition) throws(CompositionError) -> Edit in
-            let range = try self.range.value.resolved(timelineEnd: timeline.duration)
-            if let rate {
-                let edit = try Edit.scale(range: range, rate: rate.value)
-                if case .scale(_, let length) = edit { scaled = (range, length) }
-                return edit
+            try rangeEdits(self.range.ranges, on: timeline) { (range: TimeRange) throws(CompositionError) -> Edit in
+                if let rate {
+                    let edit = try Edit.scale(range: range, rate: rate.value)
+                    if case .scale(_, let length) = edit { scaled.append((range, length)) }
+                    return edit
+                }
+                let length = duration!.value.resolved(timelineEnd: timeline.duration)
+                guard length > .zero else { throw .invalidRange("--duration must be positive, not \(length.shown) s") }
+                return .scale(range: range, toDuration: length)
             }
-            let length = duration!.value.resolved(timelineEnd: timeline.duration)
-            guard length > .zero else { throw .invalidRange("--duration must be positive, not \(length)") }
-            return .scale(range: range, toDuration: length)
         }
     }
 }

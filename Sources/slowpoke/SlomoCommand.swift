@@ -32,10 +32,10 @@ struct SlomoCommand: ParsableCommand {
 
             Examples:
               slowpoke slomo IMG_0042.MOV            # the sidecar's, or Photos' defaults
-              slowpoke slomo --range 1.2-3.4         # that range, Photos' rate
-              slowpoke slomo --range 1.2-3.4 --rate 1/4
-              slowpoke slomo --real-time             # a 240 fps capture stored for 30 fps
-              slowpoke slomo                         # then its middle back at 1/8
+              slowpoke undo && slowpoke slomo --range 1.2-3.4   # that range instead
+              slowpoke undo && slowpoke slomo --range 1.2-3.4 --rate 1/4
+              slowpoke slomo PXL_0042.mp4 --real-time   # 240 fps stored for 30 fps
+              slowpoke slomo PXL_0042.mp4               # then its middle slowed, as for 240 fps
             """)
 
     @OptionGroup var options: DocumentOptions

@@ -19,7 +19,7 @@ struct Slowpoke: ParsableCommand {
             A first session:
               slowpoke open clip.mp4                      # creates clip.slowpoke
               slowpoke scale --range 3.2-5.0 --rate 0.25  # 3.2-5.0 s at quarter speed
-              slowpoke info                               # the timeline, segment by segment
+              slowpoke info                               # the timeline, every segment
               slowpoke export                             # clip-slowpoke.mp4, all frames
               slowpoke preview                            # play; keys change rate, pitch
               slowpoke undo                               # changed your mind

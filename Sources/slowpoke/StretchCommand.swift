@@ -40,6 +40,7 @@ struct Stretch: ParsableCommand {
     @OptionGroup var audio: AudioOutputOptions
 
     func run() throws {
+        try DocumentLocator.refuseStandardInput(input, what: "a sound")
         let settings = try audio.settings()
         let job = try StretchJob(input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: output),
                                  rate: rate.value, settings: settings, force: audio.force)

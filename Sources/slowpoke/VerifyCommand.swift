@@ -26,12 +26,12 @@ struct Verify: ParsableCommand {
         let url = try DocumentLocator.locate(options.document)
         let (document, checksum) = try DocumentStore.verify(url)
         let edits = Report.plural(document.history.applied, "applied edit")
-        let segments = Report.plural(document.timeline.tracks.map(\.segments.count).reduce(0, +), "segment")
+        let segments = Report.segmentCount(document.timeline)
         let note = switch checksum {
         case .matches: "its checksum matches"
         case .missing: "it has no checksum (a document of version 1 to 3, or another tool's); the next edit writes one"
         case .differs: "its checksum does not match its bytes (edited by hand?); the next edit writes a new one"
         }
-        print("\(url.lastPathComponent): the timeline (\(segments)) is what its \(edits) give; the movie is unchanged; \(note)")
+        print("\(url.lastPathComponent): the timeline (\(segments)) is what its \(edits) \(document.history.applied == 1 ? "gives" : "give"); the movie is unchanged; \(note)")
     }
 }

@@ -200,7 +200,7 @@ final class Scratch {
         }
         #expect(try scratch.bytes() == Data(text.utf8))
         #expect(ProjectError.newerDocument(path: "clip.slowpoke", version: 7, supported: ProjectDocument.currentVersion).description
-            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 5); upgrade slowpoke to edit it")
+            == "clip.slowpoke was written by a newer slowpoke (document version 7; this slowpoke reads up to 6); upgrade slowpoke to edit it")
     }
 
     @Test func aMissingMovieIsReported() throws {

@@ -19,7 +19,7 @@ import Testing
         }
         let passthrough = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "-o", folder.file("p.mp4").path])
         #expect(passthrough.status == 0, "\(passthrough.stderr)")
-        #expect(passthrough.stdout.contains("2880 frames") && passthrough.stdout.contains("timestamps rounded to 1/"), "\(passthrough.stdout)")
+        #expect(passthrough.stdout.contains("2880 frames") && passthrough.stdout.contains("timestamps rounded to "), "\(passthrough.stdout)")
         let decoded = try TestSupport.frameMD5s(folder.file("p.mp4"))
         #expect(decoded.errors.isEmpty, "\(decoded.errors)")
         #expect(decoded.md5s.count == 2880)

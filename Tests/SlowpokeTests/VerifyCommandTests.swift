@@ -25,7 +25,10 @@ import Testing
         #expect(try slowpoke("ramp", "--range", "4-6", "--from", "1", "--to", "0.25", in: folder).status == 0)
         let verified = try slowpoke("verify", in: folder)
         #expect(verified.status == 0, "\(verified.stderr)")
-        #expect(verified.stdout == "clip.slowpoke: the timeline (68 segments) is what its 2 applied edits give; the movie is unchanged; its checksum matches\n")
+        #expect(verified.stdout == "clip.slowpoke: the timeline (34 segments) is what its 2 applied edits give; the movie is unchanged; its checksum matches\n")
+        // The count `info` shows for the same timeline (video and audio share its segments).
+        let info = try slowpoke("info", in: folder).stdout
+        #expect(info.contains("Timeline of clip.slowpoke (video and audio, 34 segments):"), "\(info)")
 
         // A hand edit that drops the ramp from the history: the checksum no longer matches, so
         // every command replays, and refuses the document.

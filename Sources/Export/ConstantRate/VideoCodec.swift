@@ -50,6 +50,8 @@ public enum VideoCodec: String, CaseIterable, Sendable {
     public func check(output file: URL) throws(ExportError) {
         let ext = file.pathExtension.lowercased()
         guard !containers.contains(ext) else { return }
+        // A transport stream on standard output carries H.264 and HEVC.
+        if StandardOutput.isStandardOutput(file), ext == "ts", self == .h264 || self == .hevc { return }
         let others = Self.allCases.filter { $0.containers.contains(ext) }.map(\.rawValue)
         let shown = containers.filter { $0 != "m4v" }
         let holds = ext == "webm" ? ".webm holds only VP8, VP9 and AV1 video" : ".\(ext) cannot hold it"

@@ -24,7 +24,7 @@ public struct CutPreview: Sendable, Equatable {
     /// is copied, and no scan of every packet is needed to say so: a long movie's `info` would
     /// pay for it).
     public static func plan(source: ExportSource, output: URL) throws -> PassthroughPlan? {
-        guard Container(movie: output.pathExtension) != nil, let video = source.media.primaryVideo,
+        guard Container(movieAt: output) != nil, let video = source.media.primaryVideo,
               let track = source.timeline.track(withID: Int32(video.index)) else { return nil }
         let segments = track.segments
         let sources = segments.compactMap(\.source)

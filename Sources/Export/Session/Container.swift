@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 
 /// A file format slowpoke writes, made once from the output's extension. Every question about
 /// the container (which muxer, whether it is Matroska, whether it can hide frames behind an
@@ -9,6 +10,9 @@ struct Container: Sendable, Hashable {
     let muxer: String
     /// The output's extension, lowercased, as the user gave it (`m4v` is an mp4).
     let fileExtension: String
+    /// Written as a stream, front to back with no seeking (to standard output): mp4 is then
+    /// fragmented (an empty `moov`, then a fragment from each keyframe), Matroska has no cues.
+    let isStreamed: Bool
 
     /// The movie containers, by extension.
     private static let movies = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
@@ -33,9 +37,25 @@ struct Container: Sendable, Hashable {
         self.init(muxer: muxer, fileExtension: ext)
     }
 
-    private init(muxer: String, fileExtension: String) {
+    /// The container of `output`: its extension's, or for standard output (``StandardOutput``)
+    /// the stream form of its format (mkv, fragmented mp4, or an MPEG transport stream).
+    init?(movieAt output: URL) {
+        guard StandardOutput.isStandardOutput(output) else {
+            self.init(movie: output.pathExtension)
+            return
+        }
+        switch output.pathExtension {
+        case "mkv": self.init(muxer: "matroska", fileExtension: "mkv", isStreamed: true)
+        case "mp4": self.init(muxer: "mp4", fileExtension: "mp4", isStreamed: true)
+        case "ts": self.init(muxer: "mpegts", fileExtension: "ts", isStreamed: true)
+        default: return nil
+        }
+    }
+
+    private init(muxer: String, fileExtension: String, isStreamed: Bool = false) {
         self.muxer = muxer
         self.fileExtension = fileExtension
+        self.isStreamed = isStreamed
     }
 
     /// Matroska or WebM (Matroska limited to VP8, VP9 and AV1 video, Opus and Vorbis audio and
@@ -49,8 +69,11 @@ struct Container: Sendable, Hashable {
     /// mp4, mov or m4a: the movflags family.
     var isISOMedia: Bool { isQuickTime || muxer == "ipod" }
     /// Whether the container can keep frames as undisplayed references behind an edit list of
-    /// its own (mp4 and mov can; Matroska cannot).
-    var canHideFrames: Bool { isQuickTime }
+    /// its own (mp4 and mov can; Matroska cannot, nor a fragmented mp4, whose `moov` is written
+    /// before any sample).
+    var canHideFrames: Bool { isQuickTime && !isStreamed }
+    /// An MPEG transport stream (`--format ts` on standard output).
+    var isTransportStream: Bool { muxer == "mpegts" }
 
     /// libavformat's description of the muxer (loaded libav required).
     var format: UnsafePointer<AVOutputFormat>? { av_guess_format(muxer, nil, nil) }
@@ -58,14 +81,25 @@ struct Container: Sendable, Hashable {
     /// Whether codecs written into it keep their extradata in a global header.
     var globalHeader: Bool { format.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true }
 
-    /// Whether it can hold a stream of `codec`.
-    func holds(_ codec: AVCodecID) -> Bool { format.map { avformat_query_codec($0, codec, 0) == 1 } ?? false }
+    /// Whether it can hold a stream of `codec`. (libavformat's transport stream muxer answers
+    /// only for its default codecs; these are the ones it writes, from its stream types.)
+    func holds(_ codec: AVCodecID) -> Bool {
+        if isTransportStream { return Self.transportStreamCodecs.contains(codec) }
+        return format.map { avformat_query_codec($0, codec, 0) == 1 } ?? false
+    }
+
+    private static let transportStreamCodecs: Set<AVCodecID> = [
+        AV_CODEC_ID_H264, AV_CODEC_ID_HEVC, AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG4,
+        AV_CODEC_ID_AAC, AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_OPUS,
+        AV_CODEC_ID_DVB_SUBTITLE, AV_CODEC_ID_DVB_TELETEXT,
+    ]
 
     /// How messages name it: `Matroska`, `WebM`, else the muxer's name (`mp4`, `mov`).
     var displayName: String {
         switch muxer {
         case "matroska": "Matroska"
         case "webm": "WebM"
+        case "mpegts": "MPEG-TS"
         default: muxer
         }
     }

@@ -26,7 +26,7 @@ internal import CFFmpeg
 final class ExportSession {
     /// The movie, its facts and the timeline.
     let source: ExportSource
-    let destination: OutputFile
+    let destination: ExportTarget
     /// The output's container.
     let container: Container
     /// The movie's video stream, and the timeline's track for it.
@@ -44,7 +44,7 @@ final class ExportSession {
 
     /// The movie container of `output`, refused before any work when slowpoke writes no movie so.
     static func container(of output: URL) throws(ExportError) -> Container {
-        guard let container = Container(movie: output.pathExtension) else {
+        guard let container = Container(movieAt: output) else {
             try ExportError.requireExtension(of: output, in: Container.movieExtensions, "slowpoke exports")
             preconditionFailure("requireExtension accepted an extension Container does not know")
         }
@@ -58,7 +58,7 @@ final class ExportSession {
         self.settings = settings
         self.audioBitRate = audioBitRate
         container = try Self.container(of: output)
-        destination = try OutputFile.claim(output, force: force, inputs: source.inputs)
+        destination = try ExportTarget.claim(output, force: force, inputs: source.inputs)
         guard let videoStream = source.media.primaryVideo else {
             throw ExportError.unsupported("\(source.name) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
         }
@@ -161,7 +161,7 @@ final class ExportSession {
                waiting: @escaping () throws -> Void, warning: @escaping (String) -> Void) throws -> AudioTracks {
         let untouched = keepsEveryFrame && Self.playsSourceUntouched(segments, settings: settings)
         let setup = AudioSetup(movie: movie, name: movieName, segments: segments, origin: origin, end: end, settings: settings,
-                               bitRate: audioBitRate, container: container, display: destination.destination.path,
+                               bitRate: audioBitRate, container: container, display: destination.display,
                                waiting: waiting, warning: warning)
         // The header's movie when it is still open: AudioTracks reads only its streams' parameters.
         return try AudioTracks(setup, input: opened ?? InputFormatContext(path: movie.path), streams: source.audioStreams, untouched: untouched)
@@ -177,7 +177,7 @@ final class ExportSession {
     func start<Video>(audio: AudioTracks, segments: [CompositionTrackSegment], origin: Time,
                       videoTimescale: Int32?, metadata source: InputFormatContext, warning: (String) -> Void,
                       addVideo: (MovieWriter) throws -> (stream: UnsafeMutablePointer<AVStream>, made: Video)) throws -> Video {
-        let writer = try MovieWriter(path: destination.openablePath, display: destination.destination.path, container: container)
+        let writer = try MovieWriter(path: destination.openablePath, display: destination.display, container: container)
         let video = try addVideo(writer)
         videoOut = video.stream
         // The timecode reads what the source's did at the timeline's first frame.
@@ -185,7 +185,7 @@ final class ExportSession {
         let timecode = Timecode.carry(from: source.stream(videoStream.index).pointer, movie: source.pointer, to: video.stream, offset: first)
         try audio.attach(to: writer)
         let subtitles = try SubtitleTracks(movie: movie, plan: subtitlePlan, segments: segments, origin: origin,
-                                           globalHeader: container.globalHeader, display: destination.destination.path, warning: warning)
+                                           globalHeader: container.globalHeader, display: destination.display, warning: warning)
         try subtitles.attach(to: writer)
         if container.isFullMatroska {
             // (WebM holds no attachments.)
@@ -193,7 +193,7 @@ final class ExportSession {
                 _ = try writer.addStream(copying: source.stream(i), timeBase: AVRational(num: 1, den: 1000))
             }
         }
-        let chapters = try ChapterList(source, segments: segments, origin: origin, display: destination.destination.path)
+        let chapters = try ChapterList(source, segments: segments, origin: origin, display: destination.display)
         if let line = chapters.removedWarning(movieName: movieName) { warning(line) }
         try chapters.write(into: writer.context)
         av_dict_copy(&writer.context.pointee.metadata, source.pointer.pointee.metadata, 0)

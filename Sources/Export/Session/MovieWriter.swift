@@ -139,7 +139,12 @@ final class MovieWriter {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         if container.isISOMedia {
-            av_dict_set(&options, "movflags", keepsQuickTimeKeys() ? "+faststart+use_metadata_tags" : "+faststart", 0)
+            // A stream cannot be rewound to put the index first: it is fragmented instead, an
+            // empty moov and then a fragment from each keyframe.
+            let layout = container.isStreamed ? "+frag_keyframe+empty_moov+default_base_moof" : "+faststart"
+            av_dict_set(&options, "movflags", keepsQuickTimeKeys() ? layout + "+use_metadata_tags" : layout, 0)
+            // Without it a fragmented mp4's frames after the first move by the audio's priming.
+            if container.isStreamed { av_dict_set(&options, "use_editlist", "1", 0) }
             if let videoTimescale { av_dict_set(&options, "video_track_timescale", "\(videoTimescale)", 0) }
             // mp4 and mov keep no stream title; players show the track's handler name instead.
             for i in 0..<Int(context.pointee.nb_streams) {
@@ -156,8 +161,20 @@ final class MovieWriter {
     }
 
     func write(_ packet: UnsafeMutablePointer<AVPacket>) throws {
+        if isPriming(packet) { return }
         let result = av_interleaved_write_frame(context, packet)
         guard result >= 0 else { throw ExportError.cannotWrite(path: display, reason: AVFailure(code: result, operation: "").message) }
+    }
+
+    /// An audio packet that ends before time 0 (an encoder's priming, which an mp4 file hides
+    /// behind its edit list) in a fragmented mp4: its edit list is written before any sample and
+    /// readers do not apply it, so the sound would start that much late. It is left out; the
+    /// first frame then decodes without its pre-roll, on time.
+    private func isPriming(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        guard container.isStreamed, container.isQuickTime, packet.pointee.pts != sp_av_nopts_value(),
+              let stream = context.pointee.streams[Int(packet.pointee.stream_index)],
+              stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { return false }
+        return packet.pointee.pts + packet.pointee.duration <= 0
     }
 
     func finish() throws {

@@ -68,7 +68,7 @@ public struct StreamPlan: Sendable, Encodable {
         if source.media.primaryVideo == nil {
             return StreamPlan(audioFileOf: input, source: source, container: output.pathExtension.lowercased())
         }
-        let container = Container(movie: output.pathExtension) ?? Container(movie: "mp4")!
+        let container = Container(movieAt: output) ?? Container(movie: "mp4")!
         return StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo)
     }
 

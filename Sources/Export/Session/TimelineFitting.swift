@@ -108,7 +108,7 @@ extension FrameGridFit {
         guard let stream = source.media.primaryAudio,
               let track = source.timeline.track(withID: Int32(audioOnly ? stream.index : source.media.primaryVideo!.index)) else { return nil }
         try LibAV.load()
-        guard let container = audioOnly ? Container(audioFile: output.pathExtension) : Container(movie: output.pathExtension) else { return nil }
+        guard let container = audioOnly ? Container(audioFile: output.pathExtension) : Container(movieAt: output) else { return nil }
         let input = try InputFormatContext(path: source.movie.path)
         let parameters = input.stream(stream.index).parameters.pointee
         let grid = input.clock != nil ? nil : audioOnly

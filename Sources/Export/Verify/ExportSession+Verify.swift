@@ -6,8 +6,11 @@ extension ExportSession {
     /// file that differs is put beside the target under a name that says so
     /// (``commitFailed()``), and this throws what differs.
     func verify(_ plan: PassthroughPlan, rewritten: Set<Int>) throws -> ExportVerification {
+        guard let file = destination.file else {
+            throw ExportError.unsupported("--verify reads the written movie back, and standard output cannot be read back; write a file to verify it")
+        }
         let verifier = ExportVerifier(plan: plan, rewritten: rewritten, movie: movie, stream: videoStream.index,
-                                      output: destination.temporary.path, plannedKinds: streamPlan?.writtenKinds ?? [])
+                                      output: file.temporary.path, plannedKinds: streamPlan?.writtenKinds ?? [])
         do {
             return try verifier.verify()
         } catch let failure as ExportVerification.Failure {
@@ -24,6 +27,7 @@ extension ExportSession {
         let names = (1...99).map { n in
             target.deletingLastPathComponent().appendingPathComponent("\(stem).FAILED-VERIFY\(n == 1 ? "" : "-\(n)").\(ext)")
         }
-        do { return try destination.commit(asideAs: names) } catch { throw ExportError.output(error) }
+        guard let file = destination.file else { preconditionFailure("a stream is never verified") }
+        do { return try file.commit(asideAs: names) } catch { throw ExportError.output(error) }
     }
 }
