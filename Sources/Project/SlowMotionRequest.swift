@@ -48,7 +48,7 @@ public struct SlowMotionRequest: Sendable {
                 try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: capture)
                 return
             }
-            throw CompositionError.notHighFrameRate("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.readable) of the speed it was filmed, throughout (slomo --real-time plays it at the speed it was filmed; slomo then slows a section of it)")
+            throw CompositionError.notHighFrameRate("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.shown) of the speed it was filmed, throughout (slomo --real-time plays it at the speed it was filmed; slomo then slows a section of it)")
         }
         try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: fps)
     }

@@ -301,7 +301,7 @@ enum Report {
             break
         }
         if let b = s.bitRate { parts.append(bitsPerSecond(b)) }
-        if let d = s.presentationDuration ?? s.duration { parts.append("\(d)") }
+        if let d = s.presentationDuration ?? s.duration { parts.append(d.isNumeric ? "\(d.shown) s" : "\(d)") }
         if let l = s.language, l != "und" { parts.append("language \(l)") }
         return parts.joined(separator: ", ")
     }

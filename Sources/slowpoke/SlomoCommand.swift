@@ -35,7 +35,6 @@ struct SlomoCommand: ParsableCommand {
               slowpoke undo && slowpoke slomo --range 1.2-3.4   # that range instead
               slowpoke undo && slowpoke slomo --range 1.2-3.4 --rate 1/4
               slowpoke slomo PXL_0042.mp4 --real-time   # 240 fps stored for 30 fps
-              slowpoke slomo PXL_0042.mp4               # then its middle slowed, as for 240 fps
             """)
 
     @OptionGroup var options: DocumentOptions
@@ -74,7 +73,7 @@ struct SlomoCommand: ParsableCommand {
             throw CLIError("\(before.movie.path) does not say it was captured faster than it plays (no com.android.capture.fps above its frame rate), so it already plays at the speed it was filmed")
         }
         guard !SlowMotionRequest.playsAtRealTime(before) else {
-            throw CLIError("the timeline already plays \(before.movie.path) at the speed it was filmed (\(rate.readable)x its stored speed) where it is not slowed; `undo` to start over, or slomo to slow a section")
+            throw CLIError("the timeline already plays \(before.movie.path) at the speed it was filmed (\(rate.shown)x its stored speed) where it is not slowed; `undo` to start over, or slomo to slow a section")
         }
         let edit = try Edit.scale(range: TimeRange(start: .zero, end: before.timeline.duration), rate: rate)
         let duration = try Self.apply(edit, to: url, readAs: before)

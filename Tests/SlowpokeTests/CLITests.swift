@@ -188,7 +188,7 @@ func json(_ text: String) throws -> [String: Any] {
     }
 
     @Test func removingEverythingIsRefused() throws {
-        try expectRefused(["remove", "--range", "0-end"], message: "range 0-end is the whole timeline; removing it would leave nothing\n")
+        try expectRefused(["remove", "--range", "0-end"], message: "range 0-10 is the whole timeline; removing it would leave nothing\n")
     }
 
     @Test func aCorruptDocumentIsReportedAndLeftAlone() throws {
