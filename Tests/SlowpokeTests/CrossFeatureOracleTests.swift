@@ -115,6 +115,7 @@ final class OracleCase: @unchecked Sendable {
         guard info.status == 0 else { return fail("info", "exit \(info.status): \(info.stderr)") }
         let timeline = try OracleTimeline(json: info.stdout)
         self.timeline = timeline
+        checkShapeInfo(timeline)
         let verified = try shell.slowpoke(["verify", document])
         if verified.status != 0 { fail("verify", "exit \(verified.status): \(verified.stderr)") }
         try checkOTIORoundTrip(timeline)
@@ -165,6 +166,12 @@ final class OracleCase: @unchecked Sendable {
         let exported = try shell.slowpoke(["otio", "export", document, "-o", "x.otio"])
         guard exported.status == 0 else { return fail("otio export", "exit \(exported.status): \(exported.stderr)") }
         let imported = try shell.slowpoke(["otio", "import", "x.otio", "-o", "y.slowpoke"])
+        if imported.status == 1 && imported.stderr.contains("cannot be replayed as slowpoke edits with exact times") {
+            // The documented limit of exact arithmetic (OTIOTests: stacked rates and ranges can
+            // need a time beyond a 32-bit timescale in every edit order): refused with a clear
+            // error and nothing written; tallied with the refusals, not a checked round trip.
+            return run.refuse(seed: seed, mode: "otio import", message: imported.stderr)
+        }
         guard imported.status == 0 else { return fail("otio import", "exit \(imported.status): \(imported.stderr)") }
         let info = try shell.slowpoke(["info", "y.slowpoke", "--json"])
         guard info.status == 0 else { return fail("otio import", "info of the import: \(info.stderr)") }

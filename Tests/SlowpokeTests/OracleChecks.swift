@@ -43,10 +43,11 @@ extension OracleCase {
     }
 
     func checkPassthrough(_ timeline: OracleTimeline) throws {
-        let name = "out.\(source.container)"
+        let name = "out.\(source.outputContainer)"
         guard let main = try export(mode.arguments(output: name), to: name) else { return try checkRefusal(timeline) }
         run.countChecked()
         guard let frames = try sourceFrames(main.output, label: "\(mode)") else { return }
+        try checkShape(main, firstFrame: frames.first ?? nil)
         let snapped = mode == .keyframeCuts || timeline.cuts?.keyframeCutsBecause != nil
         if snapped {
             checkKeyframeCuts(frames, main)
@@ -57,11 +58,11 @@ extension OracleCase {
             fail("printed frame count", "the export says \(main.wrote.frames.map(String.init) ?? "nothing") frames, ffmpeg decodes \(frames.count)")
         }
         if mode == .passthrough { checkInfoCounts(timeline, main) }
-        try checkRepeat(main, name: "again.\(source.container)")
+        try checkRepeat(main, name: "again.\(source.outputContainer)")
         try checkSecondDecoder(main.output, frames: frames.count)
         // The default export against --exact: the fit moves times, never frames.
         let other: OracleMode? = mode == .passthrough ? .exact : mode == .exact ? .passthrough : nil
-        if let other, let compared = try export(other.arguments(output: "other.\(source.container)"), to: "other.\(source.container)", main: false) {
+        if let other, let compared = try export(other.arguments(output: "other.\(source.outputContainer)"), to: "other.\(source.outputContainer)", main: false) {
             if let otherFrames = try sourceFrames(compared.output, label: "\(other)") {
                 let (fitted, exact) = mode == .passthrough ? (frames, otherFrames) : (otherFrames, frames)
                 checkSameFrames(fitted: fitted, exact: exact)

@@ -18,8 +18,9 @@ final class OracleRun: @unchecked Sendable {
 
     init(defaultCases: Int) {
         let environment = ProcessInfo.processInfo.environment
-        if let text = environment["SLOWPOKE_SEED"], let seed = UInt64(text.replacingOccurrences(of: "0x", with: ""), radix: 16) {
-            seeds = [seed]
+        if let text = environment["SLOWPOKE_SEED"] {
+            // One seed, or several with commas between them.
+            seeds = text.split(separator: ",").compactMap { UInt64($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "0x", with: ""), radix: 16) }
         } else {
             let count = environment["SLOWPOKE_FUZZ"].flatMap(Int.init) ?? defaultCases
             var generator = SplitMix64(state: environment["SLOWPOKE_ORACLE_RUN"].flatMap { UInt64($0, radix: 16) } ?? 0x0AC1_E5EE_D000_0050)
