@@ -9,7 +9,8 @@ import Testing
 /// count and >= 45 dB), the default export and `--exact` showing the same frames, frame counts
 /// from the timeline alone, `info --json`'s cut counts against the export's, two exports with
 /// the same packets, an OTIO round trip that gives back the timeline, the beeps where the
-/// timeline puts them, and a second decoder (OpenH264, libde265) agreeing with FFmpeg.
+/// timeline puts them, a second decoder (OpenH264, libde265) agreeing with FFmpeg, and the
+/// camera and broadcast shapes' metadata and programs (``OracleCase/checkShape(_:firstFrame:)``).
 ///
 /// Refusals (exit 1 with `slowpoke: error:`) are recorded and not counted as checked; a
 /// refusal of the default export that `info` did not foresee fails. At least 60 % of the cases

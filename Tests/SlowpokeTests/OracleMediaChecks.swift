@@ -8,7 +8,7 @@ extension OracleCase {
         let name = "out.\(source.outputContainer)"
         guard let main = try export(mode.arguments(output: name) + (exactFlag ? ["--exact"] : []), to: name) else { return }
         run.countChecked()
-        try checkShape(main, firstFrame: nil)
+        try checkShape(main, firstFrame: mode == .constantRate(fps: fps, frames: "nearest") ? timeline.firstShownFrame(times: facts.times) : nil)
         // `info`'s fit is the default (passthrough) export's: where that moves cuts to keyframes,
         // the --fps export fits another timeline, whose length info does not state.
         let snapped = ((timeline.json["exportPlan"] as? [String: Any])?["keyframeCutsBecause"] as? String) != nil

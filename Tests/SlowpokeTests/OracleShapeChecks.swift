@@ -65,7 +65,9 @@ extension OracleCase {
     }
 
     /// Timecode: every timecode the output states (global key, streams' keys, tmcd) is the one
-    /// of the source frame its first frame shows (01:00:00:00 is source frame 0, at 25 fps).
+    /// of the source frame its first frame shows (01:00:00:00 is source frame 0): exactly in a
+    /// passthrough export, within a frame at its own rate in a `--fps` one (which counts its
+    /// own frames: source frame 18 of 25 fps, 0.72 s, is frame 21.6 of 30 fps).
     func checkTimecode(_ export: Export, firstFrame: Int?) throws {
         run.ran("timecode")
         let probe = try Self.probe(export.output)
@@ -74,9 +76,17 @@ extension OracleCase {
         guard let first = codes.first else { return fail("timecode", "the output states no timecode; the source starts at 01:00:00:00") }
         if Set(codes).count > 1 { fail("timecode", "the output states several timecodes: \(codes)") }
         guard let frame = firstFrame else { return }
-        let n = 25 * 3600 + frame, fps = source.fps
-        let expected = String(format: "%02d:%02d:%02d:%02d", n / (fps * 3600), n / (fps * 60) % 60, n / fps % 60, n % fps)
-        if first != expected { fail("timecode", "the output starts at timecode \(first); its first frame is source frame \(frame), \(expected)") }
+        let rate: Int
+        if case .constantRate(let fps, _) = mode { rate = fps } else { rate = source.fps }
+        let parts = first.split(whereSeparator: { $0 == ":" || $0 == ";" }).compactMap { Int($0) }
+        guard parts.count == 4 else { return fail("timecode", "the output's timecode \(first) is no hh:mm:ss:ff") }
+        let stated = Double(parts[0] * 3600 + parts[1] * 60 + parts[2]) + Double(parts[3]) / Double(rate)
+        let shown = 3600 + facts.times[frame]
+        let allowed = mode.isPassthrough ? 1e-6 : 1 / Double(rate)
+        if abs(stated - shown) > allowed {
+            fail("timecode", String(format: "the output starts at timecode %@ (%d fps); its first frame is source frame %d, %.4f s after 01:00:00:00",
+                                    first, rate, frame, facts.times[frame]))
+        }
     }
 
     /// A program of a transport stream: the output has program A's streams only (one video,
