@@ -155,7 +155,7 @@ final class OracleCase: @unchecked Sendable {
         for _ in 0..<editCount {
             let arguments = edits.next(length: try length())
             let result = try shell.slowpoke([arguments[0], document] + arguments.dropFirst())
-            if result.status != 0 && (result.status != 1 || !result.stderr.hasPrefix("slowpoke: error: ")) {
+            if result.status != 0 && (result.status != 1 || OracleRun.refusal(result.stderr) == nil) {
                 fail("edit exit status", "\(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
             }
         }

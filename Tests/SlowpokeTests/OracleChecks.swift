@@ -18,12 +18,12 @@ extension OracleCase {
             if !FileManager.default.fileExists(atPath: output.path) { fail("exit status", "exit 0 but no \(name)") }
             return Export(output: output, result: result)
         }
-        guard result.status == 1, result.stderr.hasPrefix("slowpoke: error: ") else {
+        guard result.status == 1, let refusal = OracleRun.refusal(result.stderr) else {
             fail("exit status", "\(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
             return nil
         }
         if FileManager.default.fileExists(atPath: output.path) { fail("refusal leaves nothing", "a refused export left \(name) behind") }
-        if main { run.refuse(seed: seed, mode: mode.description, message: result.stderr) }
+        if main { run.refuse(seed: seed, mode: mode.description, message: refusal) }
         return nil
     }
 

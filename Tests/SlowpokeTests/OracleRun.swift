@@ -85,6 +85,11 @@ final class OracleRun: @unchecked Sendable {
         return out
     }
 
+    /// The `slowpoke: error:` line of a refusal's stderr (after any warnings), nil when there is none.
+    static func refusal(_ stderr: String) -> String? {
+        stderr.split(separator: "\n").last { $0.hasPrefix("slowpoke: error: ") }.map(String.init)
+    }
+
     /// A refusal's message without its file names, to group alike ones.
     static func shorten(_ message: String) -> String {
         let line = message.split(separator: "\n").first.map(String.init) ?? message
