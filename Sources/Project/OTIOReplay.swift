@@ -166,7 +166,9 @@ extension OTIO {
                 throw error
             } catch let error as CompositionError {
                 guard case .overflow = error else { throw .unsupported("\(track.label) cannot be played by slowpoke: \(error.description)") }
-                failure = error
+                // The timeline order's failure names the time that overflows; the last order's
+                // may only say that it does not take freezes.
+                failure = failure ?? error
             } catch {
                 throw .unsupported("\(track.label): \(error)")
             }

@@ -9,7 +9,8 @@ import Testing
 /// count and >= 45 dB), the default export and `--exact` showing the same frames, frame counts
 /// from the timeline alone, `info --json`'s cut counts against the export's, two exports with
 /// the same packets, an OTIO round trip that gives back the timeline, the beeps where the
-/// timeline puts them, and a second decoder (OpenH264, libde265) agreeing with FFmpeg.
+/// timeline puts them, a second decoder (OpenH264, libde265) agreeing with FFmpeg, and the
+/// camera and broadcast shapes' metadata and programs (``OracleCase/checkShape(_:firstFrame:)``).
 ///
 /// Refusals (exit 1 with `slowpoke: error:`) are recorded and not counted as checked; a
 /// refusal of the default export that `info` did not foresee fails. At least 60 % of the cases
@@ -115,6 +116,7 @@ final class OracleCase: @unchecked Sendable {
         guard info.status == 0 else { return fail("info", "exit \(info.status): \(info.stderr)") }
         let timeline = try OracleTimeline(json: info.stdout)
         self.timeline = timeline
+        checkShapeInfo(timeline)
         let verified = try shell.slowpoke(["verify", document])
         if verified.status != 0 { fail("verify", "exit \(verified.status): \(verified.stderr)") }
         try checkOTIORoundTrip(timeline)
@@ -153,7 +155,7 @@ final class OracleCase: @unchecked Sendable {
         for _ in 0..<editCount {
             let arguments = edits.next(length: try length())
             let result = try shell.slowpoke([arguments[0], document] + arguments.dropFirst())
-            if result.status != 0 && (result.status != 1 || !result.stderr.hasPrefix("slowpoke: error: ")) {
+            if result.status != 0 && (result.status != 1 || OracleRun.refusal(result.stderr) == nil) {
                 fail("edit exit status", "\(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
             }
         }
@@ -165,6 +167,12 @@ final class OracleCase: @unchecked Sendable {
         let exported = try shell.slowpoke(["otio", "export", document, "-o", "x.otio"])
         guard exported.status == 0 else { return fail("otio export", "exit \(exported.status): \(exported.stderr)") }
         let imported = try shell.slowpoke(["otio", "import", "x.otio", "-o", "y.slowpoke"])
+        if imported.status == 1 && imported.stderr.contains("cannot be replayed as slowpoke edits with exact times") {
+            // The documented limit of exact arithmetic (OTIOTests: stacked rates and ranges can
+            // need a time beyond a 32-bit timescale in every edit order): refused with a clear
+            // error and nothing written; tallied with the refusals, not a checked round trip.
+            return run.refuse(seed: seed, mode: "otio import", message: imported.stderr)
+        }
         guard imported.status == 0 else { return fail("otio import", "exit \(imported.status): \(imported.stderr)") }
         let info = try shell.slowpoke(["info", "y.slowpoke", "--json"])
         guard info.status == 0 else { return fail("otio import", "info of the import: \(info.stderr)") }

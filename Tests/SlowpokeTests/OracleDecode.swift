@@ -53,11 +53,27 @@ enum OracleDecode {
         return said
     }
 
-    /// The onsets (s) of the beeps in `file`'s first audio stream, and its length (s).
+    /// The onsets (s) of the beeps in `file`'s first audio stream, and its length (s). In a
+    /// movie the onsets are times from its first picture, as a player plays them: the decoded
+    /// sound starts at its first frame's time (after the decoder's own skip, Opus's pre-skip or
+    /// AAC's priming), which need not be the first picture's (FFmpeg's Matroska files of Opus
+    /// put the sound 7 ms before the picture).
     static func beeps(_ file: URL) throws -> (onsets: [Double], length: Double) {
         let samples = try TestSupport.decodeAudio(file)
-        let onsets = Signals.onsets(samples, threshold: 0.05, quiet: 1200).map { Double($0) / 48000 }
+        let offset = try soundOffset(file)
+        let onsets = Signals.onsets(samples, threshold: 0.05, quiet: 1200).map { Double($0) / 48000 + offset }
         return (onsets, Double(samples.count) / 48000)
+    }
+
+    /// The first audio frame's time less the first picture's (0 without video), seconds.
+    static func soundOffset(_ file: URL) throws -> Double {
+        func first(_ stream: String) throws -> Double? {
+            let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", stream, "-read_intervals", "%+#1",
+                                                         "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", file.path])
+            return probe.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }.first
+        }
+        guard let picture = try first("v:0"), let sound = try first("a:0") else { return 0 }
+        return sound - picture
     }
 
     /// PSNR of `a` against `b` (8-bit or 10-bit little-endian samples).

@@ -5,9 +5,10 @@ import TestSupport
 /// beeps (see ``CrossFeatureOracleTests``).
 extension OracleCase {
     func checkConstantRate(_ timeline: OracleTimeline, fps: Int) throws {
-        let name = "out.\(source.container)"
+        let name = "out.\(source.outputContainer)"
         guard let main = try export(mode.arguments(output: name) + (exactFlag ? ["--exact"] : []), to: name) else { return }
         run.countChecked()
+        try checkShape(main, firstFrame: mode == .constantRate(fps: fps, frames: "nearest") ? timeline.firstShownFrame(times: facts.times) : nil)
         // `info`'s fit is the default (passthrough) export's: where that moves cuts to keyframes,
         // the --fps export fits another timeline, whose length info does not state.
         let snapped = ((timeline.json["exportPlan"] as? [String: Any])?["keyframeCutsBecause"] as? String) != nil
@@ -21,7 +22,7 @@ extension OracleCase {
                 fail("printed frame count", "the export says \(main.wrote.frames.map(String.init) ?? "nothing") frames, ffmpeg decodes \(frames.count)")
             }
         }
-        try checkRepeat(main, name: "again.\(source.container)")
+        try checkRepeat(main, name: "again.\(source.outputContainer)")
         try checkBeeps(main.output, timeline, fitted: !exactFlag)
     }
 
@@ -96,11 +97,12 @@ extension OracleCase {
         }
     }
 
-    /// Where the source's beeps start, in source time: each whole second in a movie (ffmpeg
-    /// made picture and sound together; the timeline's zero is the first frame), measured in
-    /// a song (its audio copied out of a Matroska file keeps AAC's priming as sound).
+    /// Where the source's beeps start, in source time, measured in the source itself: in a
+    /// movie from its first picture (the timeline's zero), which ffmpeg's muxers need not put
+    /// at the sound's start; in a song from its first sample (its audio copied out of a
+    /// Matroska file keeps AAC's priming as sound).
     var sourceBeeps: [Double] {
-        guard case .audioOnly(let ext) = mode else { return (0..<source.seconds).map(Double.init) }
+        guard case .audioOnly(let ext) = mode else { return facts.beeps }
         return (try? OracleDecode.beeps(folder.file("m.\(ext)")).onsets) ?? []
     }
 

@@ -9,15 +9,18 @@ import Testing
 /// over silence.
 ///
 /// A case's seed picks one of ``shapeCount`` shapes (its top byte), so a run of 60 cases makes
-/// about 20 movies and replaying a seed makes the same one. Shape 0 is the clip of the known
-/// fitted-cut defect (24 fps, 3 s, keyint 15, no B-frames, AAC in mp4).
+/// about 25 movies and replaying a seed makes the same one. Shape 0 is the clip of the known
+/// fitted-cut defect (24 fps, 3 s, keyint 15, no B-frames, AAC in mp4); shapes 1-23 are drawn
+/// at random; shapes from 24 on are the camera and broadcast shapes of ``Kind`` (OracleShapes.swift).
 struct OracleSource: Sendable, Hashable {
     enum Codec: String, Sendable { case h264, hevc }
     enum GOP: String, Sendable { case closed, open, intra }
 
-    static let shapeCount: UInt64 = 24
+    static let shapeCount: UInt64 = 32
+    static let randomShapes = 24
 
-    let shape: Int
+    var shape: Int
+    var kind = Kind.drawn
     var codec = Codec.h264
     var tenBit = false
     var gop = GOP.closed
@@ -31,10 +34,16 @@ struct OracleSource: Sendable, Hashable {
     var seconds = 3
     var width = 192
     var height = 128
+    /// More of the encoder's parameters (x264's or x265's), for the special shapes.
+    var codecParams = ""
 
     init(seed: UInt64) {
         shape = Int((seed >> 56) % Self.shapeCount)
         guard shape != 0 else { return }
+        if shape >= Self.randomShapes {
+            self = Self.special(shape: shape)
+            return
+        }
         var g = SplitMix64(state: 0x0DAC_1E50 &+ UInt64(shape) &* 0x9E37_79B9)
         codec = Int.random(in: 0..<3, using: &g) == 0 ? .hevc : .h264
         tenBit = Int.random(in: 0..<3, using: &g) == 0
@@ -58,7 +67,7 @@ struct OracleSource: Sendable, Hashable {
     var name: String {
         let bits = tenBit ? "10bit" : "8bit"
         let coding = (cavlc ? "-cavlc" : "") + (slices ? "-slices4" : "")
-        return "s\(shape)-\(codec.rawValue)-\(bits)-\(gop.rawValue)-k\(keyint)-b\(bframes)\(coding)-\(fps)fps-\(audio)-\(seconds)s-\(width)x\(height).\(container)"
+        return "s\(shape)\(kind == .drawn ? "" : "-" + kind.rawValue)-\(codec.rawValue)-\(bits)-\(gop.rawValue)-k\(keyint)-b\(bframes)\(coding)-\(fps)fps-\(audio)-\(seconds)s-\(width)x\(height).\(container)"
     }
 
     var videoArguments: [String] {
@@ -69,10 +78,11 @@ struct OracleSource: Sendable, Hashable {
             if gop == .open { params += ":open-gop=1" }
             if cavlc { params += ":cabac=0" }
             if slices { params += ":slices=4" }
+            params += codecParams
             return ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", pixelFormat]
                 + (tenBit ? ["-profile:v", "high10"] : []) + ["-x264-params", params]
         case .hevc:
-            let params = "log-level=error:keyint=\(keyint):min-keyint=\(keyint):scenecut=0:bframes=\(bframes):open-gop=\(gop == .open ? 1 : 0)"
+            let params = "log-level=error:keyint=\(keyint):min-keyint=\(keyint):scenecut=0:bframes=\(bframes):open-gop=\(gop == .open ? 1 : 0)" + codecParams
             return ["-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", pixelFormat]
                 + (tenBit ? ["-profile:v", "main10"] : []) + (container == "mkv" ? [] : ["-tag:v", "hvc1"]) + ["-x265-params", params]
         }
@@ -82,16 +92,20 @@ struct OracleSource: Sendable, Hashable {
         switch audio {
         case "opus": ["-c:a", "libopus", "-b:a", "96k"]
         case "pcm": ["-c:a", "pcm_s16le"]
+        case "mp2": ["-c:a", "mp2", "-b:a", "128k"]
         default: ["-c:a", "aac", "-b:a", "128k"]
         }
     }
 
+    /// The sound: a 20 ms 1 kHz beep at each whole second over silence.
+    var beeps: String { "aevalsrc=0.8*sin(2*PI*1000*t)*lt(mod(t\\,1)\\,0.02):s=48000:d=\(seconds)" }
+
     /// Makes the movie in `folder`.
     func make(in folder: URL) throws -> URL {
         let file = folder.appendingPathComponent(name)
-        let beeps = "aevalsrc=0.8*sin(2*PI*1000*t)*lt(mod(t\\,1)\\,0.02):s=48000:d=\(seconds)"
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps):duration=\(seconds)",
-                                                   "-f", "lavfi", "-i", beeps] + videoArguments + audioArguments + ["-ac", "1", "-y", file.path])
+                                                   "-f", "lavfi", "-i", beeps] + secondProgramInputs + videoArguments + audioArguments
+                                        + ["-ac", "1"] + kindArguments + ["-y", file.path])
         guard made.status == 0 else { throw OracleFailure("making \(name): \(made.stderr)") }
         return file
     }
@@ -114,6 +128,8 @@ final class OracleSourceFacts: @unchecked Sendable {
     let times: [Double]
     /// The first frame's index of each MD5.
     let index: [String: Int]
+    /// Where the beeps start, seconds from the first picture (``OracleDecode/beeps(_:)``).
+    let beeps: [Double]
     private var cachedPictures: [Data]?
     private var cachedOpenH264: Set<Int>?
 
@@ -128,6 +144,8 @@ final class OracleSourceFacts: @unchecked Sendable {
         var index: [String: Int] = [:]
         for (i, md5) in md5s.enumerated() where index[md5] == nil { index[md5] = i }
         self.index = index
+        beeps = try OracleDecode.beeps(movie).onsets
+        guard beeps.count == source.seconds else { throw OracleFailure("\(source.name): \(beeps.count) beeps heard, \(source.seconds) made: \(beeps)") }
     }
 
     /// The video frames' presentation times, sorted, less the first (the timeline's zero):

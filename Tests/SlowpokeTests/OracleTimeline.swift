@@ -121,6 +121,14 @@ struct OracleTimeline {
         return frames
     }
 
+    /// The source frame on screen at the timeline's start (index into `times`): the last one
+    /// starting at or before the first segment's source start; nil where that segment is a
+    /// gap, a hold or reversed.
+    func firstShownFrame(times: [Double]) -> Int? {
+        guard let first = video.first, first.hold == nil, !first.reverse, let start = first.sourceStart else { return nil }
+        return times.lastIndex { $0 <= start + Self.epsilon }
+    }
+
     /// Frames of a constant-rate export of `length` seconds at `fps`: round(length × fps), halves up.
     static func constantRateFrames(length: Double, fps: Int) -> Int {
         Int((length * Double(fps) + 0.5 + 1e-9).rounded(.down))

@@ -120,27 +120,33 @@ struct GOPRenderer {
     }
 
     /// Decodes the frames of `span` (presentation ranks) and hands them to `deliver` in order,
-    /// starting at the keyframe before it; where the decoder gives none of the span's first
-    /// frames from there (a recovery point of an intra-refresh stream, whose pictures are whole
-    /// only a refresh period after it), a keyframe earlier, back to the first.
+    /// starting at the keyframe before it; where the decoder gives a frame of the span not from
+    /// there, the frames from that one on are decoded from a keyframe earlier, back to the first:
+    /// a recovery point of an intra-refresh stream gives whole pictures only a refresh period
+    /// after it, and x264's open-GOP P picture after an I picture's leading B pictures may refer
+    /// to one of them (the last frame of a CAVLC B-pyramid stream, cut after its last I picture,
+    /// was refused).
     private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, name: String,
                                note: (UnsafePointer<AVPacket>) -> Void,
                                deliver: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
         var key = scan.keyframe(before: span.lowerBound)
+        var rest = span
         while true {
             do {
-                return try decode(input, stream: index, scan: scan, span: span, from: key, name: name, note: note, deliver: deliver)
+                return try decode(input, stream: index, scan: scan, span: rest, from: key, name: name, note: note, deliver: deliver)
             } catch let missing as NotWholeYet {
                 guard key > 0 else { throw missing.error }
+                rest = missing.next..<span.upperBound
                 key = scan.keyframe(before: key - 1)
             }
         }
     }
 
-    /// Decoding from a keyframe gave none of a span's frames before a later one: nothing was
-    /// delivered, and an earlier start may give them.
+    /// Decoding from a keyframe did not give frame `next` of a span (those before it were
+    /// delivered): an earlier start may give it.
     private struct NotWholeYet: Error {
         let error: ExportError
+        let next: Int
     }
 
     private static func decode(_ input: InputFormatContext, stream index: Int, scan: VideoScan, span: Range<Int>, from key: Int,
@@ -169,7 +175,7 @@ struct GOPRenderer {
                 guard let rank = scan.frame(ticks: ticks), rank >= next, rank < span.upperBound else { continue }
                 guard rank == next else {
                     let error = ExportError.unsupported("\(name): the frame at \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
-                    throw next == span.lowerBound ? NotWholeYet(error: error) : error
+                    throw NotWholeYet(error: error, next: next)
                 }
                 frame.pointer.pointee.pts = ticks
                 try deliver(frame.pointer, ticks)
@@ -196,7 +202,7 @@ struct GOPRenderer {
         }
         guard next == span.upperBound else {
             let error = ExportError.unsupported("\(name): \(span.upperBound - next) frames from \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
-            throw next == span.lowerBound ? NotWholeYet(error: error) : error
+            throw NotWholeYet(error: error, next: next)
         }
     }
 }
