@@ -99,7 +99,9 @@ extension OracleCase {
         // timeline's own, which the plan must equal.
         let planned = timeline.plannedFrames(times: facts.times)
         let snapped = ((timeline.json["exportPlan"] as? [String: Any])?["keyframeCutsBecause"] as? String) != nil
-        let predicted = snapped ? planned ?? timeline.passthroughFrames(times: facts.times) : timeline.passthroughFrames(times: facts.times)
+        let stills = timeline.hasReverse || timeline.hasGap
+        let own = timeline.passthroughFrames(times: facts.times, stills: stills)
+        let predicted = snapped ? planned ?? own : own
         if mode == .passthrough, let planned { run.ran("plan frames") }
         if mode == .passthrough, let planned, planned != predicted {
             fail("plan frames", "info --json --frames plans \(planned.count) frames, the timeline shows \(predicted.count)")
@@ -114,10 +116,11 @@ extension OracleCase {
             return fail("frame count", "\(frames.count) frames, the timeline shows \(predicted.count); source frames missing \(missing.prefix(12)), not shown by the timeline \(extra.prefix(12))")
         }
         let wrong = frames.indices.filter { frames[$0] != nil && frames[$0] != predicted[$0] }
+
         if let first = wrong.first {
             fail("frame order", "\(wrong.count) output frames show another source frame than the timeline's; output frame \(first) shows \(frames[first]!), not \(predicted[first])")
         }
-        let reencoded = frames.indices.filter { frames[$0] == nil }
+        let reencoded = frames.indices.filter { frames[$0] == nil && predicted[$0] != OracleTimeline.black }
         guard !reencoded.isEmpty else { return }
         run.ran("re-encoded PSNR")
         let sourcePictures = try facts.pictures(in: folder)

@@ -105,15 +105,32 @@ struct OracleTimeline {
     /// video forwards, in order).
     func plannedFrames(times: [Double]) -> [Int]? {
         guard let frames = (json["exportPlan"] as? [String: Any])?["frames"] as? [[String: Any]] else { return nil }
-        return frames.compactMap { frame in
-            guard let source = try? Self.time(frame["source"]) else { return nil }
-            return times.indices.min { abs(times[$0] - source) < abs(times[$1] - source) }
+        return frames.map { frame in
+            guard let source = try? Self.time(frame["source"]) else { return Self.black }
+            return times.indices.min { abs(times[$0] - source) < abs(times[$1] - source) } ?? Self.black
         }
     }
 
-    func passthroughFrames(times: [Double]) -> [Int] {
+    /// A black picture (a gap rendered as a still) among predicted frames, which are otherwise
+    /// source frame indices.
+    static let black = -1
+
+    /// With `stills` (a frame-exact export of a timeline that reverses or has a gap, where
+    /// passthrough re-encodes freezes and gaps, docs/export.md), a freeze is one picture, its
+    /// held frame (the last starting at or before the held time), and a gap one ``black``
+    /// picture; pieces of one freeze or gap that follow each other on the timeline are one.
+    func passthroughFrames(times: [Double], stills: Bool = false) -> [Int] {
         var frames: [Int] = []
+        var lastStill: Double?? = nil
         for segment in video {
+            if stills, segment.isGap || segment.hold != nil {
+                let key: Double? = segment.hold
+                if let last = lastStill, last == key { continue }
+                lastStill = .some(key)
+                frames.append(key.map { held in times.lastIndex { $0 <= held + Self.epsilon } ?? 0 } ?? Self.black)
+                continue
+            }
+            lastStill = nil
             guard let start = segment.sourceStart, let end = segment.sourceEnd else { continue }
             let inside = times.indices.filter { times[$0] >= start - Self.epsilon && times[$0] < end - Self.epsilon }
             frames += segment.reverse ? inside.reversed() : inside
