@@ -30,7 +30,11 @@ final class SplicedAudio: @unchecked Sendable {
     /// The codec's frame length in samples (1 for PCM).
     let frame: Int
     /// The movie, opened to read the copied packets (and the stream's parameters).
-    let input: InputFormatContext
+    /// The source's demuxer, until the output stream is made from its stream (see
+    /// ``withSourceStream(_:)``) when the packets are read from ``samples`` instead.
+    private var input: InputFormatContext?
+    /// The source file and where its packets lie, when its index says (an mp4).
+    private let samples: (file: SampleFile, positions: [Int64], sizes: [Int32])?
     private let url: URL
     let stream: Int
     private let settings: TimePitchSettings
@@ -78,8 +82,10 @@ final class SplicedAudio: @unchecked Sendable {
     init?(movie url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings,
           choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String) throws {
         guard let scanned = try AudioPacketScan.scanned(path: url.path, stream: stream) else { return nil }
-        input = try InputFormatContext(path: url.path)
+        let input = try InputFormatContext(path: url.path)
         input.readOnly(stream: stream)
+        self.input = input
+        samples = try scanned.locations.map { (try SampleFile(path: url.path), $0.positions, $0.sizes) }
         let reader = try AudioFileReader(url: url, stream: stream)
         let source = input.stream(stream).parameters.pointee
         let format = reader.format
@@ -212,10 +218,15 @@ final class SplicedAudio: @unchecked Sendable {
             switch plan.pieces[piece] {
             case .copy(let packets, let offset, _):
                 guard sourceIndex < packets.upperBound else { piece += 1; continue }
-                guard try input.read(into: packet) else {
-                    throw ExportError.unsupported("the source's audio ended before the packets it copies")
+                if let samples {
+                    sourceIndex = max(sourceIndex, packets.lowerBound)
+                    try samples.file.read(position: samples.positions[sourceIndex], size: samples.sizes[sourceIndex], stream: stream, into: packet)
+                } else {
+                    guard let input, try input.read(into: packet) else {
+                        throw ExportError.unsupported("the source's audio ended before the packets it copies")
+                    }
+                    guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
                 }
-                guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
                 let index = sourceIndex
                 sourceIndex += 1
                 guard index >= packets.lowerBound else { continue }
@@ -238,6 +249,14 @@ final class SplicedAudio: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// Calls `body` with the source's audio stream, to make the output's from; afterwards a
+    /// source whose packets are read by their places in the file closes its demuxer.
+    func withSourceStream<T>(_ body: (StreamView) throws -> T) throws -> T {
+        let input = try self.input ?? InputFormatContext(path: url.path)
+        defer { if samples != nil { self.input = nil } }
+        return try body(input.stream(stream))
     }
 
     /// Stops the worker, if it is running, and waits for it.

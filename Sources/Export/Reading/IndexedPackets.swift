@@ -22,6 +22,9 @@ struct IndexedPackets {
         var sizes: [Int32] = []
         /// Packets an edit list hides (`AV_PKT_FLAG_DISCARD`).
         var discarded: [Bool] = []
+        /// Where each packet's bytes lie in the file, and whether every packet is a keyframe.
+        var positions: [Int64] = []
+        var allKeyframes = true
         /// Per packet read at the head or tail: the samples its side data drops at its start and
         /// end, and its length in samples when its codec states it per packet (Opus).
         var read: [Int: (start: Int64, end: Int64, samples: Int64?)] = [:]
@@ -63,7 +66,9 @@ struct IndexedPackets {
                 stream.pts.append(e.timestamp &+ composition[i])
                 stream.sizes.append(e.size)
                 stream.discarded.append(e.flags & AVINDEX_DISCARD_FRAME != 0)
+                if e.flags & AVINDEX_KEYFRAME == 0 { stream.allKeyframes = false }
             }
+            stream.positions = pos
             found.append(stream)
             positions.append(pos)
             decodeTimes.append(ts)
@@ -161,7 +166,8 @@ private struct IndexCheck {
             guard let slot = slots[Int(p.stream_index)] else { continue }
             guard p.pts != sp_av_nopts_value(), let k = number(slot, p.pos) else { return false }
             let delta = p.pts &- streams[slot].pts[k]
-            guard (shift[slot] ?? delta) == delta, (p.flags & AV_PKT_FLAG_DISCARD != 0) == streams[slot].discarded[k] else { return false }
+            guard (shift[slot] ?? delta) == delta, (p.flags & AV_PKT_FLAG_DISCARD != 0) == streams[slot].discarded[k],
+                  p.size == streams[slot].sizes[k], !streams[slot].allKeyframes || p.flags & AV_PKT_FLAG_KEY != 0 else { return false }
             shift[slot] = delta
             durations[slot][k] = p.duration
             seen[slot].insert(k)
