@@ -28,7 +28,8 @@ enum DocumentLocator {
     /// The document beside `movie`: the existing one if it belongs to this movie, or a new one.
     /// A new document plays `program` of a transport stream with several (default: the first
     /// with video).
-    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false, program: Int? = nil) throws -> (url: URL, created: Bool) {
+    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false, program: Int? = nil,
+                                 progress: ((Double) -> Void)? = nil) throws -> (url: URL, created: Bool) {
         guard FileManager.default.fileExists(atPath: movie.path) else {
             throw ExportError.cannotOpen(path: shown, reason: "no such file")
         }
@@ -45,7 +46,7 @@ enum DocumentLocator {
             }
             return (documentURL, false)
         }
-        var media = try Prober.probe(movie)
+        var media = try Prober.probe(movie, progress: progress)
         if let program {
             guard let programs = media.programs, programs.contains(where: { $0.id == program }) else {
                 let known = media.programs.map { "its programs are " + $0.map { String($0.id) }.joined(separator: ", ") } ?? "it has no programs (a transport stream with several broadcast services has)"

@@ -34,7 +34,7 @@ final class SplicedAudio: @unchecked Sendable {
     /// ``withSourceStream(_:)``) when the packets are read from ``samples`` instead.
     private var input: InputFormatContext?
     /// The source file and where its packets lie, when its index says (an mp4).
-    private let samples: (file: SampleFile, positions: [Int64], sizes: [Int32])?
+    private let samples: (file: SampleFile, positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
     private let url: URL
     let stream: Int
     private let settings: TimePitchSettings
@@ -85,7 +85,7 @@ final class SplicedAudio: @unchecked Sendable {
         let input = try InputFormatContext(path: url.path)
         input.readOnly(stream: stream)
         self.input = input
-        samples = try scanned.locations.map { (try SampleFile(path: url.path), $0.positions, $0.sizes) }
+        samples = try scanned.locations.map { (try SampleFile(path: url.path), $0.positions, $0.sizes, $0.discarded) }
         let reader = try AudioFileReader(url: url, stream: stream)
         let source = input.stream(stream).parameters.pointee
         let format = reader.format
@@ -220,7 +220,8 @@ final class SplicedAudio: @unchecked Sendable {
                 guard sourceIndex < packets.upperBound else { piece += 1; continue }
                 if let samples {
                     sourceIndex = max(sourceIndex, packets.lowerBound)
-                    try samples.file.read(position: samples.positions[sourceIndex], size: samples.sizes[sourceIndex], stream: stream, into: packet)
+                    try samples.file.read(position: samples.positions[sourceIndex], size: samples.sizes[sourceIndex], stream: stream,
+                                          discarded: samples.discarded.contains(sourceIndex), into: packet)
                 } else {
                     guard let input, try input.read(into: packet) else {
                         throw ExportError.unsupported("the source's audio ended before the packets it copies")

@@ -16,9 +16,10 @@ struct AudioPacketScan {
     let frame: Int
     /// The stream's average bit rate from its packets, or nil when it has none.
     let bitRate: Int?
-    /// Where each packet's bytes lie in the file (``SampleFile``), when the file's index says
-    /// so and every packet is a keyframe shown as it is: then copying reads them from there.
-    let locations: (positions: [Int64], sizes: [Int32])?
+    /// Where each packet's bytes lie in the file (``SampleFile``), and the packets an edit list
+    /// hides (AAC's priming), when the file's index says so and every packet is a keyframe:
+    /// then copying reads them from there.
+    let locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
 
     /// Scans audio stream `stream` of the movie at `path`; nil when its packets have no fixed
     /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
@@ -43,7 +44,7 @@ struct AudioPacketScan {
         var found: [AudioSplicePlan.Packet] = []
         var expected: Int64?
         var bytes: Int64 = 0
-        var locations: (positions: [Int64], sizes: [Int32])?
+        var locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
         /// Lists a packet presented at `pts` (stream ticks), of `size` bytes, `count` samples long.
         func add(pts: Int64, size: Int32, count: Int64, corrupt: Bool) {
             var stated = pts != sp_av_nopts_value() ? av_rescale_q(pts, timeBase, rate) : expected
@@ -65,7 +66,9 @@ struct AudioPacketScan {
             for i in indexed.pts.indices {
                 add(pts: indexed.pts[i], size: indexed.sizes[i], count: pcm ? Int64(Int(indexed.sizes[i]) / bytesPerFrame) : Int64(frame), corrupt: false)
             }
-            if indexed.allKeyframes && !indexed.discarded.contains(true) { locations = (indexed.positions, indexed.sizes) }
+            if indexed.allKeyframes {
+                locations = (indexed.positions, indexed.sizes, Set(indexed.discarded.indices.filter { indexed.discarded[$0] }))
+            }
         } else {
             input.readOnly(stream: stream)
             let packet = try Packet()

@@ -22,9 +22,9 @@ final class SampleFile {
     private var bufferStart: Int64 = 0
     private var bufferCount = 0
 
-    /// Reads the `size` bytes at `position` into `packet` (a keyframe of stream `stream`), as
-    /// the demuxer would have read them.
-    func read(position: Int64, size: Int32, stream: Int, into packet: Packet) throws(ExportError) {
+    /// Reads the `size` bytes at `position` into `packet` (a keyframe of stream `stream`, one an
+    /// edit list hides when `discarded`), as the demuxer would have read them.
+    func read(position: Int64, size: Int32, stream: Int, discarded: Bool, into packet: Packet) throws(ExportError) {
         av_packet_unref(packet.pointer)
         let made = av_new_packet(packet.pointer, size)
         guard made >= 0 else { throw .libav(AVFailure(code: made, operation: "allocating a packet")) }
@@ -45,7 +45,7 @@ final class SampleFile {
             buffer.withUnsafeBufferPointer { data.update(from: $0.baseAddress! + Int(position - bufferStart), count: count) }
         }
         packet.pointer.pointee.stream_index = Int32(stream)
-        packet.pointer.pointee.flags = AV_PKT_FLAG_KEY
+        packet.pointer.pointee.flags = AV_PKT_FLAG_KEY | (discarded ? AV_PKT_FLAG_DISCARD : 0)
         packet.pointer.pointee.pos = position
     }
 
