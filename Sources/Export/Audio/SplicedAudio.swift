@@ -33,6 +33,9 @@ final class SplicedAudio: @unchecked Sendable {
     /// The source's demuxer, until the output stream is made from its stream (see
     /// ``withSourceStream(_:)``) when the packets are read from ``samples`` instead.
     private var input: InputFormatContext?
+    /// The config the output states for ADTS frames (a transport stream's AAC), whose copied
+    /// frames lose their headers; nil for a source that states its own.
+    let audioSpecificConfig: [UInt8]?
     /// The source file and where its packets lie, when its index says (an mp4).
     private let samples: (file: SampleFile, positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
     private let url: URL
@@ -106,7 +109,16 @@ final class SplicedAudio: @unchecked Sendable {
         let probe = try make()
         delay = Int64(probe.context.pointer.pointee.initial_padding)
         let made = probe.context.pointer.pointee
-        let ours = Self.bytes(made.extradata, made.extradata_size), theirs = Self.bytes(source.extradata, source.extradata_size)
+        let ours = Self.bytes(made.extradata, made.extradata_size)
+        var theirs = Self.bytes(source.extradata, source.extradata_size)
+        // A transport stream's AAC states its config in every frame's ADTS header, not once;
+        // one whose format changes mid-stream has no one config, and is encoded whole.
+        if theirs.isEmpty, source.codec_id == AV_CODEC_ID_AAC, reader.formatChanges == nil, let header = try Self.firstADTSHeader(url.path, stream: stream), header.extraBlocks == 0 {
+            theirs = header.audioSpecificConfig
+            audioSpecificConfig = theirs
+        } else {
+            audioSpecificConfig = nil
+        }
         guard made.codec_id == source.codec_id, ours.prefix(2) == theirs.prefix(2) else { return nil }
         spare = probe
         let renderer = TimelineRenderer(format: format, settings: settings)
@@ -232,6 +244,11 @@ final class SplicedAudio: @unchecked Sendable {
                 sourceIndex += 1
                 guard index >= packets.lowerBound else { continue }
                 let p = packet.pointer, s = scan[index]
+                if audioSpecificConfig != nil, let data = p.pointee.data,
+                   let header = ADTSHeader(UnsafeBufferPointer(start: data, count: Int(p.pointee.size))) {
+                    p.pointee.data += header.length
+                    p.pointee.size -= Int32(header.length)
+                }
                 p.pointee.pts = s.start + offset
                 p.pointee.dts = p.pointee.pts
                 p.pointee.duration = s.count
@@ -258,6 +275,30 @@ final class SplicedAudio: @unchecked Sendable {
         let input = try self.input ?? InputFormatContext(path: url.path)
         defer { if samples != nil { self.input = nil } }
         return try body(input.stream(stream))
+    }
+
+    /// Gives the output stream made from the source's the config its copied ADTS frames need.
+    func configure(output stream: UnsafeMutablePointer<AVStream>) {
+        guard let config = audioSpecificConfig, let par = stream.pointee.codecpar, par.pointee.extradata_size == 0 else { return }
+        av_freep(&par.pointee.extradata)
+        guard let buffer = av_mallocz(config.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else { return }
+        config.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: config.count) }
+        par.pointee.extradata = buffer
+        par.pointee.extradata_size = Int32(config.count)
+    }
+
+    /// The ADTS header of the first packet of audio `stream` of the file at `path`, if it has one.
+    private static func firstADTSHeader(_ path: String, stream: Int) throws -> ADTSHeader? {
+        let input = try InputFormatContext(path: path)
+        input.readOnly(stream: stream)
+        let packet = try Packet()
+        for _ in 0..<64 {
+            guard try input.read(into: packet) else { return nil }
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == stream, let data = p.data else { continue }
+            return ADTSHeader(UnsafeBufferPointer(start: data, count: Int(p.size)))
+        }
+        return nil
     }
 
     /// Stops the worker, if it is running, and waits for it.
