@@ -71,15 +71,20 @@ struct AudioPacketScan {
             }
         } else {
             input.readOnly(stream: stream)
+            // A container whose audio may change format is read once for both scans.
+            var formats = AudioFormatScan.mayChange(input)
+                ? AudioFormatScan(stream: input.stream(stream).pointer, origin: input.pointer.pointee.start_time, raw: AudioFormatScan.isRaw(input)) : nil
             let packet = try Packet()
             while try input.read(into: packet) {
                 let p = packet.pointer.pointee
                 guard Int(p.stream_index) == stream else { continue }
+                formats?.add(p)
                 let count = pcm ? Int64(Int(p.size) / bytesPerFrame)
                     : opus ? Int64(p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? 0)
                     : Int64(frame)
                 add(pts: p.pts, size: p.size, count: count, corrupt: p.flags & AV_PKT_FLAG_CORRUPT != 0)
             }
+            if let formats { AudioFormatScan.remember(formats, path: path, stream: stream) }
         }
         packets = found
         self.locations = locations
