@@ -133,11 +133,13 @@ private struct IndexCheck {
     /// reads to the end; false at any disagreement, or when a stream's last packet is not read.
     mutating func readTail() -> Bool {
         var start = Int64.max
-        for (slot, index) in wanted.enumerated() {
+        // A stream whose last packets the head showed (a timecode track's one sample) needs no tail.
+        for (slot, index) in wanted.enumerated() where !(max(0, positions[slot].count - IndexedPackets.checked)..<positions[slot].count).allSatisfy(seen[slot].contains) {
             let times = decodeTimes[slot]
             let tb = input.stream(index).pointer.pointee.time_base
             start = min(start, av_rescale_q(times[max(0, times.count - IndexedPackets.checked)], tb, AVRational(num: 1, den: sp_av_time_base())))
         }
+        guard start != .max else { return true }
         guard av_seek_frame(input.pointer, -1, start, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
         // Packet numbers by position, for each stream's last stretch.
         let window = 20_000
