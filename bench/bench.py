@@ -4,7 +4,7 @@ in one run, interleaved so that machine noise hits both sides alike. Prints a Ma
 of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
 process, from wait4).
 
-Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|cfr|interpolate|scale] [--out FILE]
+Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|long|cfr|interpolate|scale] [--out FILE]
                       [--reference BIN]
 
 The scale rows (bench/scale.py) time slowpoke's document work on long timelines against
@@ -20,6 +20,7 @@ three pairs take about 4 minutes each.
 """
 import argparse
 import corpus
+import long as long_recordings
 import scale
 import os
 import shutil
@@ -396,7 +397,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
-    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "cfr", "interpolate", "scale"], help="run one group of rows")
+    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "long", "cfr", "interpolate", "scale"], help="run one group of rows")
     parser.add_argument("--reference", help="the scale rows' reference: an earlier commit's release slowpoke")
     args = parser.parse_args()
     for tool in ["ffmpeg", "rubberband"]:
@@ -409,6 +410,8 @@ def main():
         "stretch": lambda: stretch_rows(args.runs, args.quick) + [long_row(args.quick)],
         "passthrough": lambda: passthrough_rows(args.runs, args.quick),
         "smart": lambda: smart_rows(args.runs, args.quick),
+        # Recordings of 10 minutes to 8 hours (bench/long.py): at most 3 runs of the long ones.
+        "long": lambda: long_recordings.long_rows(args.runs, args.quick, sys.modules[__name__]),
         # Re-encoding rows take most of a minute per run: at most 5 runs.
         "cfr": lambda: cfr_rows(max(1, min(args.runs, 5)), args.quick),
         # minterpolate takes about a minute a run: at most 3 runs.

@@ -36,7 +36,8 @@ enum DocumentLocator {
     /// The document beside `movie`: the existing one if it belongs to this movie, or a new one.
     /// A new document plays `program` of a transport stream with several (default: the first
     /// with video).
-    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false, program: Int? = nil) throws -> (url: URL, created: Bool) {
+    static func documentForMovie(_ movie: URL, shown: String, replace: Bool = false, program: Int? = nil,
+                                 progress: ((Double) -> Void)? = nil) throws -> (url: URL, created: Bool) {
         guard FileManager.default.fileExists(atPath: movie.path) else {
             throw ExportError.cannotOpen(path: shown, reason: "no such file")
         }
@@ -53,7 +54,7 @@ enum DocumentLocator {
             }
             return (documentURL, false)
         }
-        var media = try Prober.probe(movie)
+        var media = try Prober.probe(movie, progress: progress)
         if let program {
             guard let chosen = media.playing(program: program) else {
                 throw CLIError("\(shown) has no program \(program): \(media.missingProgram(program) ?? "")")

@@ -33,7 +33,11 @@ struct Open: ParsableCommand {
     func run() throws {
         try DocumentLocator.refuseStandardInput(movie)
         let url = URL(fileURLWithPath: movie)
-        let (documentURL, created) = try DocumentLocator.documentForMovie(url, shown: movie, replace: force, program: program)
+        // A container without an index (a transport stream) is read to its end: on a terminal,
+        // a bar says how far, with the time left.
+        let reporter = isatty(STDERR_FILENO) == 1 ? ProgressReporter(style: .bar, label: "open", mediaSeconds: 0) : nil
+        let (documentURL, created) = try DocumentLocator.documentForMovie(url, shown: movie, replace: force, program: program,
+                                                                          progress: reporter.map { reporter in { try? reporter.update($0) } })
         let document = try DocumentStore.read(documentURL)
         let name = documentURL.lastPathComponent
         if created {

@@ -25,6 +25,8 @@ import Testing
         let readFrame: AVLibraries.ReadFrame = av_read_frame
         let seekFrame: AVLibraries.SeekFrame = av_seek_frame
         let seekFile: AVLibraries.SeekFile = avformat_seek_file
+        let indexEntriesCount: AVLibraries.IndexEntriesCount = avformat_index_get_entries_count
+        let indexEntry: AVLibraries.IndexEntry = avformat_index_get_entry
         let streamGetSideData: AVLibraries.StreamGetSideData = av_stream_get_side_data
         let streamNewSideData: AVLibraries.StreamNewSideData = av_stream_new_side_data
         let allocOutputContext: AVLibraries.AllocOutputContext = avformat_alloc_output_context2
@@ -81,6 +83,8 @@ import Testing
         #expect(address(library.readFrame) == address(readFrame), "av_read_frame")
         #expect(address(library.seekFrame) == address(seekFrame), "av_seek_frame")
         #expect(address(library.seekFile) == address(seekFile), "avformat_seek_file")
+        #expect(address(library.indexEntriesCount) == address(indexEntriesCount), "avformat_index_get_entries_count")
+        #expect(address(library.indexEntry) == address(indexEntry), "avformat_index_get_entry")
         #expect(address(library.streamGetSideData) == address(streamGetSideData), "av_stream_get_side_data")
         #expect(address(library.streamNewSideData) == address(streamNewSideData), "av_stream_new_side_data")
         #expect(address(library.allocOutputContext) == address(allocOutputContext), "avformat_alloc_output_context2")

@@ -91,7 +91,8 @@ final class AudioTrackOutput {
         case .copied(let input, let index):
             output = try writer.addStream(copying: input.stream(index), timeBase: timeBase)
         case .spliced(let spliced):
-            output = try writer.addStream(copying: spliced.input.stream(spliced.stream), timeBase: timeBase)
+            output = try spliced.withSourceStream { try writer.addStream(copying: $0, timeBase: timeBase) }
+            if let output { spliced.configure(output: output) }
             // Spliced Opus starts with an encoded packet whose pre-skip the header states.
             if let parameters = output?.pointee.codecpar, parameters.pointee.codec_id == AV_CODEC_ID_OPUS,
                parameters.pointee.initial_padding == 0, let head = parameters.pointee.extradata,

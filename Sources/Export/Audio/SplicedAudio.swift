@@ -30,7 +30,14 @@ final class SplicedAudio: @unchecked Sendable {
     /// The codec's frame length in samples (1 for PCM).
     let frame: Int
     /// The movie, opened to read the copied packets (and the stream's parameters).
-    let input: InputFormatContext
+    /// The source's demuxer, until the output stream is made from its stream (see
+    /// ``withSourceStream(_:)``) when the packets are read from ``samples`` instead.
+    private var input: InputFormatContext?
+    /// The config the output states for ADTS frames (a transport stream's AAC), whose copied
+    /// frames lose their headers; nil for a source that states its own.
+    let audioSpecificConfig: [UInt8]?
+    /// The source file and where its packets lie, when its index says (an mp4).
+    private let samples: (file: SampleFile, positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
     private let url: URL
     let stream: Int
     private let settings: TimePitchSettings
@@ -78,8 +85,10 @@ final class SplicedAudio: @unchecked Sendable {
     init?(movie url: URL, stream: Int, segments: [CompositionTrackSegment], settings: TimePitchSettings,
           choice: AudioCodecChoice, origin: Time, end: Time, container: Container, display: String) throws {
         guard let scanned = try AudioPacketScan.scanned(path: url.path, stream: stream) else { return nil }
-        input = try InputFormatContext(path: url.path)
+        let input = try InputFormatContext(path: url.path)
         input.readOnly(stream: stream)
+        self.input = input
+        samples = try scanned.locations.map { (try SampleFile(path: url.path), $0.positions, $0.sizes, $0.discarded) }
         let reader = try AudioFileReader(url: url, stream: stream)
         let source = input.stream(stream).parameters.pointee
         let format = reader.format
@@ -100,7 +109,16 @@ final class SplicedAudio: @unchecked Sendable {
         let probe = try make()
         delay = Int64(probe.context.pointer.pointee.initial_padding)
         let made = probe.context.pointer.pointee
-        let ours = Self.bytes(made.extradata, made.extradata_size), theirs = Self.bytes(source.extradata, source.extradata_size)
+        let ours = Self.bytes(made.extradata, made.extradata_size)
+        var theirs = Self.bytes(source.extradata, source.extradata_size)
+        // A transport stream's AAC states its config in every frame's ADTS header, not once;
+        // one whose format changes mid-stream has no one config, and is encoded whole.
+        if theirs.isEmpty, source.codec_id == AV_CODEC_ID_AAC, reader.formatChanges == nil, let header = try Self.firstADTSHeader(url.path, stream: stream), header.extraBlocks == 0 {
+            theirs = header.audioSpecificConfig
+            audioSpecificConfig = theirs
+        } else {
+            audioSpecificConfig = nil
+        }
         guard made.codec_id == source.codec_id, ours.prefix(2) == theirs.prefix(2) else { return nil }
         spare = probe
         let renderer = TimelineRenderer(format: format, settings: settings)
@@ -212,14 +230,25 @@ final class SplicedAudio: @unchecked Sendable {
             switch plan.pieces[piece] {
             case .copy(let packets, let offset, _):
                 guard sourceIndex < packets.upperBound else { piece += 1; continue }
-                guard try input.read(into: packet) else {
-                    throw ExportError.unsupported("the source's audio ended before the packets it copies")
+                if let samples {
+                    sourceIndex = max(sourceIndex, packets.lowerBound)
+                    try samples.file.read(position: samples.positions[sourceIndex], size: samples.sizes[sourceIndex], stream: stream,
+                                          discarded: samples.discarded.contains(sourceIndex), into: packet)
+                } else {
+                    guard let input, try input.read(into: packet) else {
+                        throw ExportError.unsupported("the source's audio ended before the packets it copies")
+                    }
+                    guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
                 }
-                guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
                 let index = sourceIndex
                 sourceIndex += 1
                 guard index >= packets.lowerBound else { continue }
                 let p = packet.pointer, s = scan[index]
+                if audioSpecificConfig != nil, let data = p.pointee.data,
+                   let header = ADTSHeader(UnsafeBufferPointer(start: data, count: Int(p.pointee.size))) {
+                    p.pointee.data += header.length
+                    p.pointee.size -= Int32(header.length)
+                }
                 p.pointee.pts = s.start + offset
                 p.pointee.dts = p.pointee.pts
                 p.pointee.duration = s.count
@@ -236,6 +265,38 @@ final class SplicedAudio: @unchecked Sendable {
                 case .timedOut: return false
                 }
             }
+        }
+        return nil
+    }
+
+    /// Calls `body` with the source's audio stream, to make the output's from; afterwards a
+    /// source whose packets are read by their places in the file closes its demuxer.
+    func withSourceStream<T>(_ body: (StreamView) throws -> T) throws -> T {
+        let input = try self.input ?? InputFormatContext(path: url.path)
+        defer { if samples != nil { self.input = nil } }
+        return try body(input.stream(stream))
+    }
+
+    /// Gives the output stream made from the source's the config its copied ADTS frames need.
+    func configure(output stream: UnsafeMutablePointer<AVStream>) {
+        guard let config = audioSpecificConfig, let par = stream.pointee.codecpar, par.pointee.extradata_size == 0 else { return }
+        av_freep(&par.pointee.extradata)
+        guard let buffer = av_mallocz(config.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else { return }
+        config.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: config.count) }
+        par.pointee.extradata = buffer
+        par.pointee.extradata_size = Int32(config.count)
+    }
+
+    /// The ADTS header of the first packet of audio `stream` of the file at `path`, if it has one.
+    private static func firstADTSHeader(_ path: String, stream: Int) throws -> ADTSHeader? {
+        let input = try InputFormatContext(path: path)
+        input.readOnly(stream: stream)
+        let packet = try Packet()
+        for _ in 0..<64 {
+            guard try input.read(into: packet) else { return nil }
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == stream, let data = p.data else { continue }
+            return ADTSHeader(UnsafeBufferPointer(start: data, count: Int(p.size)))
         }
         return nil
     }

@@ -72,6 +72,8 @@ struct AVLibraries: @unchecked Sendable {
     typealias ReadFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVPacket>?) -> Int32
     typealias SeekFrame = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int32) -> Int32
     typealias SeekFile = @convention(c) (UnsafeMutablePointer<AVFormatContext>?, Int32, Int64, Int64, Int64, Int32) -> Int32
+    typealias IndexEntriesCount = @convention(c) (UnsafePointer<AVStream>?) -> Int32
+    typealias IndexEntry = @convention(c) (UnsafeMutablePointer<AVStream>?, Int32) -> UnsafePointer<AVIndexEntry>?
     typealias StreamGetSideData = @convention(c) (UnsafePointer<AVStream>?, AVPacketSideDataType, UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>?
     typealias StreamNewSideData = @convention(c) (UnsafeMutablePointer<AVStream>?, AVPacketSideDataType, Int) -> UnsafeMutablePointer<UInt8>?
     typealias AllocOutputContext = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, UnsafePointer<AVOutputFormat>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
@@ -129,6 +131,8 @@ struct AVLibraries: @unchecked Sendable {
     let readFrame: ReadFrame
     let seekFrame: SeekFrame
     let seekFile: SeekFile
+    let indexEntriesCount: IndexEntriesCount
+    let indexEntry: IndexEntry
     let streamGetSideData: StreamGetSideData
     let streamNewSideData: StreamNewSideData
     let allocOutputContext: AllocOutputContext
@@ -205,6 +209,8 @@ struct AVLibraries: @unchecked Sendable {
         readFrame = try symbol(avformat, "av_read_frame")
         seekFrame = try symbol(avformat, "av_seek_frame")
         seekFile = try symbol(avformat, "avformat_seek_file")
+        indexEntriesCount = try symbol(avformat, "avformat_index_get_entries_count")
+        indexEntry = try symbol(avformat, "avformat_index_get_entry")
         streamGetSideData = try symbol(avformat, "av_stream_get_side_data")
         streamNewSideData = try symbol(avformat, "av_stream_new_side_data")
         allocOutputContext = try symbol(avformat, "avformat_alloc_output_context2")
@@ -268,6 +274,8 @@ func av_codec_get_tag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, 
 @discardableResult func av_read_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
 @discardableResult func av_seek_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
 @discardableResult func avformat_seek_file(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
+func avformat_index_get_entries_count(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
+func avformat_index_get_entry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
 @discardableResult func av_stream_get_side_data(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
 @discardableResult func av_stream_new_side_data(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
 @discardableResult func avformat_alloc_output_context2(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }

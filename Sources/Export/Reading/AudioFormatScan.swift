@@ -82,13 +82,25 @@ struct AudioFormatScan {
 
     private static let cache = Mutex<[String: [AudioFormatChange]?]>([:])
 
-    /// The format changes of audio `stream` of the file at `path` (nil when it keeps one), read
-    /// once per file, size and modification time.
-    static func changes(path: String, stream: Int) throws(ExportError) -> [AudioFormatChange]? {
+    /// The cache's key for audio `stream` of the file at `path`: its size and modification time too.
+    private static func key(path: String, stream: Int) -> String {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
         let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        let key = "\(path)|\(stream)|\(size)|\(modified)"
+        return "\(path)|\(stream)|\(size)|\(modified)"
+    }
+
+    /// Keeps `scan`, fed every packet of audio `stream` of the file at `path` by another pass
+    /// over it (``AudioPacketScan``'s), for ``changes(path:stream:)``.
+    static func remember(_ scan: AudioFormatScan, path: String, stream: Int) {
+        let key = key(path: path, stream: stream)
+        cache.withLock { $0[key] = .some(scan.changes) }
+    }
+
+    /// The format changes of audio `stream` of the file at `path` (nil when it keeps one), read
+    /// once per file, size and modification time.
+    static func changes(path: String, stream: Int) throws(ExportError) -> [AudioFormatChange]? {
+        let key = key(path: path, stream: stream)
         if let known = cache.withLock({ $0[key] }) { return known }
         let input = try InputFormatContext(path: path)
         var result: [AudioFormatChange]?

@@ -16,12 +16,15 @@ struct AudioPacketScan {
     let frame: Int
     /// The stream's average bit rate from its packets, or nil when it has none.
     let bitRate: Int?
+    /// Where each packet's bytes lie in the file (``SampleFile``), and the packets an edit list
+    /// hides (AAC's priming), when the file's index says so and every packet is a keyframe:
+    /// then copying reads them from there.
+    let locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
 
     /// Scans audio stream `stream` of the movie at `path`; nil when its packets have no fixed
     /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
-    init?(path: String, stream: Int) throws {
+    init?(path: String, stream: Int, readingIndex: Bool = true) throws {
         let input = try InputFormatContext(path: path)
-        input.readOnly(stream: stream)
         let parameters = input.stream(stream).parameters.pointee
         let timeBase = input.stream(stream).pointer.pointee.time_base
         let rate = AVRational(num: 1, den: parameters.sample_rate)
@@ -38,30 +41,53 @@ struct AudioPacketScan {
         // millisecond stamp only rounds.
         let preSkip = opus ? parameters.extradata.flatMap { OpusPacket.preSkip(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } : nil
         let tick = max(1, av_rescale_q_rnd(1, timeBase, rate, AV_ROUND_UP))
-        let packet = try Packet()
         var found: [AudioSplicePlan.Packet] = []
         var expected: Int64?
         var bytes: Int64 = 0
-        while try input.read(into: packet) {
-            let p = packet.pointer.pointee
-            guard Int(p.stream_index) == stream else { continue }
-            let count = pcm ? Int64(Int(p.size) / bytesPerFrame)
-                : opus ? Int64(p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? 0)
-                : Int64(frame)
-            var stated = p.pts != sp_av_nopts_value() ? av_rescale_q(p.pts, timeBase, rate) : expected
+        var locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
+        /// Lists a packet presented at `pts` (stream ticks), of `size` bytes, `count` samples long.
+        func add(pts: Int64, size: Int32, count: Int64, corrupt: Bool) {
+            var stated = pts != sp_av_nopts_value() ? av_rescale_q(pts, timeBase, rate) : expected
             if found.isEmpty, let preSkip, let first = stated, abs(first + Int64(preSkip)) <= tick { stated = -Int64(preSkip) }
             // Every packet is listed, so that a reader counting packets finds the same ones.
             var start = stated ?? 0
-            var unusable = stated == nil || p.flags & AV_PKT_FLAG_CORRUPT != 0 || count <= 0
+            let unusable = stated == nil || corrupt || count <= 0
             // Within a tick of where the one before ends, it follows on; further away, the
             // stream's clock jumps (recordings joined, a looped copy) and it starts afresh at its
             // own time, where it is copied as the source plays it.
             if let expected, abs(start - expected) <= tick { start = expected }
             found.append(AudioSplicePlan.Packet(start: start, count: count, unusable: unusable))
-            bytes += Int64(p.size)
+            bytes += Int64(size)
             expected = start + count
         }
+        // An mp4's index states every packet's time and size: only Opus needs its packets read.
+        if readingIndex, !opus, let indexed = IndexedPackets(input, streams: [stream])?.streams.first {
+            found.reserveCapacity(indexed.pts.count)
+            for i in indexed.pts.indices {
+                add(pts: indexed.pts[i], size: indexed.sizes[i], count: pcm ? Int64(Int(indexed.sizes[i]) / bytesPerFrame) : Int64(frame), corrupt: false)
+            }
+            if indexed.allKeyframes {
+                locations = (indexed.positions, indexed.sizes, Set(indexed.discarded.indices.filter { indexed.discarded[$0] }))
+            }
+        } else {
+            input.readOnly(stream: stream)
+            // A container whose audio may change format is read once for both scans.
+            var formats = AudioFormatScan.mayChange(input)
+                ? AudioFormatScan(stream: input.stream(stream).pointer, origin: input.pointer.pointee.start_time, raw: AudioFormatScan.isRaw(input)) : nil
+            let packet = try Packet()
+            while try input.read(into: packet) {
+                let p = packet.pointer.pointee
+                guard Int(p.stream_index) == stream else { continue }
+                formats?.add(p)
+                let count = pcm ? Int64(Int(p.size) / bytesPerFrame)
+                    : opus ? Int64(p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) } ?? 0)
+                    : Int64(frame)
+                add(pts: p.pts, size: p.size, count: count, corrupt: p.flags & AV_PKT_FLAG_CORRUPT != 0)
+            }
+            if let formats { AudioFormatScan.remember(formats, path: path, stream: stream) }
+        }
         packets = found
+        self.locations = locations
         let samples = found.reduce(Int64(0)) { $0 + $1.count }
         bitRate = samples > 0 ? Int(bytes * 8 * Int64(parameters.sample_rate) / samples) : nil
     }

@@ -8,8 +8,16 @@ internal import CFFmpeg
 /// The frame count, the exact length and whether the frame rate is constant come from scanning
 /// the packets (no decoding), so they are measured, not taken from headers that may be wrong.
 public enum Prober {
-    /// Probes the file at `url`.
-    public static func probe(_ url: URL) throws(ExportError) -> MediaInfo {
+    /// Probes the file at `url`. An mp4 or mov states its packets in its index, read at once;
+    /// other containers (transport streams, raw streams) are read to their end, with the
+    /// fraction read so far reported to `progress`.
+    public static func probe(_ url: URL, progress: ((Double) -> Void)? = nil) throws(ExportError) -> MediaInfo {
+        try probe(url, readingIndex: true, progress: progress)
+    }
+
+    /// Probes the file at `url`; with `readingIndex`, an mp4's packets come from its index
+    /// (``IndexedPackets``), else every packet is read (the tests compare the two).
+    static func probe(_ url: URL, readingIndex: Bool, progress: ((Double) -> Void)? = nil) throws(ExportError) -> MediaInfo {
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else {
             throw .cannotOpen(path: path, reason: "no such file")
@@ -19,7 +27,9 @@ public enum Prober {
         guard size > 0 else { throw .notMedia(path: path, reason: "the file is empty") }
         let input = try InputFormatContext(path: path)
         var streams = (0..<input.streamCount).map { describe(input.stream($0)) }
-        try scanPackets(input, into: &streams)
+        try scanPackets(input, into: &streams, readingIndex: readingIndex) { position in
+            if let progress, size > 0 { progress(min(1, Double(position) / Double(size))) }
+        }
 
         let context = input.pointer.pointee
         let format = context.iformat.pointee
@@ -128,7 +138,8 @@ public enum Prober {
     }
 
     /// Counts frames and measures exact lengths from packet timestamps.
-    private static func scanPackets(_ input: InputFormatContext, into streams: inout [StreamInfo]) throws(ExportError) {
+    private static func scanPackets(_ input: InputFormatContext, into streams: inout [StreamInfo], readingIndex: Bool,
+                                    reached: (Int64) -> Void) throws(ExportError) {
         var tallies = [StreamTally](repeating: StreamTally(), count: streams.count)
         for i in streams.indices where streams[i].kind == .video && !streams[i].isAttachedPicture {
             tallies[i].sizes = PictureSizeScan(input, stream: i)
@@ -137,10 +148,17 @@ public enum Prober {
             tallies[i].formats = AudioFormatScan(stream: input.stream(i).pointer, origin: input.pointer.pointee.start_time,
                                                  raw: AudioFormatScan.isRaw(input))
         }
+        if readingIndex, let indexed = IndexedPackets(input, streams: Array(streams.indices)) {
+            // An mp4 or mov whose index states every packet: nothing more to read.
+            for (index, stream) in indexed.streams.enumerated() { tallies[index].add(stream, kind: streams[index].kind, parameters: input.stream(index).parameters.pointee) }
+            describe(&streams, from: tallies, input)
+            return
+        }
         // A packet without a presentation time (AVI's H.264 has only decode times) is shown
         // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
         var unplaced = [Int](repeating: 0, count: streams.count)
+        var read = 0
         let packet = try Packet()
         while true {
             let more: Bool
@@ -150,6 +168,8 @@ public enum Prober {
             }
             guard more else { break }
             let p = packet.pointer.pointee
+            read += 1
+            if read % 4096 == 0, p.pos >= 0 { reached(p.pos) }
             let index = Int(p.stream_index)
             guard index < tallies.count else { continue }
             let pts = p.pts != sp_av_nopts_value() || reorders[index] ? p.pts : p.dts
@@ -164,10 +184,16 @@ public enum Prober {
             default: tallies[index].add(p, at: pts)
             }
         }
+        if read >= 4096 { reached(.max) }
         if let video = streams.firstIndex(where: { $0.kind == .video && !$0.isAttachedPicture }), tallies[video].count == 0, unplaced[video] > 0 {
             let codec = streams[video].codec
             throw .notMedia(path: input.path, reason: "its \(codec) video reorders its frames (B-frames) but the file stores only the order they are decoded in, not when each is shown (as AVI does), so slowpoke cannot place them; convert it first, for example: ffmpeg -i \((input.path as NSString).lastPathComponent) -c:v libx264 -crf 18 -c:a copy converted.mkv")
         }
+        describe(&streams, from: tallies, input)
+    }
+
+    /// Each stream's frame count, rate mode and length from its tally.
+    private static func describe(_ streams: inout [StreamInfo], from tallies: [StreamTally], _ input: InputFormatContext) {
         for index in streams.indices {
             let stream = input.stream(index).pointer
             switch streams[index].kind {

@@ -19,30 +19,59 @@ struct StreamTally {
     var sizes: PictureSizeScan?
 
     /// Counts packet `p`, presented at `pts`.
-    mutating func add(_ p: AVPacket, at pts: Int64) {
+    mutating func add(_ p: AVPacket, at pts: Int64) { add(at: pts, duration: p.duration) }
+
+    /// Counts a packet presented at `pts` for `duration`.
+    mutating func add(at pts: Int64, duration: Int64) {
         count += 1
         first = min(first ?? pts, pts)
-        end = max(end ?? Int64.min, pts + max(p.duration, 0))
+        end = max(end ?? Int64.min, pts + max(duration, 0))
     }
 
     mutating func add(video p: AVPacket, at pts: Int64) {
-        add(p, at: pts)
-        presentationTimes.append(pts)
+        add(videoAt: pts, duration: p.duration)
         sizes?.add(p)
+    }
+
+    mutating func add(videoAt pts: Int64, duration: Int64) {
+        add(at: pts, duration: duration)
+        presentationTimes.append(pts)
     }
 
     /// Counts audio packet `p` of a stream with `parameters`, noting the samples it drops.
     mutating func add(audio p: AVPacket, at pts: Int64, parameters: AVCodecParameters) {
         formats?.add(p)
-        let trim = Prober.trimmedSamples(p)
+        let opus = parameters.codec_id == AV_CODEC_ID_OPUS
+        let samples = { opus ? p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) }.map(Int64.init) : nil }
+        add(audioAt: pts, duration: p.duration, trim: Prober.trimmedSamples(p), parameters: parameters, samples: samples)
+    }
+
+    /// Counts an audio packet presented at `pts` for `duration` that drops `trim` samples, of a
+    /// stream with `parameters`; `samples` says its length where its codec states it per packet.
+    mutating func add(audioAt pts: Int64, duration: Int64, trim: (start: Int64, end: Int64), parameters: AVCodecParameters,
+                      samples: () -> Int64?) {
         if first.map({ pts < $0 }) ?? true { skipped = trim.start }
         if last.map({ pts >= $0.pts }) ?? true {
-            let samples = parameters.codec_id == AV_CODEC_ID_OPUS
-                ? p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) }.map(Int64.init)
-                : parameters.frame_size > 0 ? Int64(parameters.frame_size) : nil
+            let samples = parameters.codec_id == AV_CODEC_ID_OPUS ? samples() : parameters.frame_size > 0 ? Int64(parameters.frame_size) : nil
             last = (pts, samples, trim.end)
         }
-        add(p, at: pts)
+        add(at: pts, duration: duration)
+    }
+
+    /// Counts every packet of `stream`, from an index (``IndexedPackets``), as the packet scan
+    /// counts them: video an edit list hides is never shown.
+    mutating func add(_ stream: IndexedPackets.Stream, kind: StreamInfo.Kind, parameters: AVCodecParameters) {
+        if kind == .video { presentationTimes.reserveCapacity(stream.pts.count) }
+        for i in stream.pts.indices {
+            let (pts, duration) = (stream.pts[i], stream.durations[i])
+            switch kind {
+            case .video: if !stream.discarded[i] { add(videoAt: pts, duration: duration) }
+            case .audio:
+                let read = stream.read[i]
+                add(audioAt: pts, duration: duration, trim: (read?.start ?? 0, read?.end ?? 0), parameters: parameters, samples: { read?.samples })
+            default: add(at: pts, duration: duration)
+            }
+        }
     }
 
     /// The video stream's frame count, picture sizes, rate mode and length.
