@@ -99,7 +99,7 @@ extension OracleCase {
         // timeline's own, which the plan must equal.
         let planned = timeline.plannedFrames(times: facts.times)
         let snapped = ((timeline.json["exportPlan"] as? [String: Any])?["keyframeCutsBecause"] as? String) != nil
-        let stills = timeline.hasReverse || timeline.hasGap
+        let stills = source.reencodesStills && (timeline.hasReverse || timeline.hasGap)
         let own = timeline.passthroughFrames(times: facts.times, stills: stills)
         let predicted = snapped ? planned ?? own : own
         if mode == .passthrough, let planned { run.ran("plan frames") }
