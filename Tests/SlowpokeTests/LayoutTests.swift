@@ -12,12 +12,19 @@ import Testing
         let folder = try TemporaryFolder("layout")
         let sources = folder.url.appendingPathComponent("Sources/slowpoke")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        let long = "func tooLong() {\n" + String(repeating: "    _ = 1\n", count: 81) + "}\n"
+        let body = String(repeating: "    _ = 1\n", count: 81) + "}\n"
+        // Plain, with a default closure argument and a shift in the signature, and after a
+        // protocol requirement without a body: each long body is measured from its own start.
+        let long = "func tooLong() {\n" + body
+            + "protocol P {\n    func required(_ x: Int)\n}\n"
+            + "func withClosure(mask: Int = 1 << 4,\n                 progress: @escaping (Double) -> Void = { _ in }) {\n" + body
         try long.write(to: sources.appendingPathComponent("Long.swift"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("tools"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: TestSupport.root.appendingPathComponent("tools/layout-check.py"),
                                          to: folder.url.appendingPathComponent("tools/layout-check.py"))
         let planted = try TestSupport.tool("python3", [folder.url.appendingPathComponent("tools/layout-check.py").path])
         #expect(planted.status == 1 && planted.stdout.contains("Long.swift:1: func tooLong is 83 lines"), "\(planted.stdout)")
+        #expect(planted.stdout.contains("Long.swift:87: func withClosure is 84 lines"), "\(planted.stdout)")
+        #expect(!planted.stdout.contains("func required"), "\(planted.stdout)")
     }
 }

@@ -148,9 +148,23 @@ public struct ConstantRateExporter {
         let interpolator = try Self.interpolator(for: plan, source: source, encoder: encoder,
                                                  display: session.destination.destination.path)
 
-        // Encoding, muxing and waiting for audio run on a thread of their own, fed a few
-        // pictures ahead: decoding here then overlaps the time this thread would spend blocked
-        // in the encoder, waiting for one of its frame threads to finish.
+        try Self.encode(plan, from: source, decoder: decoder, pictures: pictures, encoder: encoder,
+                        interpolator: interpolator, session: session, stop: stop, progress: progress)
+        try session.commit(progress: progress)
+        if let written = encoder.writtenProfile { encoderSettings.profile = written }
+        return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
+                      audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
+                      sourceFrames: scan.frameCount,
+                      deinterlaced: fieldOrder.map { "bwdif, \($0); \(deinterlacer?.framesCombed ?? 0) of \(deinterlacer?.framesChecked ?? 0) frames combed, the rest kept whole" },
+                      fit: fit)
+    }
+
+    /// Encodes the frames of `plan` and muxes them: encoding, muxing and waiting for audio run
+    /// on a thread of their own, fed a few pictures ahead, so decoding here overlaps the time
+    /// this thread would spend blocked in the encoder, waiting for one of its frame threads.
+    private static func encode(_ plan: FramePlan, from source: any PictureSource, decoder: FrameDecoder, pictures: PictureTimes,
+                               encoder: FrameEncoder, interpolator: FlowInterpolator?, session: ExportSession,
+                               stop: StopSignal, progress: @escaping (Double) throws -> Void) throws {
         let encoderTimeBase = encoder.context.pointer.pointee.time_base
         func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
             try session.write(video: packet, in: encoderTimeBase)
@@ -173,13 +187,6 @@ public struct ConstantRateExporter {
             encoding.cancel()
             throw error
         }
-        try session.commit(progress: progress)
-        if let written = encoder.writtenProfile { encoderSettings.profile = written }
-        return Result(output: session.destination.destination, frames: plan.count, fps: options.fps, duration: track.duration,
-                      audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
-                      sourceFrames: scan.frameCount,
-                      deinterlaced: fieldOrder.map { "bwdif, \($0); \(deinterlacer?.framesCombed ?? 0) of \(deinterlacer?.framesChecked ?? 0) frames combed, the rest kept whole" },
-                      fit: fit)
     }
 
     /// The flow interpolator for the interpolated frames of `plan`, or nil when it has none.
