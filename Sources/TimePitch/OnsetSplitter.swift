@@ -54,6 +54,9 @@ extension TimelineRenderer {
                                   sourceEnd: onset, rate: rate)
                 before.keyFrames = piece.keyFrames.filter { $0.source > piece.sourceStart && $0.source < onset }
                 before.fadeIn = piece.fadeIn
+                // A piece between two onsets starts at the first: dropped here, its beep (out of
+                // AAC-coded silence, slowed 4x) reached the oracle's level 4.9 ms late.
+                before.startsAtOnset = piece.startsAtOnset
                 before.fadeOut = fadeOut
                 before.endsAtOnset = true
                 before.silentFrom = onset
