@@ -29,7 +29,9 @@ extension TimelineRenderer {
             // a range slowed 3x, left in the segment's run, was smeared 24 ms early (R2, 44 ms).
             // Past its end it reads its own audio carried on (``Plan/own``), so the next
             // segment's attack is never in its context.
-            let shortest = Int64(format.sampleRate / 100)
+            // Up to a millisecond before its end: an onset 2.4 ms before the end of a ramp, left
+            // in its run, was heard 50 ms early (the oracle's seed 0x4382cf4f8e46013e).
+            let shortest = Int64(max(1, format.sampleRate / 1000))
             let onsets = try findOnsets(from: plan.sourceStart + Int64(max(1, format.sampleRate / 1000)), to: plan.sourceEnd, source: source)
                 .filter { $0 < plan.sourceEnd - shortest }
             var piece = plan

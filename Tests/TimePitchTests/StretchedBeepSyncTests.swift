@@ -86,4 +86,30 @@ import TimePitch
         #expect(errors.count == 2, "\(algorithm) \(edit): \(errors.count) beeps checked")
         #expect(errors.allSatisfy { abs($0) <= 1 }, "\(algorithm) \(edit): beeps off by \(errors) ms")
     }
+
+    /// A beep that starts 2.4 ms before the end of a ramp (1x to 1/4 over 0.96-425/210 s, the
+    /// oracle's seed 0x4382cf4f8e46013e, whose AAC source puts its beeps 1024 frames late):
+    /// onsets closer than 10 ms to a segment's end did not split it, so the beep stayed in the
+    /// ramp's run and was smeared ahead of its time, heard 50 ms (spectral) and 49 ms
+    /// (timeDomain) early. Split there too, its first 2.4 ms play slowed and the rest at 1x,
+    /// from where the timeline puts it.
+    @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain])
+    func aBeepJustBeforeARampsEndLandsOnItsSample(algorithm: TimePitchAlgorithm) throws {
+        let input = [Float](repeating: 0, count: 1024) + Self.beeps(seconds: 4).dropLast(1024)
+        let whole = try TimeRange(start: .zero, duration: .seconds(4))
+        var composition = try Composition(asset: Asset(tracks: [.init(trackID: 1, mediaType: .audio, timeRange: whole)]))
+        let ramp = try Ramp(range: TimeRange(start: Time(parsing: "0.960"), end: Time(parsing: "425/210")), from: .one, to: r("1/4"))
+        try Edit.ramp(ramp).apply(to: &composition)
+        let segments = composition.tracks[0].segments
+        let beep = Time(value: 2 * 48000 + 1024, timescale: 48000)
+        let step = try #require(segments.first { $0.source?.contains(beep) == true })
+        #expect(step.rate != .one && step.source!.end.seconds - beep.seconds < 0.003)
+        let at = try #require(try step.compositionTime(forSourceTime: beep)).seconds
+        let output = try render(input, segments, TimePitchSettings(algorithm: algorithm))
+        let found = Signals.onsets(output, threshold: 0.05, quiet: 1200).map { Double($0) / Double(sampleRate) }
+        let nearest = try #require(found.min { abs($0 - at) < abs($1 - at) })
+        #expect(abs(nearest - at) <= 0.001, "\(algorithm): the beep at \(nearest) s, the timeline puts it at \(at) s; onsets \(found)")
+        let before = output[Int((at - 0.1) * Double(sampleRate))..<Int((at - 0.001) * Double(sampleRate))].map(abs).max() ?? 1
+        #expect(before < 0.05, "\(algorithm): \(before) in the 100 ms before the beep")
+    }
 }
