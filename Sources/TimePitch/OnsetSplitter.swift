@@ -1,10 +1,10 @@
 import Composition
 import Foundation
 
-/// Where ``TimelineRenderer`` splits slowed stretched segments so that attacks land on time.
+/// Where ``TimelineRenderer`` splits stretched segments so that attacks land on time.
 extension TimelineRenderer {
-    /// Splits slowed-down stretched segments at attacks, over silence or over what was already
-    /// playing (``OnsetDetector``). A phase vocoder smears an attack
+    /// Splits stretched segments (slowed, sped up, or a ramp's joined steps) at attacks, over
+    /// silence or over what was already playing (``OnsetDetector``). A phase vocoder smears an attack
     /// backwards by up to half its analysis window times the time ratio: Rubber Band R3 starts
     /// a beep slowed 4x about 28 ms early, so a drum hit or a beep would sound before the frame
     /// that shows it. Each onset instead starts a new piece, rendered with the audio before it as
@@ -16,16 +16,22 @@ extension TimelineRenderer {
         guard splitsAtOnsets else { return plans }
         var result: [Plan] = []
         for plan in plans {
-            guard plan.kind == .stretch, plan.outCount > plan.sourceCount, plan.rate != nil || !plan.keyFrames.isEmpty else {
+            guard plan.kind == .stretch, plan.rate != nil || !plan.keyFrames.isEmpty else {
                 result.append(plan)
                 continue
             }
+            // Sped-up segments too: left in their run, the oracle's beep (20 ms of 1 kHz) was
+            // heard 1.5-2.3 ms early at 2x (spectral; timeDomain 5-9 ms, and 4-9 ms at 1.5x),
+            // and a ramp's steps joined with the rest of a 1.5x range put it 12.7 ms late
+            // (spectral; timeDomain 9.7 ms early). Split, all within 0.3 ms.
             let rate = plan.rate
             // Onsets inside the segment split it, from its first frames on: a beep 40 ms into
             // a range slowed 3x, left in the segment's run, was smeared 24 ms early (R2, 44 ms).
             // Past its end it reads its own audio carried on (``Plan/own``), so the next
             // segment's attack is never in its context.
-            let shortest = Int64(format.sampleRate / 100)
+            // Up to a millisecond before its end: an onset 2.4 ms before the end of a ramp, left
+            // in its run, was heard 50 ms early (the oracle's seed 0x4382cf4f8e46013e).
+            let shortest = Int64(max(1, format.sampleRate / 1000))
             let onsets = try findOnsets(from: plan.sourceStart + Int64(max(1, format.sampleRate / 1000)), to: plan.sourceEnd, source: source)
                 .filter { $0 < plan.sourceEnd - shortest }
             var piece = plan
@@ -50,6 +56,9 @@ extension TimelineRenderer {
                                   sourceEnd: onset, rate: rate)
                 before.keyFrames = piece.keyFrames.filter { $0.source > piece.sourceStart && $0.source < onset }
                 before.fadeIn = piece.fadeIn
+                // A piece between two onsets starts at the first: dropped here, its beep (out of
+                // AAC-coded silence, slowed 4x) reached the oracle's level 4.9 ms late.
+                before.startsAtOnset = piece.startsAtOnset
                 before.fadeOut = fadeOut
                 before.endsAtOnset = true
                 before.silentFrom = onset

@@ -44,6 +44,9 @@ extension TimelineRenderer {
         /// The source frame from which this piece reads ``BackgroundTail`` instead of the source:
         /// the onset that starts the next piece, or else the end of what it owns.
         var silentFrom: Int64?
+        /// The source frame before which this piece reads digital silence: set for R3 on a
+        /// piece that starts at an attack out of silence (see ``TimelineRenderer/stretch``).
+        var silentUntil: Int64?
         /// Stretched steps joined into this plan (see ``joinedSteps(_:)``): where each step
         /// after the first starts, as (source frame, output frame). Empty for a single segment.
         var keyFrames: [(source: Int64, out: Int64)] = []

@@ -17,8 +17,8 @@ import Foundation
 ///   the source; only the stretched ones cost DSP time.
 /// - **Bounded memory.** Audio moves in blocks; only a crossfade's worth is held between
 ///   segments, whatever the movie's length.
-/// - **Attacks in place.** Slowed stretched segments are split at sharp onsets, so the phase
-///   vocoder cannot smear an attack ahead of its time (``splitAtOnsets(_:source:)``).
+/// - **Attacks in place.** Stretched segments are split at sharp onsets, so the phase
+///   vocoder cannot smear an attack out of its time (``splitAtOnsets(_:source:)``).
 /// - **Ramps in one run.** Stretched segments that continue each other's source (a ramp's
 ///   steps) are one Rubber Band run whose key-frame map places every step, with no join to
 ///   crossfade (``joinedSteps(_:)``).
