@@ -39,7 +39,8 @@ import Testing
         let read = try encoder.encode(Prober.probe(url, readingIndex: false))
         #expect(String(decoding: indexed, as: UTF8.self) == String(decoding: read, as: UTF8.self), "\(url.lastPathComponent)")
         let input = try InputFormatContext(path: url.path)
-        let used = IndexedPackets(input, streams: Array(0..<input.streamCount)) != nil
+        var moved = false
+        let used = IndexedPackets(input, streams: Array(0..<input.streamCount), moved: &moved) != nil
         for stream in 0..<input.streamCount where input.stream(stream).parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
             let fromIndex = try AudioPacketScan(path: url.path, stream: stream, readingIndex: true)
             let fromPackets = try AudioPacketScan(path: url.path, stream: stream, readingIndex: false)
@@ -79,5 +80,24 @@ import Testing
         let truncated = folder.file("truncated.mp4")
         try data.prefix(data.count * 7 / 10).write(to: truncated)
         #expect(try !compare(truncated))
+    }
+
+    /// An mp4 with chapters (a text track the demuxer reads for itself) and subtitles: where the
+    /// index check gives up, every packet is read from the start, not from where the check
+    /// stopped (the prober found no video frames at all: `open` refused the file).
+    @Test func chaptersAndSubtitles() throws {
+        let folder = try TemporaryFolder("indexed-chapters")
+        let clip = try make("clip.mp4", ["-c:v", "libx264", "-c:a", "aac"], in: folder)
+        try Data("1\n00:00:01,000 --> 00:00:03,000\nhello\n".utf8).write(to: folder.file("cues.srt"))
+        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2500\ntitle=one\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2500\nEND=8000\ntitle=two\n".utf8)
+            .write(to: folder.file("chapters.txt"))
+        let chapters = folder.file("chapters.mp4")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-i", clip.path, "-i", folder.file("cues.srt").path,
+                                                   "-i", folder.file("chapters.txt").path, "-map", "0", "-map", "1", "-map_chapters", "2",
+                                                   "-c", "copy", "-c:s", "mov_text", chapters.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        _ = try compare(chapters)
+        let facts = try Prober.probe(chapters, readingIndex: true)
+        #expect(facts.primaryVideo?.frameCount == 200, "\(String(describing: facts.primaryVideo?.frameCount))")
     }
 }

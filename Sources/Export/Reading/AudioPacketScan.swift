@@ -61,7 +61,8 @@ struct AudioPacketScan {
             expected = start + count
         }
         // An mp4's index states every packet's time and size: only Opus needs its packets read.
-        if readingIndex, !opus, let indexed = IndexedPackets(input, streams: [stream])?.streams.first {
+        var moved = false
+        if readingIndex, !opus, let indexed = IndexedPackets(input, streams: [stream], moved: &moved)?.streams.first {
             found.reserveCapacity(indexed.pts.count)
             for i in indexed.pts.indices {
                 add(pts: indexed.pts[i], size: indexed.sizes[i], count: pcm ? Int64(Int(indexed.sizes[i]) / bytesPerFrame) : Int64(frame), corrupt: false)
@@ -70,6 +71,8 @@ struct AudioPacketScan {
                 locations = (indexed.positions, indexed.sizes, Set(indexed.discarded.indices.filter { indexed.discarded[$0] }))
             }
         } else {
+            // Where checking the index read packets, they are read again from the start.
+            let input = moved ? try InputFormatContext(path: path) : input
             input.readOnly(stream: stream)
             // A container whose audio may change format is read once for both scans.
             var formats = AudioFormatScan.mayChange(input)

@@ -36,9 +36,11 @@ struct IndexedPackets {
     static let checked = 16
 
     /// The packets of streams `wanted` of `input` (an mp4 or mov just opened); nil where the
-    /// index is not known to be the whole truth (see the type). Leaves `input` read to its end
-    /// or anywhere: callers that read on seek first.
-    init?(_ input: InputFormatContext, streams wanted: [Int]) {
+    /// index is not known to be the whole truth (see the type). Checking reads packets, which
+    /// leaves `input` anywhere, other streams discarded: `moved` says so, and a caller that
+    /// then reads every packet reads them from a fresh opening (an mp4 with a chapter track,
+    /// whose packets the demuxer keeps to itself, was read from its tail: no video at all).
+    init?(_ input: InputFormatContext, streams wanted: [Int], moved: inout Bool) {
         guard StreamInfoCache.statesEverything(input.pointer.pointee.iformat), input.clock == nil, !wanted.isEmpty,
               let offsets = MP4CompositionOffsets(path: input.path) else { return nil }
         var info = stat()
@@ -73,6 +75,7 @@ struct IndexedPackets {
             positions.append(pos)
             decodeTimes.append(ts)
         }
+        moved = true
         for other in 0..<input.streamCount where !wanted.contains(other) { input.stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         var check = IndexCheck(streams: found, positions: positions, decodeTimes: decodeTimes, wanted: wanted, input: input)
         guard check.readHead(), check.readTail(), let checked = check.result() else { return nil }

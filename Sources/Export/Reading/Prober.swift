@@ -148,12 +148,14 @@ public enum Prober {
             tallies[i].formats = AudioFormatScan(stream: input.stream(i).pointer, origin: input.pointer.pointee.start_time,
                                                  raw: AudioFormatScan.isRaw(input))
         }
-        if readingIndex, let indexed = IndexedPackets(input, streams: Array(streams.indices)) {
+        var moved = false, reader = input
+        if readingIndex, let indexed = IndexedPackets(input, streams: Array(streams.indices), moved: &moved) {
             // An mp4 or mov whose index states every packet: nothing more to read.
             for (index, stream) in indexed.streams.enumerated() { tallies[index].add(stream, kind: streams[index].kind, parameters: input.stream(index).parameters.pointee) }
             describe(&streams, from: tallies, input)
             return
         }
+        if moved { reader = try InputFormatContext(path: input.path) }
         // A packet without a presentation time (AVI's H.264 has only decode times) is shown
         // when it is decoded, unless the codec reorders frames (B-frames): then nothing says when.
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
@@ -162,7 +164,7 @@ public enum Prober {
         let packet = try Packet()
         while true {
             let more: Bool
-            do { more = try input.read(into: packet) } catch {
+            do { more = try reader.read(into: packet) } catch {
                 // A damaged tail ends the scan; what was read so far is still true.
                 break
             }
