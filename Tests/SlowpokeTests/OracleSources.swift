@@ -61,11 +61,12 @@ struct OracleSource: Sendable, Hashable {
     }
 
     var pixelFormat: String { tenBit ? "yuv420p10le" : "yuv420p" }
-    /// Whether passthrough can re-encode this video at a cut (8-bit 4:2:0 H.264; 8/10-bit
-    /// 4:2:0 HEVC in Main or Main 10, which x265's all-intra streams are not: it marks them
-    /// with a range-extensions intra profile), and so renders freezes and gaps as stills
-    /// (docs/export.md); otherwise the plan says the frame before a gap stays on screen.
-    var reencodesStills: Bool { (codec == .hevc && gop != .intra) || (codec == .h264 && !tenBit) }
+    /// Whether passthrough can re-encode this video at a cut (8/10-bit 4:2:0 H.264 in Baseline,
+    /// Main, High or High 10; HEVC Main or Main 10), and so renders freezes and gaps as stills
+    /// (docs/export.md); otherwise the plan says the frame before a gap stays on screen. The
+    /// encoders mark all-intra streams with intra profiles slowpoke does not re-encode: x264's
+    /// 10-bit ones High 10 Intra, x265's range extensions.
+    var reencodesStills: Bool { gop != .intra || (codec == .h264 && !tenBit) }
     var frameBytes: Int { width * height * 3 / 2 * (tenBit ? 2 : 1) }
 
     /// A file name that says what the movie is.
