@@ -89,11 +89,13 @@ test: test-deps
 	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
-# The tests, plus the preview's five-minute A/V drift check (about six minutes more).
+# Everything `make test` runs, with SLOWPOKE_LONG_TESTS=1 (Tests/Support/TestTier.swift): the
+# long tier adds the stress variants (20 exports under load), the long cases (40 s of 1080p
+# reversed, the preview's five-minute A/V drift check) and the large seed and fuzz counts.
+# CI runs `make test`; run this before a release.
 test-long: test-deps
-	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
+	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) SLOWPOKE_LONG_TESTS=1 $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
-	SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter ReverseExportTests.fortySecondsOf1080pReversedInBoundedMemory
 
 # ThreadSanitizer over the suites that run threads of their own: export (smart audio's workers,
 # the reproducibility test), interpolation (the flow's second interpolator, OpenCV's workers)

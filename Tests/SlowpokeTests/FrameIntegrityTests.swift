@@ -10,7 +10,8 @@ import Testing
 /// nothing on `-v error`, and as many frames as the export said it wrote. These export with
 /// `--keyframe-cuts` (nothing re-encoded); SmartCutTests checks frame-exact cuts.
 ///
-/// `SLOWPOKE_SEEDS=N` runs N seeds per shape instead of the default; a failure names its seed,
+/// `make test` runs 2 seeds per shape, `make test-long` (SLOWPOKE_LONG_TESTS=1) 4 (ConstantRateIntegrityTests
+/// uses the same seeds). `SLOWPOKE_SEEDS=N` runs N seeds per shape instead; a failure names its seed,
 /// and `SLOWPOKE_SEED=K` replays one.
 @Suite struct FrameIntegrityTests {
     /// A name, its container, and how ffmpeg makes it from a moving test pattern (no audio:
@@ -32,7 +33,7 @@ import Testing
     static var seeds: [UInt64] {
         let env = ProcessInfo.processInfo.environment
         if let one = env["SLOWPOKE_SEED"].flatMap(UInt64.init) { return [one] }
-        return Array(1...UInt64(env["SLOWPOKE_SEEDS"].flatMap(Int.init) ?? 4))
+        return Array(1...UInt64(env["SLOWPOKE_SEEDS"].flatMap(Int.init) ?? TestTier.count(2, long: 4)))
     }
 
     /// Random edits through the document, as the CLI makes them; refused ones are skipped.

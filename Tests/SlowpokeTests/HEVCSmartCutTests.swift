@@ -10,7 +10,9 @@ import Testing
 /// no error from ffmpeg (`-xerror`) or from libde265 (a second decoder, whose pictures must
 /// equal ffmpeg's: HEVC decoding is exact), clicks within 1 ms, and two exports of one document
 /// with identical packets.
-@Suite(.serialized) struct HEVCSmartCutTests {
+/// Not serialized: each case works in a folder of its own, and one after another the cases
+/// were the last suite of `make test` to finish, minutes after the rest.
+@Suite struct HEVCSmartCutTests {
     static let rate = SmartCutTests.rate, width = SmartCutTests.width, height = SmartCutTests.height
     static let dec265 = URL(fileURLWithPath: "/usr/bin/libde265-dec265")
 

@@ -312,7 +312,7 @@ extension PreviewCommandTests {
 
     /// Five minutes at 1x on a 60 fps clip, then the A/V offset. Takes six minutes, so it runs
     /// only with SLOWPOKE_LONG_TESTS=1 (`make test-long`).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLOWPOKE_LONG_TESTS"] == "1"))
+    @Test(.enabled(if: TestTier.isLong))
     func avOffsetAfterFiveMinutes() throws {
         let folder = try TemporaryFolder("preview-long")
         let clip = try makeLongClip(seconds: 320, in: folder.url)

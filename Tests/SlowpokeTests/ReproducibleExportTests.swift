@@ -10,7 +10,12 @@ import Testing
 /// timeline (31x, 29x, 23x, 19x, 17x and 13x over a 240 fps clip) failed one export in three
 /// with "encoding failed: Invalid argument" and gave different audio in the others: Rubber
 /// Band's R3 diverges at 13x (see `Stretcher.divergentSpectralRatios`).
-@Suite struct ReproducibleExportTests {
+///
+/// Serialized: one case's busy loops at a time (run side by side, seven cases started fourteen
+/// busy threads on two cores and starved every other suite). `make test` runs ``quickCases``,
+/// which still cover both timelines, both containers, both algorithms, passthrough and --fps
+/// with both presets; `make test-long` runs all seven and the twenty-export stress variant.
+@Suite(.serialized) struct ReproducibleExportTests {
     /// Busy-loop threads that keep the cores loaded until stopped.
     final class BusyLoad: Sendable {
         private let running = Atomic<Bool>(true)
@@ -87,6 +92,10 @@ import Testing
         Case(timeline: .everyday, container: "mp4", algorithm: "timeDomain", fps: 30, preset: "medium"),
     ]
 
+    /// The cases `make test` runs: the extreme timeline that failed in passthrough, and the
+    /// everyday one re-encoded in .mkv (ultrafast) and in .mp4 (medium's threaded lookahead).
+    static let quickCases = [cases[0], cases[4], cases[6]]
+
     /// Every packet of every stream, one line each: stream, times, flags and data MD5.
     static func packets(_ file: URL) throws -> [String] {
         let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-show_data_hash", "MD5", "-show_entries",
@@ -136,15 +145,14 @@ import Testing
     }
 
     /// The third export sees one core (one audio worker instead of two).
-    @Test(arguments: cases)
+    @Test(arguments: TestTier.isLong ? cases : quickCases)
     func threeExportsUnderLoadGiveTheSamePackets(_ c: Case) throws {
         let runs = try Self.export(c, runs: 3, onOneCore: 1)
         #expect(Self.compare(runs, c) >= 2 * 500)
     }
 
     /// The stress variant: 20 exports of each timeline under load (455 s for both here).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLOWPOKE_LONG_TESTS"] == "1"),
-          arguments: [cases[0], cases[3]])
+    @Test(.enabled(if: TestTier.isLong), arguments: [cases[0], cases[3]])
     func twentyExportsGiveTheSamePackets(_ c: Case) throws {
         let runs = try Self.export(c, runs: 20)
         #expect(Self.compare(runs, c) >= 19 * 500)

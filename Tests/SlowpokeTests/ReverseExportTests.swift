@@ -284,7 +284,7 @@ import Testing
     /// memory stays under 900 MB (ffmpeg's reverse filter holds every frame: several GB).
     /// Generating and exporting 1200 1080p frames takes minutes on a small machine, so it runs
     /// with SLOWPOKE_LONG_TESTS=1 (`make test-long`).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SLOWPOKE_LONG_TESTS"] == "1"))
+    @Test(.enabled(if: TestTier.isLong))
     func fortySecondsOf1080pReversedInBoundedMemory() throws {
         let folder = try TemporaryFolder("reverse-memory")
         let movie = folder.file("long.mp4")
