@@ -97,7 +97,7 @@ public struct BatchRunner: Sendable {
             // An output this batch wrote from another recipe entry (or an older movie) is
             // redone; anything else is the user's file and is kept unless forced.
             if outputExists && written == nil && !force {
-                throw BatchError.job("\(job.output.lastPathComponent) exists and was not written by slowpoke batch; remove it or use --force")
+                throw BatchError.notWrittenByBatch(output: job.output.lastPathComponent)
             }
             progress(index, 0)
             try InputFile.requireRegular(job.movie.path)
@@ -127,7 +127,7 @@ public struct BatchRunner: Sendable {
                                          progress: { fraction in
                                              if interrupted() { throw ExportError.interrupted }
                                              progress(index, fraction)
-                                         }, warning: { message in warnings.withLock { $0.append(message) } })
+                                         }, warning: { notice in warnings.withLock { $0.append(notice.text(RecipeAdvice.words)) } })
             } catch {
                 if let journal { job.restore(journal) }
                 throw error
@@ -137,7 +137,7 @@ public struct BatchRunner: Sendable {
             }
             return .done(seconds: Date().timeIntervalSince(start), detail: detail, warnings: warnings.withLock { $0 })
         } catch {
-            return .failed((error as? LocalizedError)?.errorDescription ?? "\(error)")
+            return .failed(RecipeAdvice.notice(for: error))
         }
     }
 
@@ -156,7 +156,7 @@ public struct BatchRunner: Sendable {
     /// Exports `source` as `spec` says: passthrough, or at `spec.fps`. Returns what was
     /// written, for the summary.
     static func export(_ source: ExportSource, output: URL, spec: BatchRecipe.ExportSpec, replace: Bool,
-                       progress: @escaping (Double) throws -> Void, warning: @escaping (String) -> Void) throws -> String {
+                       progress: @escaping (Double) throws -> Void, warning: @escaping (Notice) -> Void) throws -> String {
         let name = spec.algorithm ?? TimePitchAlgorithm.spectral.rawValue
         guard let algorithm = TimePitchAlgorithm(rawValue: name) else {
             throw BatchError.job("\"algorithm\": \"\(name)\" is not one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")

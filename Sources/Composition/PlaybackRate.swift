@@ -12,7 +12,7 @@ public enum PlaybackRate {
             throw .rateOutOfRange("rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)")
         }
         if rate.isNegative {
-            throw .rateOutOfRange("rate \(rate.readable) is negative and slowpoke does not play backwards; use a rate from 1/32 to 32")
+            throw .rateOutOfRange("rate \(rate.readable) is negative; use a rate from 1/32 to 32, and reverse the range to play it backwards")
         }
         if rate < minimum || rate > maximum {
             throw .rateOutOfRange("rate \(rate.readable) is outside the supported 1/32 to 32")

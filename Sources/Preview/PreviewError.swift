@@ -9,15 +9,20 @@ public enum PreviewError: Error, Sendable, CustomStringConvertible {
     /// No display: SDL could only open a video driver that shows nothing.
     case noDisplay(driver: String)
 
+    /// Whether SDL failed at opening a window or its video (a display may be missing).
+    public var needsDisplay: Bool {
+        if case .sdl(let what, _) = self { return what.contains("window") || what.contains("video") }
+        if case .noDisplay = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case let .sdl(what, reason):
-            let hint = what.contains("window") || what.contains("video")
-                ? " (is there a display? set DISPLAY, or use --no-video)" : ""
-            return "could not \(what): \(reason)\(hint)"
+            return "could not \(what): \(reason)"
         case let .nothingToPlay(message): return message
         case let .noDisplay(driver):
-            return "there is no display to show the preview on (SDL could only start its \(driver) video driver, which shows nothing); run it where DISPLAY or WAYLAND_DISPLAY is set, or with --no-video to hear it with keys from the terminal"
+            return "there is no display to show the preview on (SDL could only start its \(driver) video driver, which shows nothing); run it where DISPLAY or WAYLAND_DISPLAY is set"
         }
     }
 }

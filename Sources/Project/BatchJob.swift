@@ -1,4 +1,5 @@
 public import Foundation
+public import Composition
 import SafeFiles
 
 /// One movie's work in a batch, planned before anything runs (see ``BatchPlan``).
@@ -142,7 +143,9 @@ public enum BatchOutcome: Sendable {
     case done(seconds: Double, detail: String, warnings: [String])
     /// Its output is complete and was made from the same recipe entry.
     case skipped
-    case failed(String)
+    /// Failed: the facts, with the batch's advice in recipe keys, and what only the command
+    /// that runs the batch can ask for (replacing an output).
+    case failed(Notice)
     /// Not started: the batch was interrupted first.
     case notRun
 }
@@ -150,10 +153,13 @@ public enum BatchOutcome: Sendable {
 /// Why a batch job failed, beyond the errors of the document, the edits and the export.
 public enum BatchError: Error, Equatable, Sendable, CustomStringConvertible {
     case job(String)
+    /// The output is there and was not written by a batch, so it is the user's file.
+    case notWrittenByBatch(output: String)
 
     public var description: String {
         switch self {
         case .job(let message): message
+        case .notWrittenByBatch(let output): "\(output) exists and was not written by slowpoke batch; remove it"
         }
     }
 }

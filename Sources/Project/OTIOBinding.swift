@@ -20,7 +20,7 @@ extension OTIOTimeline {
                 guard let url = clip.targetURL else { continue }
                 let other = Self.fileName(of: url)
                 guard other == name else {
-                    throw .unsupported("\(clip.label) refers to \(other) (\(url)), not \(name); a slowpoke document plays one movie, so import a timeline whose clips all play \(name), or pass that movie as --movie")
+                    throw .unsupported("\(clip.label) refers to \(other) (\(url)), not \(name); a slowpoke document plays one movie, so import a timeline whose clips all play \(name), or name that movie instead")
                 }
             }
             // Two spellings of one file that is here (a link, `./`) are one file.
@@ -34,13 +34,13 @@ extension OTIOTimeline {
             }
             let reels = Set(clips.filter { $0.media == .missing }.compactMap(\.reel))
             if reels.count > 1 {
-                throw .unsupported("the timeline's unlinked clips come from \(reels.count) reels (\(reels.sorted().joined(separator: ", "))), and --movie \(name) can stand for one; a slowpoke document plays one movie")
+                throw .unsupported("the timeline's unlinked clips come from \(reels.count) reels (\(reels.sorted().joined(separator: ", "))), and \(name) can stand for one of them; a slowpoke document plays one movie")
             }
             return movie
         }
-        guard !clips.isEmpty else { throw .unsupported("the timeline has no clips, so no movie; name one with --movie") }
+        guard !clips.isEmpty else { throw .unbound("the timeline has no clips, so no movie") }
         if let unlinked = clips.first(where: { $0.media == .missing }) {
-            throw .unsupported("\(unlinked.label) has no linked media (a MissingReference, as EDL and AAF imports give); name the movie it plays with --movie")
+            throw .unbound("\(unlinked.label) has no linked media (a MissingReference, as EDL and AAF imports give)")
         }
         let urls = targetURLs
         guard urls.count == 1, let url = urls.first else {
@@ -48,7 +48,7 @@ extension OTIOTimeline {
         }
         if let parsed = URL(string: url), parsed.isFileURL { return parsed.standardizedFileURL }
         if url.hasPrefix("/") { return URL(fileURLWithPath: url) }
-        if url.contains("://") { throw .unsupported("the timeline refers to \(url), which is not a local file; name the movie with --movie") }
+        if url.contains("://") { throw .unbound("the timeline refers to \(url), which is not a local file") }
         return folder.appendingPathComponent(url).standardizedFileURL
     }
 

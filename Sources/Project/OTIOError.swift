@@ -9,10 +9,13 @@ public enum OTIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(String)
     /// Valid OTIO that a slowpoke timeline cannot represent.
     case unsupported(String)
+    /// The timeline does not say which one movie file its clips play, so the import needs the
+    /// movie named apart (the command line's `--movie`).
+    case unbound(String)
 
     public var description: String {
         switch self {
-        case .notATimeline(let why), .malformed(let why), .unsupported(let why): why
+        case .notATimeline(let why), .malformed(let why), .unsupported(let why), .unbound(let why): why
         }
     }
 }

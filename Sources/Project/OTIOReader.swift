@@ -192,7 +192,7 @@ extension OTIO {
         } else if referenceSchema.hasPrefix("ExternalReference."), let url = linked?["target_url"] as? String, !url.isEmpty {
             media = .file(url)
         } else {
-            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke needs an ExternalReference to the movie file, or a MissingReference with --movie")
+            throw .unsupported("\(label) has a \(schemaName(referenceSchema)) media reference; slowpoke reads an ExternalReference to the movie file, or a MissingReference to a movie named on import")
         }
         return (media, linked ?? [:])
     }

@@ -38,7 +38,7 @@ public enum ProjectError: Error, Equatable, Sendable {
         case .movieMissing(let document, let movie):
             "the movie \(movie) that \(document) refers to is missing; put it back, or run `slowpoke open` on the movie to start a new document"
         case .movieChanged(let document, let movie, let detail):
-            "the movie \(movie) has changed since \(document) was made (\(detail)); its edits may no longer fit. Restore the original, or start over with `slowpoke open --force \(movie)`"
+            "the movie \(movie) has changed since \(document) was made (\(detail)); its edits may no longer fit"
         case .documentExists(let path): "\(path) already exists"
         case .nothingToUndo: "nothing to undo"
         case .nothingToRedo: "nothing to redo"

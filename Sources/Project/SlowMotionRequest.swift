@@ -48,7 +48,7 @@ public struct SlowMotionRequest: Sendable {
                 try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: capture)
                 return
             }
-            throw CompositionError.notHighFrameRate("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.shown) of the speed it was filmed, throughout (slomo --real-time plays it at the speed it was filmed; slomo then slows a section of it)")
+            throw CompositionError.storedSlow("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.shown) of the speed it was filmed, throughout")
         }
         try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: fps)
     }
@@ -106,7 +106,7 @@ public struct SlowMotionRequest: Sendable {
         }
         let pieces = SourceMapping.compositionRanges(of: region, in: track.segments)
         guard pieces.count == 1, pieces[0].duration == region.duration else {
-            throw CompositionError.invalidRange("\(name)'s slow-motion region (movie time \(region)) no longer plays untouched on the timeline, which was edited there; give --range in timeline time, or undo those edits")
+            throw CompositionError.regionEdited("\(name)'s slow-motion region (movie time \(region)) no longer plays untouched on the timeline, which was edited there")
         }
         return pieces[0]
     }

@@ -132,6 +132,6 @@ public struct SidecarError: LocalizedError, Sendable, Equatable {
     public let reason: String
 
     public var errorDescription: String? {
-        "\(path) is not a slow-motion sidecar slowpoke can read (\(reason)); the document was left unchanged. Move it away to use Photos' defaults, or give both --range and --rate"
+        "\(path) is not a slow-motion sidecar slowpoke can read (\(reason)); the document was left unchanged"
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Why a file could not be written or read safely, stated as facts; the command line adds the advice (a flag
-/// to pass, another name to choose) through ``advice``.
+/// Why a file could not be written or read safely, stated as facts; each front end adds its advice
+/// (a flag to pass, another name to choose).
 public enum SafeFileError: Error, Equatable, Sendable {
     /// The target is (the same file as) one of the command's inputs.
     case isInput(path: String, input: String)
@@ -21,16 +21,24 @@ public enum SafeFileError: Error, Equatable, Sendable {
     case folderMissing(path: String, folder: String)
     case cannotWrite(path: String, reason: String)
 
-    /// What a user can do about it, in the command line's words.
+    /// What a user can do about it that names no option; replacing an existing file
+    /// (``exists(path:)``, ``appeared(path:)``) is a front end's to say.
     public var advice: String? {
         switch self {
-        case .exists: "use --force to replace it"
-        case .appeared: "another export to the same name? use --force to replace it"
+        case .exists, .appeared: nil
         case .isInput: "choose another output name"
         case .symbolicLink: "remove the link or choose another output name"
         case .notRegularFile: "choose another output name"
         case .notRegularInput: "give a regular file"
         case .folderMissing, .cannotWrite, .tooLarge, .cannotRead: nil
+        }
+    }
+
+    /// Whether the file is there and replacing it is what would let the write go ahead.
+    public var replaceable: Bool {
+        switch self {
+        case .exists, .appeared: true
+        default: false
         }
     }
 }

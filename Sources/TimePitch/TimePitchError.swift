@@ -18,7 +18,7 @@ public enum TimePitchError: Error, Equatable, Sendable, CustomStringConvertible 
         case .semitonesOutOfRange(let n):
             "\(Self.format(n)) semitones is outside the supported -24 to +24"
         case .semitonesWithVarispeed:
-            "--semitones works with the spectral and timeDomain algorithms; with varispeed the pitch follows the rate"
+            "a pitch shift works with the spectral and timeDomain algorithms; with varispeed the pitch follows the rate"
         case .unsupportedFormat(let what), .engine(let what), .source(let what), .rateOutOfRange(let what):
             what
         }

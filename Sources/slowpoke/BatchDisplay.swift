@@ -56,7 +56,7 @@ final class BatchDisplay: Sendable {
         case .done(let seconds, let detail, let warnings):
             text = String(format: "done in %.1f s (%@)", seconds, detail) + warnings.map { "; warning: \($0)" }.joined()
         case .skipped: text = "up to date, skipped"
-        case .failed(let message): text = "failed: \(message)"
+        case .failed(let message): text = "failed: \(FlagAdvice.text(message))"
         case .notRun: text = "not run (interrupted)"
         }
         state.withLock { s in
@@ -151,7 +151,7 @@ final class BatchDisplay: Sendable {
                 rows.append(["\(job.number)", job.name, "skipped", "", "\(output) (up to date)"])
             case .failed(let message):
                 counts.failed += 1
-                rows.append(["\(job.number)", job.name, "failed", "", message])
+                rows.append(["\(job.number)", job.name, "failed", "", FlagAdvice.text(message)])
             case .notRun:
                 counts.notRun += 1
                 rows.append(["\(job.number)", job.name, "not run", "", "interrupted"])

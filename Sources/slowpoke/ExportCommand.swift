@@ -191,14 +191,14 @@ struct ExportMovie: ParsableCommand {
         let shown = shown(exporter.output)
         if dryRun {
             let plan = try exporter.plan()
-            for line in plan.warnings { reporter.warning(line) }
+            for line in plan.warnings { reporter.warning(FlagAdvice.text(line)) }
             say("would write \(shown): \(Self.frames(plan.videoFrames, duration: plan.duration, exact: plan.exact, timescale: plan.timescale))"
                   + Self.cuts(plan.reencodedFrames, at: plan.reencodedCuts, reversals: plan.reencodedReversals, copied: plan.copiedFrames,
                               held: plan.heldFrames, black: plan.blackFrames))
             if let line = plan.fit?.line { say(line) }
             return
         }
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
         say("wrote \(shown): \(Self.frames(result.videoFrames, duration: result.duration, exact: result.exact, timescale: result.timescale)), "
               + Self.said(result.audio) + Self.cuts(result.reencodedFrames, at: result.reencodedCuts, reversals: result.reencodedReversals, copied: result.copiedFrames,
                                                            held: result.heldFrames, black: result.blackFrames))
@@ -260,7 +260,7 @@ struct ExportMovie: ParsableCommand {
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
         let shown = shown(exporter.output)
         let e = result.encoder
         let encoding = switch e.codec {

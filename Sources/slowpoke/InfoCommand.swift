@@ -163,12 +163,12 @@ struct InfoJSON: Encodable {
                               heldFrames: plan.heldFrames, blackFrames: plan.blackFrames, duration: plan.duration,
                               timescale: plan.timescale, exactTimes: plan.exact, keyframeCutsBecause: plan.keyframeCutsBecause,
                               movedCuts: plan.movedCuts.map { MovedCut(requested: $0.requested, actual: $0.actual) },
-                              warnings: plan.warnings, segments: plan.timeline, frames: frames ? plan.frames : nil)
+                              warnings: plan.warnings.map(FlagAdvice.text), segments: plan.timeline, frames: frames ? plan.frames : nil)
             exportRefusal = nil
         case .success(nil):
             (exportPlan, exportRefusal) = (nil, nil)
         case .failure(let error):
-            (exportPlan, exportRefusal) = (nil, error.localizedDescription)
+            (exportPlan, exportRefusal) = (nil, FlagAdvice.message(for: error) ?? error.localizedDescription)
         }
         exportFit = fit.flatMap { $0.moved == 0 ? nil : $0 }.map { Fit(codec: $0.grid.codecName, samplesPerFrame: $0.grid.samplesPerFrame, sampleRate: $0.grid.sampleRate,
                                   duration: $0.before, fittedDuration: $0.after, segmentsMoved: $0.moved) }

@@ -40,9 +40,9 @@ enum Main {
             fail(stop.description, code: 130)
         } catch let misspelt as MisspeltArguments.Failure {
             fail(misspelt.description, code: 64)
-        } catch let error as LocalizedError where error.errorDescription != nil {
-            // Every library error, and the command line's own, says what went wrong and what to do.
-            fail(error.errorDescription!)
+        } catch let error where FlagAdvice.message(for: error) != nil {
+            // Every library error states what went wrong; the flags that would help are said here.
+            fail(FlagAdvice.message(for: error)!)
         } catch {
             let code = Slowpoke.exitCode(for: error)
             if code == .success || error is CleanExit {

@@ -69,7 +69,7 @@ struct OTIOImport: ParsableCommand {
         let movieURL: URL
         do {
             movieURL = try parsed.movie(given: movie.map { URL(fileURLWithPath: $0) }, relativeTo: otioURL.deletingLastPathComponent())
-        } catch { throw CLIError("\(timeline): \(error.description)") }
+        } catch { throw CLIError("\(timeline): \(FlagAdvice.message(for: error) ?? error.description)") }
         guard FileManager.default.fileExists(atPath: movieURL.path) else {
             throw CLIError("the movie \(movieURL.path) that \(timeline) refers to does not exist; name it with --movie")
         }

@@ -136,7 +136,7 @@ enum Report {
         case .success(let plan?):
             var out = plan.isAudioOnly ? "\nExport (the audio alone, to .\(plan.container)):\n"
                 : "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video\(plan.container == "webm" ? ", to .mkv" : "")):\n"
-            let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, $0.detail] }
+            let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, FlagAdvice.text(Notice($0.detail, remedies: $0.remedies))] }
             let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
                 out += "  " + (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "   ")
@@ -169,9 +169,9 @@ enum Report {
     /// it refuses the timeline.
     static func planned(_ plan: Result<PassthroughPlan?, any Error>) -> String {
         switch plan {
-        case .failure(let error): return "  passthrough export refuses this timeline: \(error.localizedDescription)\n"
+        case .failure(let error): return "  passthrough export refuses this timeline: \(FlagAdvice.message(for: error) ?? error.localizedDescription)\n"
         case .success(nil): return ""
-        case .success(let plan?): return plan.warnings.map { "  export will say: \($0)\n" }.joined()
+        case .success(let plan?): return plan.warnings.map { "  export will say: \(FlagAdvice.text($0))\n" }.joined()
         }
     }
 

@@ -151,10 +151,10 @@ let issueEDL = """
         #expect(try missing.movie(given: movie, relativeTo: folder) == movie)
         #expect(try elsewhere.movie(given: movie, relativeTo: folder) == movie)
         #expect(try elsewhere.movie(given: nil, relativeTo: folder) == URL(fileURLWithPath: "/old/disk/clip.mp4"))
-        #expect(throws: OTIOError.unsupported("clip \"shot\" (item 1 of Video track \"V1\") refers to other take.mov (file:///old/disk/other%20take.mov), not clip.mp4; a slowpoke document plays one movie, so import a timeline whose clips all play clip.mp4, or pass that movie as --movie")) {
+        #expect(throws: OTIOError.unsupported("clip \"shot\" (item 1 of Video track \"V1\") refers to other take.mov (file:///old/disk/other%20take.mov), not clip.mp4; a slowpoke document plays one movie, so import a timeline whose clips all play clip.mp4, or name that movie instead")) {
             try other.movie(given: movie, relativeTo: folder)
         }
-        #expect(throws: OTIOError.unsupported("clip \"shot\" (item 1 of Video track \"V1\") has no linked media (a MissingReference, as EDL and AAF imports give); name the movie it plays with --movie")) {
+        #expect(throws: OTIOError.unbound("clip \"shot\" (item 1 of Video track \"V1\") has no linked media (a MissingReference, as EDL and AAF imports give)")) {
             try missing.movie(given: nil, relativeTo: folder)
         }
         // A generator (an EDL's BL or BARS event) is no movie at all.

@@ -150,8 +150,8 @@ func json(_ text: String) throws -> [String: Any] {
         ("64", "rate 64 is outside the supported 1/32 to 32\n"),
         ("1/64", "rate 1/64 is outside the supported 1/32 to 32\n"),
         ("0", "rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)\n"),
-        ("-1", "rate -1 is negative and slowpoke does not play backwards; use a rate from 1/32 to 32\n"),
-        ("-0.5", "rate -0.5 is negative and slowpoke does not play backwards; use a rate from 1/32 to 32\n"),
+        ("-1", "rate -1 is negative; use a rate from 1/32 to 32, and reverse the range to play it backwards\n"),
+        ("-0.5", "rate -0.5 is negative; use a rate from 1/32 to 32, and reverse the range to play it backwards\n"),
     ])
     func ratesOutsideTheRangeAreRefused(rate: String, message: String) throws {
         try expectRefused(["scale", "--range", "3.2-5.0", "--rate=\(rate)"], message: message)

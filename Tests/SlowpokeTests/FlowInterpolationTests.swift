@@ -178,7 +178,7 @@ import Testing
         let before = try folder.listing()
         let result = try slowpoke("export", "--fps", "30", "--frames", "interpolate", "--progress", "none", in: folder)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("--frames interpolate needs pictures of at least 32x32 pixels, and this video is 16x16; use --frames blend"),
+        #expect(result.stderr.contains("motion interpolation needs pictures of at least 32x32 pixels, and this video is 16x16 (use --frames blend)"),
                 "\(result.stderr)")
         #expect(try folder.listing() == before)
     }
@@ -193,9 +193,9 @@ import Testing
         let result = try TestSupport.run(bin.appendingPathComponent("slowpoke"),
                                          ["export", "--fps", "240", "--frames", "interpolate", "--progress", "none"], in: folder.url)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("--frames interpolate needs libFlowInterpolation.so, which is not installed (looked for \(bin.path)/libFlowInterpolation.so and "),
+        #expect(result.stderr.contains("motion interpolation needs libFlowInterpolation.so, which is not installed (looked for \(bin.path)/libFlowInterpolation.so and "),
                 "\(result.stderr)")
-        #expect(result.stderr.contains("or use --frames blend"))
+        #expect(result.stderr.contains("`make install` (use --frames blend)"))
         #expect(try folder.listing() == before)
         // Exports that do not interpolate never look for it.
         let plain = try TestSupport.run(bin.appendingPathComponent("slowpoke"), ["export", "--fps", "240", "--progress", "none"], in: folder.url)

@@ -71,7 +71,7 @@ import Testing
         let wrong = try slowpoke("otio", "import", "named.otio", "--movie", "other.mp4", "-o", "o.slowpoke", in: folder)
         #expect(wrong.status == 1)
         #expect(wrong.stderr.hasPrefix("slowpoke: error: named.otio: clip \"clip.mp4 1\" (item 1 of Video track \"V1\") refers to clip.mp4 (file://"), "\(wrong.stderr)")
-        #expect(wrong.stderr.hasSuffix("not other.mp4; a slowpoke document plays one movie, so import a timeline whose clips all play other.mp4, or pass that movie as --movie\n"), "\(wrong.stderr)")
+        #expect(wrong.stderr.hasSuffix("not other.mp4; a slowpoke document plays one movie, so import a timeline whose clips all play other.mp4, or name that movie instead\n"), "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("o.slowpoke").path))
     }
 }

@@ -156,7 +156,7 @@ import Testing
         let scaled = folder.file("fps.mp4")
         let fps = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--fps", "25", "--preset", "ultrafast", "-o", scaled.path])
         try #require(fps.status == 0, "\(fps.stderr)")
-        #expect(fps.stderr.contains("--fps scales every picture to 720x576, its aspect kept"), "\(fps.stderr)")
+        #expect(fps.stderr.contains("the constant-rate export scales every picture to 720x576, its aspect kept"), "\(fps.stderr)")
         // 1280x720 in 720x576 is 720x406, 84 rows of black above it.
         let top = try meanLuma(scaled, at: 3, rows: 0...63, width: 720), middle = try meanLuma(scaled, at: 3, rows: 256...319, width: 720)
         let sdTop = try meanLuma(scaled, at: 1, rows: 0...63, width: 720)

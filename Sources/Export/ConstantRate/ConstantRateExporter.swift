@@ -67,7 +67,7 @@ public struct ConstantRateExporter {
         try codec.check(output: output)
         if codec == .prores && (options.crf != nil || options.preset != nil) {
             let chosen = options.codec == nil ? " (chosen because the video has an alpha channel and the output is .\(output.pathExtension))" : ""
-            throw ExportError.unsupported("--crf and --preset do not apply to --codec prores\(chosen), whose quality is ProRes 4444's own")
+            throw ExportError.encoderSettings([.crf, .preset], "do not apply to ProRes\(chosen), whose quality is ProRes 4444's own")
         }
         self.source = source
         self.output = output
@@ -95,7 +95,9 @@ public struct ConstantRateExporter {
     static let picturesAhead = 3
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
-                    warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+                    warning: @escaping (Notice) -> Void = { _ in }) throws -> Result {
+        // The warnings of the stages that state only facts.
+        let facts: (String) -> Void = { warning(Notice($0)) }
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false) { warning(line) }
@@ -104,7 +106,7 @@ public struct ConstantRateExporter {
         // every sample, which grows with the movie's length. Only passthrough maps packets; the
         // frame plan works from presentation times.
         let input = try InputFormatContext(path: session.movie.path)
-        let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: warning)
+        let scan = try VideoScan(input: input, stream: videoStream.index, name: name, keepPackets: false, warning: facts)
         let (videoTrack, fit) = try session.fittedVideoTrack(exact: exactTimeline, frames: FrameTimes(sorted: scan.presentationTimes))
         session.closeHeader()
         let track = try session.readable(videoTrack, scan: scan)
@@ -122,11 +124,11 @@ public struct ConstantRateExporter {
         // thread gives up (an interrupt, an error), since progress is reported only from here.
         let stop = StopSignal()
         let audio = try session.audio(segments: segments, origin: scan.origin, end: track.duration,
-                                      waiting: { try stop.check() }, warning: warning)
+                                      waiting: { try stop.check() }, warning: facts)
 
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan,
                                        needed: pictures.framesNeeded(plan.needed, frameCount: scan.frameCount),
-                                       name: name, warning: warning)
+                                       name: name, warning: facts)
         let deinterlacer = fieldOrder == nil ? nil : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
         let source: any PictureSource = deinterlacer ?? decoder
         let stream = decoder.decoderStream
@@ -137,7 +139,7 @@ public struct ConstantRateExporter {
             encoderSettings.staticHDR = try Self.staticHDR(of: stream, plan: plan, source: source)
         }
         let encoder = try session.start(audio: audio, segments: segments, origin: scan.origin, videoTimescale: nil,
-                                        metadata: stream.owner, warning: warning) { writer in
+                                        metadata: stream.owner, warning: facts) { writer in
             let encoder = try FrameEncoder(settings: encoderSettings, source: parameters,
                                        sampleAspectRatio: stream.pointer.pointee.sample_aspect_ratio, fps: options.fps,
                                        globalHeader: session.container.globalHeader,
@@ -244,7 +246,7 @@ public struct ConstantRateExporter {
 
     /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the
     /// user's overrides; what they lose of the source (alpha, bit depth) goes to `warning`.
-    private func encoding(_ stream: StreamView, movieName: String, warning: (String) -> Void) throws -> EncoderSettings {
+    private func encoding(_ stream: StreamView, movieName: String, warning: (Notice) -> Void) throws -> EncoderSettings {
         let parameters = stream.parameters.pointee
         let depth = SourceAlpha.depth(of: stream), alpha = SourceAlpha.has(stream)
         var settings = EncoderSettings.recommended(codec: codec, width: Int(parameters.width), height: Int(parameters.height),

@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 internal import CFFmpeg
 
 /// Progressive pictures from interlaced video, one per field, made by libavfilter's `bwdif`
@@ -55,7 +56,8 @@ final class Deinterlacer: PictureSource {
         while true {
             if let hit = made[p] { return hit }
             guard !ended else {
-                throw ExportError.unsupported("deinterlacing made no picture for field \(p % 2) of frame \(f); export without --fps to keep the fields as they are")
+                throw ExportError.unavailable(Notice("deinterlacing made no picture for field \(p % 2) of frame \(f)",
+                                                     remedies: [Remedy(.passthrough, "to keep the fields as they are")]))
             }
             try feed()
         }

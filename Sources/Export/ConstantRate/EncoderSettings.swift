@@ -70,6 +70,11 @@ public struct EncoderSettings: Sendable, Equatable {
         }
     }
 
+    /// The settings a user may give over the recommended ones.
+    public enum Override: String, Sendable, Equatable {
+        case crf, preset
+    }
+
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     /// The recommended settings for `codec` at `width`×`height` and `fps`.
@@ -121,10 +126,10 @@ public struct EncoderSettings: Sendable, Equatable {
     /// Checks user overrides.
     public func validated() throws(ExportError) -> EncoderSettings {
         guard Self.presets.contains(preset) else {
-            throw .unsupported("--preset \(preset) is not one of \(Self.presets.joined(separator: ", "))")
+            throw .encoderSettings([.preset], "\(preset) is not one of \(Self.presets.joined(separator: ", "))")
         }
         let highest: Double = codec == .vp9 ? 63 : 51
-        guard crf >= 0, crf <= highest else { throw .unsupported("--crf \(crf) is outside 0…\(Int(highest))") }
+        guard crf >= 0, crf <= highest else { throw .encoderSettings([.crf], "\(crf) is outside 0…\(Int(highest))") }
         // x264 is lossless at CRF 0 only in the High 4:4:4 Predictive profile; asked for High it
         // refuses to open (and prints to the terminal itself).
         var settings = self

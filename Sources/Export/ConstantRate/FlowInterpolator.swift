@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 internal import CFFmpeg
 
 /// Motion-interpolated in-between frames for slowed sections, from dense optical flow (the
@@ -46,7 +47,8 @@ final class FlowInterpolator {
     init(source: any PictureSource, encoder: FrameEncoder, display: String, pairs: [Pair]) throws {
         let tenBit = encoder.pixelFormat == AV_PIX_FMT_YUV420P10LE
         guard tenBit || encoder.pixelFormat == AV_PIX_FMT_YUV420P else {
-            throw ExportError.unsupported("--frames interpolate works on 4:2:0 video without alpha, and this export encodes \(String(cString: av_get_pix_fmt_name(encoder.pixelFormat))); use --frames blend")
+            throw ExportError.unavailable(Notice("motion interpolation works on 4:2:0 video without alpha, and this export encodes \(String(cString: av_get_pix_fmt_name(encoder.pixelFormat)))",
+                                                 remedies: [Remedy(.blendFrames)]))
         }
         library = try FlowLibrary.shared.get()
         var made: [OpaquePointer] = []
@@ -55,7 +57,7 @@ final class FlowInterpolator {
             let code = library.create(encoder.width, encoder.height, tenBit ? 10 : 8, 0, &one)
             guard code == 0, let one else {
                 for h in made { library.destroy(h) }
-                throw ExportError.unsupported(Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: ""))
+                throw ExportError.unavailable(Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: ""))
             }
             made.append(one)
         }
@@ -131,14 +133,15 @@ final class FlowInterpolator {
     private func check(_ code: Int32) throws {
         guard code != 0 else { return }
         let detail = library.lastError(handle).map { String(cString: $0) } ?? ""
-        throw ExportError.unsupported("\(display): " + Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: detail))
+        let said = Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: detail)
+        throw ExportError.unavailable(Notice("\(display): " + said.fact, remedies: said.remedies))
     }
 
     /// The message for a FlowInterpolation result code.
-    static func describe(_ code: Int32, size: String, detail: String) -> String {
+    static func describe(_ code: Int32, size: String, detail: String) -> Notice {
         switch FlowLibrary.Code(rawValue: code) {
-        case .badSize: "--frames interpolate needs pictures of at least 32x32 pixels, and this video is \(size); use --frames blend"
-        case .badDepth: "--frames interpolate works on 8- and 10-bit video; use --frames blend"
+        case .badSize: Notice("motion interpolation needs pictures of at least 32x32 pixels, and this video is \(size)", remedies: [Remedy(.blendFrames)])
+        case .badDepth: Notice("motion interpolation works on 8- and 10-bit video", remedies: [Remedy(.blendFrames)])
         case .failed: "motion interpolation failed\(detail.isEmpty ? "" : ": \(detail)")"
         default: "motion interpolation failed (code \(code))"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 
 /// The FlowInterpolation library (C++ on OpenCV's DIS optical flow; see
 /// Sources/FlowInterpolation/include/FlowInterpolation.h), opened on first use: only
@@ -51,13 +52,18 @@ struct FlowLibrary: @unchecked Sendable {
     private init() throws(ExportError) {
         let places = Self.candidates(executable: Self.executable)
         guard let found = places.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
-            throw .unsupported("--frames interpolate needs \(Self.fileName), which is not installed (looked for "
+            throw .unavailable(Notice("motion interpolation needs \(Self.fileName), which is not installed (looked for "
                 + places.map(\.path).joined(separator: " and ")
-                + "); build slowpoke with `swift build` or install it with `make install`, or use --frames blend")
+                + "); build slowpoke with `swift build` or install it with `make install`", remedies: [Remedy(.blendFrames)]))
         }
-        let library = try SharedLibrary(found.path, cannotLoad: {
-            "--frames interpolate needs \(found.path), which cannot be loaded: \($0) (is libopencv-video406 installed?); or use --frames blend"
-        }, missingNote: "; --frames interpolate is unavailable")
+        let library: SharedLibrary
+        do {
+            library = try SharedLibrary(found.path, cannotLoad: {
+                "motion interpolation needs \(found.path), which cannot be loaded: \($0) (is libopencv-video406 installed?)"
+            }, missingNote: "; motion interpolation is unavailable")
+        } catch .unsupported(let why) {
+            throw .unavailable(Notice(why, remedies: [Remedy(.blendFrames)]))
+        }
         func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F { try library.symbol(name, as: type) }
         create = try symbol("sp_flow_create", as: Create.self)
         setPair = try symbol("sp_flow_set_pair", as: SetPair.self)

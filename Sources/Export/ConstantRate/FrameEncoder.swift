@@ -26,7 +26,7 @@ final class FrameEncoder {
         carriesDynamicHDR = settings.codec == .hevc
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
-            throw ExportError.unsupported("this libavcodec has no \(settings.codec.encoderName) encoder, so --codec \(settings.codec.rawValue) is unavailable")
+            throw ExportError.unsupported("this libavcodec has no \(settings.codec.encoderName) encoder, so it cannot encode \(settings.codec.displayName)")
         }
         context = try CodecContext(codec: codec)
         let c = context.pointer

@@ -1,4 +1,5 @@
 public import Foundation
+import Composition
 
 /// The video codecs constant-rate export encodes with, and the facts about each that the
 /// export asks: its encoder, the containers it goes into, and whether it keeps an alpha channel.
@@ -55,7 +56,8 @@ public enum VideoCodec: String, CaseIterable, Sendable {
         let others = Self.allCases.filter { $0.containers.contains(ext) }.map(\.rawValue)
         let shown = containers.filter { $0 != "m4v" }
         let holds = ext == "webm" ? ".webm holds only VP8, VP9 and AV1 video" : ".\(ext) cannot hold it"
-        throw .unsupported("\(file.lastPathComponent): --fps --codec \(rawValue) writes \(displayName), and \(holds); export to .\(shown.joined(separator: " or .")), or to .\(ext) with --codec \(others.joined(separator: " or "))")
+        throw .unavailable(Notice("\(file.lastPathComponent): a constant-rate export with the \(rawValue) codec writes \(displayName), and \(holds)",
+                                  remedies: [Remedy(.container(shown))] + (others.isEmpty ? [] : [Remedy(.codec(others), "into .\(ext)")])))
     }
 
     /// How messages name it.

@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 internal import CFFmpeg
 
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
@@ -84,7 +85,7 @@ final class HEVCSpliceEncoder: SpliceEncoding {
          ids: HEVCParameterSetIDs, blocks: (tree: Int, smallest: Int), display: String) throws {
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name("libx265") else {
-            throw ExportError.unsupported("this libavcodec has no libx265 encoder, which frame-exact cuts of HEVC need (export with --keyframe-cuts)")
+            throw ExportError.unavailable(Notice("this libavcodec has no libx265 encoder, which frame-exact cuts of HEVC need", remedies: [Remedy(.keyframeCuts)]))
         }
         self.codec = codec
         context = try CodecContext(codec: codec)
@@ -157,7 +158,7 @@ final class HEVCSpliceEncoder: SpliceEncoding {
             } catch {}
         }
         if let failure {
-            throw ExportError.unsupported("the frames libx265 re-encoded at a cut of \(display) cannot be given parameter set ids of their own, because \(failure) (export with --keyframe-cuts)")
+            throw ExportError.unavailable(Notice("the frames libx265 re-encoded at a cut of \(display) cannot be given parameter set ids of their own, because \(failure)", remedies: [Remedy(.keyframeCuts)]))
         }
     }
 

@@ -41,7 +41,8 @@ enum KeyframeSnapping {
         let media = pieces.indices.filter { pieces[$0].source != nil }
         guard let firstMedia = media.first, let lastMedia = media.last else { return (segments, []) }
         for (i, j) in zip(media, media.dropFirst()) where pieces[j].source!.start < pieces[i].source!.end {
-            throw ExportError.unsupported("the timeline plays source \(pieces[j].source!.start) again after \(pieces[i].source!.end); passthrough cannot repeat frames (use --fps)")
+            throw ExportError.unavailable(Notice("the timeline plays source \(pieces[j].source!.start) again after \(pieces[i].source!.end); passthrough cannot repeat frames",
+                                                 remedies: [Remedy(.constantRate)]))
         }
         // 1. What the timeline skips: (range, index of the piece before it or nil).
         var skipped: [(range: TimeRange, before: Int?)] = []

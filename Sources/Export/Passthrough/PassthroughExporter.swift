@@ -61,7 +61,9 @@ public struct PassthroughExporter {
     }
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
-                    warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+                    warning: @escaping (Notice) -> Void = { _ in }) throws -> Result {
+        // The warnings of the stages that state only facts.
+        let facts: (String) -> Void = { warning(Notice($0)) }
         try ReversePassthrough.check(source, container: ExportSession.container(of: output), keyframeCuts: keyframeCuts)
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
@@ -75,7 +77,7 @@ public struct PassthroughExporter {
         var done = 0.0
         func audio(_ segments: [CompositionTrackSegment], origin: Time, end: Time, keepsEveryFrame: Bool) throws -> AudioTracks {
             try session.audio(segments: segments, origin: origin, end: end, keepsEveryFrame: keepsEveryFrame,
-                              waiting: { try progress(done) }, warning: warning)
+                              waiting: { try progress(done) }, warning: facts)
         }
         var early: (audio: AudioTracks, origin: Time, segments: [CompositionTrackSegment])?
         if source.media.primaryAudio != nil, !ExportSession.playsSourceUntouched(videoTrack.segments, settings: settings),
@@ -170,7 +172,7 @@ public struct PassthroughExporter {
 
         /// Plans frame-exact cuts where the stream and container allow them (and `keyframeCuts`
         /// does not ask otherwise), else snaps the cuts to keyframes, saying why when it matters.
-        func plan(_ readable: [CompositionTrackSegment], warning: (String) -> Void) throws -> VideoPlan {
+        func plan(_ readable: [CompositionTrackSegment], warning: (Notice) -> Void) throws -> VideoPlan {
             let name = source.name, stream = source.media.primaryVideo!.index
             let refusal = keyframeCuts ? nil : SmartCut.refusal(container: container, movie: source.movie, stream: stream,
                                                                  name: name, scan: scan, segments: readable, opened: header)
@@ -180,7 +182,8 @@ public struct PassthroughExporter {
             let reversed = readable.contains(where: \.isReversed)
             guard reversed || (!keyframeCuts && refusal == nil) else {
                 if let refusal, !KeyframeSnapping.removesNothing(readable) {
-                    warning("passthrough cuts \(name) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv; export with --fps to cut exactly)")
+                    warning(Notice("passthrough cuts \(name) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv)",
+                                   remedies: [Remedy(.constantRate, "to cut exactly")]))
                 }
                 let snapped = try PassthroughExporter.snap(readable, scan: scan, hides: container.canHideFrames)
                 // Fitted to the copied audio's frames once the cuts are at keyframes.
@@ -188,7 +191,7 @@ public struct PassthroughExporter {
                                                                      carriesHidden: container.canHideFrames, frames: frames,
                                                                      sourceGrid: sourceGrid)
                 return VideoPlan(segments: segments, snapped: (snapped.cuts, snapped.rounded), smart: nil, fit: fit,
-                                 keyframeCutsBecause: KeyframeSnapping.removesNothing(readable) ? nil : refusal ?? "--keyframe-cuts asks for it")
+                                 keyframeCutsBecause: KeyframeSnapping.removesNothing(readable) ? nil : refusal ?? "the export asks for keyframe cuts")
             }
             // Cuts are frame-exact wherever the fit puts them.
             let (fitted, fit) = TimelineFitting.fit(readable, grid: grid, exact: exact, frames: frames, sourceGrid: sourceGrid)
@@ -199,7 +202,8 @@ public struct PassthroughExporter {
             }
             for span in smart.spansPastKeyframes(scan) {
                 let why = scan.openGOPRefusal.map { "; they cannot be rewritten as IDR pictures because \($0)" } ?? ""
-                warning("\(span.count) frames of \(name) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture\(why) (--keyframe-cuts re-encodes nothing and cuts at keyframes instead)")
+                warning(Notice("\(span.count) frames of \(name) from source \(scan.presentationTimes[span.lowerBound].readable) are re-encoded: its keyframes after that are open-GOP recovery points, which refer to the pictures before them, so copying resumes only at the next IDR picture\(why)",
+                               remedies: [Remedy(.keyframeCuts, "to re-encode nothing and cut at keyframes instead")]))
             }
             return VideoPlan(segments: fitted, snapped: ([], false), smart: smart, fit: fit, keyframeCutsBecause: nil)
         }
@@ -224,7 +228,7 @@ public struct PassthroughExporter {
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
     private func copyVideo(map: PacketMap, smart: SmartCut?, rendered: GOPRenderer?, scan: VideoScan, audio: AudioTracks,
-                           segments: [CompositionTrackSegment], origin: Time, session: ExportSession, warning: (String) -> Void,
+                           segments: [CompositionTrackSegment], origin: Time, session: ExportSession, warning: (Notice) -> Void,
                            progress: (Double) throws -> Void) throws -> Set<Int> {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
@@ -239,7 +243,7 @@ public struct PassthroughExporter {
                                  copies: entries.map { entry in if case .copy(let i) = smart.items[entry.index] { i } else { nil } })
         }
         try session.start(audio: audio, segments: segments, origin: origin, videoTimescale: map.timescale,
-                          metadata: video, warning: warning) { writer in
+                          metadata: video, warning: { warning(Notice($0)) }) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
             Self.describe(stream, resumed: resumed, rendered: rendered, session: session, warning: warning)
             return (stream, ())
@@ -305,7 +309,7 @@ public struct PassthroughExporter {
     /// (H.264: beside the stream's, frame_num gaps allowed when open GOPs are resumed; HEVC: in
     /// band, so mp4 and mov get the `hev1` sample entry, which the export says).
     private static func describe(_ stream: UnsafeMutablePointer<AVStream>, resumed: OpenGOPRewriter.Resumed?, rendered: GOPRenderer?,
-                                 session: ExportSession, warning: (String) -> Void) {
+                                 session: ExportSession, warning: (Notice) -> Void) {
         if let resumed {
             setExtradata(resumed.sets.avcC, of: stream)
         } else if let rendered {
@@ -324,7 +328,8 @@ public struct PassthroughExporter {
         do {
             return try resumed.rewriter.copied(bytes, continuing: resumed.continuing(n))
         } catch let why as SliceHeader.Unsupported {
-            throw ExportError.unsupported("\(name): a picture copied after an open-GOP recovery point cannot be rewritten, because \(why) (export with --keyframe-cuts)")
+            throw ExportError.unavailable(Notice("\(name): a picture copied after an open-GOP recovery point cannot be rewritten, because \(why)",
+                                                 remedies: [Remedy(.keyframeCuts)]))
         }
     }
 

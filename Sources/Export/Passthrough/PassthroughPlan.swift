@@ -36,7 +36,7 @@ public struct PassthroughPlan {
     /// frame-exact (or the timeline cuts nothing).
     public let keyframeCutsBecause: String?
     /// What the export says before any work, one sentence each.
-    public let warnings: [String]
+    public let warnings: [Notice]
 
     /// The output timescale, and whether every timestamp is exact in it.
     public var timescale: Int32 { map.timescale }
@@ -84,8 +84,8 @@ extension PassthroughPlan {
         guard let videoStream = source.media.primaryVideo, let track = source.timeline.track(withID: Int32(videoStream.index)) else {
             throw ExportError.unsupported("the timeline has no video track")
         }
-        var warnings: [String] = []
-        let scan = try VideoScan(movie: source.movie, stream: videoStream.index, name: source.name, warning: { warnings.append($0) })
+        var warnings: [Notice] = []
+        let scan = try VideoScan(movie: source.movie, stream: videoStream.index, name: source.name, warning: { warnings.append(Notice($0)) })
         let readable = scan.truncated ? try CompositionTrackSegment.cut(track.segments, atSourceEnd: scan.end) : track.segments
         let grid = try TimelineFitting.grid(source: source, header: header, container: container, settings: settings, exact: exact)
         let planner = PassthroughExporter.Planner(source: source, container: container, header: header, scan: scan, grid: grid,
@@ -116,7 +116,8 @@ extension PassthroughPlan {
     }
 
     /// What the plan says when an HEVC smart cut into mp4 or mov makes the sample entry `hev1`.
-    static func hev1Warning(name: String) -> String {
-        "the HEVC video of \(name) is written as hev1, not hvc1: the frames re-encoded at its cuts carry their own parameter sets in the stream, which hvc1 does not allow, and Apple's players play only hvc1 (export with --keyframe-cuts to keep hvc1)"
+    static func hev1Warning(name: String) -> Notice {
+        Notice("the HEVC video of \(name) is written as hev1, not hvc1: the frames re-encoded at its cuts carry their own parameter sets in the stream, which hvc1 does not allow, and Apple's players play only hvc1",
+               remedies: [Remedy(.keyframeCuts, "to keep hvc1")])
     }
 }

@@ -6,15 +6,16 @@ internal import CFFmpeg
 /// one look at the movie: intra-only video (ProRes, MJPEG, DNxHD, PNG, FFV1, or a stream whose
 /// every frame is an IDR picture) is copied frame by frame in reverse; long-GOP H.264 or HEVC
 /// that frame-exact cuts can re-encode (``SpliceFormat``) is re-encoded backwards (``GOPRenderer``).
-/// Anything else, and `--keyframe-cuts` (which promises to re-encode nothing and cuts at
-/// keyframes), is refused, naming `--fps`, which plays any codec backwards.
+/// Anything else, and keyframe cuts (which promise to re-encode nothing and cut at keyframes),
+/// is refused, with a constant-rate export as the remedy, which plays any codec backwards.
 enum ReversePassthrough {
     /// Throws when `source`'s timeline plays something backwards that passthrough into
     /// `container` cannot.
     static func check(_ source: ExportSource, container: Container, keyframeCuts: Bool) throws {
         guard !source.reversedRanges.isEmpty, let video = source.media.primaryVideo else { return }
         if keyframeCuts {
-            try source.refuseReverse("--keyframe-cuts re-encodes nothing and cuts only at keyframes, so passthrough cannot play it backwards (export without --keyframe-cuts, or with --fps)")
+            try source.refuseReverse("keyframe cuts re-encode nothing and cut only at keyframes, so passthrough cannot play it backwards",
+                                     remedies: [Remedy(.frameExactCuts), Remedy(.constantRate)])
         }
         let input = try InputFormatContext(path: source.movie.path)
         let parameters = input.stream(video.index).parameters
@@ -27,14 +28,16 @@ enum ReversePassthrough {
             else { return }
         }
         if try everyFrameStandsAlone(input, stream: video.index) { return }
-        try source.refuseReverse("passthrough plays video backwards only by copying intra-only frames (ProRes, MJPEG, DNxHD, PNG, FFV1, all-IDR H.264) or by re-encoding 8- or 10-bit 4:2:0 progressive H.264 or HEVC (Main, Main 10) into .mp4, .mov or .mkv, and the video of \(source.name) \(why) (export with --fps)")
+        try source.refuseReverse("passthrough plays video backwards only by copying intra-only frames (ProRes, MJPEG, DNxHD, PNG, FFV1, all-IDR H.264) or by re-encoding 8- or 10-bit 4:2:0 progressive H.264 or HEVC (Main, Main 10) into .mp4, .mov or .mkv, and the video of \(source.name) \(why)",
+                                 remedies: [Remedy(.constantRate)])
     }
 
     /// The refusal of a reversed range found once the plan is made (a long-GOP stream whose
     /// re-encoding `why` rules out), in the words of ``ExportSource/refuseReverse(_:)``.
     static func refusal(_ segments: [CompositionTrackSegment], name: String, why: String) -> ExportError {
         let range = segments.first(where: \.isReversed)?.target.shown ?? "a range"
-        return .unsupported("the timeline of \(name) plays \(range) backwards, and passthrough cannot re-encode it because \(why) (export with --fps)")
+        return .unavailable(Notice("the timeline of \(name) plays \(range) backwards, and passthrough cannot re-encode it because \(why)",
+                                   remedies: [Remedy(.constantRate)]))
     }
 
     /// Whether every packet of stream `stream` is a keyframe decoding can start from, in

@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 internal import CFFmpeg
 
 /// A libx264 encoder whose pictures splice into a copied H.264 stream: the source's size,
@@ -59,7 +60,7 @@ final class SpliceEncoder: SpliceEncoding {
          display: String) throws {
         try LibAV.load()
         guard let codec = avcodec_find_encoder_by_name("libx264") else {
-            throw ExportError.unsupported("this libavcodec has no libx264 encoder, which frame-exact cuts need (export with --keyframe-cuts)")
+            throw ExportError.unavailable(Notice("this libavcodec has no libx264 encoder, which frame-exact cuts need", remedies: [Remedy(.keyframeCuts)]))
         }
         context = try CodecContext(codec: codec)
         let c = context.pointer, p = source.pointee

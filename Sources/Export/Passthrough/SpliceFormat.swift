@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 internal import CFFmpeg
 
 /// How a smart cut's re-encoded pictures live beside the copied ones, by codec: H.264's new
@@ -32,7 +33,7 @@ enum SpliceFormat {
         } else if let sets = ParameterSets(avcC: record), let id = sets.freeID {
             self = .h264(sets, id: id)
         } else {
-            throw ExportError.unsupported("\(name)'s parameter sets are not stored as an avcC or hvcC record with free ids, which frame-exact cuts need (export with --keyframe-cuts)")
+            throw ExportError.unavailable(Notice("\(name)'s parameter sets are not stored as an avcC or hvcC record with free ids, which frame-exact cuts need", remedies: [Remedy(.keyframeCuts)]))
         }
     }
 
@@ -60,7 +61,7 @@ enum SpliceFormat {
     /// export with the reason.
     private static func codingBlocks(_ sets: HEVCParameterSets, name: String) throws -> (tree: Int, smallest: Int) {
         do { return try sets.codingBlockSizes() } catch let error as SyntaxError {
-            throw ExportError.unsupported("\(name)'s sequence parameter set cannot be read, because \(error) (export with --keyframe-cuts)")
+            throw ExportError.unavailable(Notice("\(name)'s sequence parameter set cannot be read, because \(error)", remedies: [Remedy(.keyframeCuts)]))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import SafeFiles
+public import Composition
 internal import CFFmpeg
 
 /// A failed libav call: its return code and what slowpoke was doing. The message comes from
@@ -44,6 +45,12 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     case output(SafeFileError)
     /// The user asked for something the file or format cannot do.
     case unsupported(String)
+    /// The user asked for something the file or format cannot do and other options can: the
+    /// facts, and the remedies, which each front end words as its own options.
+    case unavailable(Notice)
+    /// Encoder settings the user gave (`settings`, one or more) that the encoder does not take,
+    /// and why: "is outside 0…51".
+    case encoderSettings(_ settings: [EncoderSettings.Override], String)
     /// Stopped by SIGINT or SIGTERM.
     case interrupted
     /// The written output differs from what the export planned (`--verify`); it was kept at `kept`.
@@ -56,6 +63,8 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .av(let path, let failure): "\(path): \(failure.description)"
         case .libav(let failure): failure.description
         case .refused(let why), .unsupported(let why): why
+        case .unavailable(let notice): notice.fact
+        case .encoderSettings(let settings, let why): settings.map(\.rawValue).joined(separator: " and ") + " " + why
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .output(let error): error.errorDescription ?? error.description
         case .interrupted: "interrupted; no output was written"

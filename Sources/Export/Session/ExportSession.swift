@@ -92,28 +92,30 @@ final class ExportSession {
     /// refuses a video codec the container cannot hold; then returns what of the movie this
     /// export does not carry, one sentence each, for the exporter to warn with (every stream of
     /// a movie is the user's; none goes without a word).
-    func preflight(copyingVideo: Bool) throws -> [String] {
+    func preflight(copyingVideo: Bool) throws -> [Notice] {
         let input = try header()
         if copyingVideo { try checkContainerHolds(videoOf: input) }
         let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
         let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
         subtitlePlan = plan.subtitles
         streamPlan = plan
-        return sizes + plan.warnings(movieName: movieName, input: input)
+        return sizes + plan.warnings(movieName: movieName, input: input).map { Notice($0) }
     }
 
     /// Video that changes size mid-file (``VideoSizeChange``): passthrough into mp4 or mov, whose
     /// track states one sample description, is refused; into Matroska it is copied as it is, and
-    /// `--fps` scales every picture to the encoder's size with its aspect kept. Either is said.
-    private func sizeChangeWarning(copyingVideo: Bool, encodedSize: AVCodecParameters) throws -> [String] {
+    /// a constant-rate export scales every picture to the encoder's size with its aspect kept. Either is said.
+    private func sizeChangeWarning(copyingVideo: Bool, encodedSize: AVCodecParameters) throws -> [Notice] {
         guard let sizes = videoStream.sizeChanges else { return [] }
         let ext = container.fileExtension
         let what = "\(movieName)'s video changes size mid-file (\(VideoSizeChange.summary(sizes)))"
         if copyingVideo && container.canHideFrames {
-            throw ExportError.unsupported("\(what), and .\(ext) states one picture size per track, so players would show every picture at the first; export to .mkv to copy it as it is, or with --fps to scale every picture to \(sizes[0].width)x\(sizes[0].height)")
+            throw ExportError.unavailable(Notice("\(what), and .\(ext) states one picture size per track, so players would show every picture at the first",
+                                                 remedies: [Remedy(.container(["mkv"]), "to copy it as it is"),
+                                                            Remedy(.constantRate, "to scale every picture to \(sizes[0].width)x\(sizes[0].height)")]))
         }
         if copyingVideo { return ["\(what); it is copied as it is (.\(ext) states the first size; players show each picture at its own)"] }
-        return ["\(what); --fps scales every picture to \(encodedSize.width)x\(encodedSize.height), its aspect kept (on black where it differs)"]
+        return ["\(what); the constant-rate export scales every picture to \(encodedSize.width)x\(encodedSize.height), its aspect kept (on black where it differs)"]
     }
 
     /// What the export does with every stream (set by ``preflight(copyingVideo:)``).
@@ -128,11 +130,11 @@ final class ExportSession {
         guard container.format.map({ avformat_query_codec($0, codec, 0) == 0 }) ?? false else { return }
         let name = String(cString: avcodec_get_name(codec))
         let holders = Container.movieContainers(holding: codec)
-        // --fps writes H.264 or HEVC, which WebM cannot hold either.
-        let reencode = container.isWebM ? "" : ", or with --fps to re-encode it"
-        let advice = holders.isEmpty ? (container.isWebM ? "export to .mkv with --fps to re-encode it" : "export with --fps to re-encode it")
-            : "export to ." + holders.joined(separator: " or .") + reencode
-        throw ExportError.unsupported(".\(container.fileExtension) cannot hold \(movieName)'s \(name) video; \(advice)")
+        // A constant-rate export writes H.264 or HEVC, which WebM cannot hold either.
+        var remedies = holders.isEmpty ? [] : [Remedy(.container(holders))]
+        if holders.isEmpty && container.isWebM { remedies.append(Remedy(.container(["mkv"]), "and re-encode it at a constant frame rate")) }
+        else if !container.isWebM { remedies.append(Remedy(.constantRate, "to re-encode it")) }
+        throw ExportError.unavailable(Notice(".\(container.fileExtension) cannot hold \(movieName)'s \(name) video", remedies: remedies))
     }
 
     /// Whether a timeline of `segments` plays the source from its start, once, forwards at rate 1

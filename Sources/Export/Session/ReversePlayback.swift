@@ -15,8 +15,8 @@ extension ExportSource {
     }
 
     /// Refuses, before any work, an export that cannot play the timeline's reversed stretches.
-    func refuseReverse(_ why: String) throws(ExportError) {
+    func refuseReverse(_ why: String, remedies: [Remedy]) throws(ExportError) {
         guard let first = reversedRanges.first else { return }
-        throw .unsupported("the timeline of \(name) plays \(first.shown) backwards, and \(why)")
+        throw .unavailable(Notice("the timeline of \(name) plays \(first.shown) backwards, and \(why)", remedies: remedies))
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Composition
+public import Composition
 internal import TimePitch
 internal import CFFmpeg
 
@@ -36,6 +36,10 @@ public struct StreamPlan: Sendable, Encodable {
         public let fate: Fate
         /// What happens, in a few words a user can act on ("encoded as AAC: .mp4 cannot hold vorbis").
         public let detail: String
+        /// What would keep a stream left out, for a front end to word (not in the JSON).
+        public var remedies: [Remedy] = []
+
+        private enum CodingKeys: String, CodingKey { case index, kind, codec, fate, detail }
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -96,7 +100,10 @@ public struct StreamPlan: Sendable, Encodable {
             } else if i == videoIndex {
                 if !copyingVideo { entry(.encoded, "re-encoded at the constant frame rate") }
                 else if holds { entry(.copied, "every kept frame copied, timestamps retimed") }
-                else { entry(.leftOut, ".\(container) cannot hold \(codec) video: the export refuses (export to another container or with --fps)") }
+                else {
+                    entries.append(Entry(index: i, kind: kind, codec: codec, fate: .leftOut, detail: ".\(container) cannot hold \(codec) video: the export refuses",
+                                         remedies: [Remedy(.container([])), Remedy(.constantRate)]))
+                }
             } else if audio.contains(i) {
                 let choice = AudioCodecChoice(source: parameters, container: output, aacBitRate: 0)
                 // From the document (the prober's scan): `info` reads no more of a long recording.

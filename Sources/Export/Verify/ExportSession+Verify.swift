@@ -7,7 +7,7 @@ extension ExportSession {
     /// (``commitFailed()``), and this throws what differs.
     func verify(_ plan: PassthroughPlan, rewritten: Set<Int>) throws -> ExportVerification {
         guard let file = destination.file else {
-            throw ExportError.unsupported("--verify reads the written movie back, and standard output cannot be read back; write a file to verify it")
+            throw ExportError.unsupported("verifying reads the written movie back, and standard output cannot be read back; write a file to verify it")
         }
         let verifier = ExportVerifier(plan: plan, rewritten: rewritten, movie: movie, stream: videoStream.index,
                                       output: file.temporary.path, plannedKinds: streamPlan?.writtenKinds ?? [])
