@@ -11,11 +11,15 @@
 public struct Notice: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// What is so, with no advice about options.
     public var fact: String
+    /// A remark on the facts, said in brackets after them, where the remedies join it:
+    /// "… (frame-exact cuts re-encode …; export with --fps to cut exactly)".
+    public var aside: String?
     /// What would work instead, best first.
     public var remedies: [Remedy]
 
-    public init(_ fact: String, remedies: [Remedy] = []) {
+    public init(_ fact: String, aside: String? = nil, remedies: [Remedy] = []) {
         self.fact = fact
+        self.aside = aside
         self.remedies = remedies
     }
 
@@ -23,12 +27,13 @@ public struct Notice: Sendable, Hashable, CustomStringConvertible, ExpressibleBy
     public init(stringInterpolation: DefaultStringInterpolation) { self.init(String(stringInterpolation: stringInterpolation)) }
 
     /// The facts alone.
-    public var description: String { fact }
+    public var description: String { text { _ in nil } }
 
-    /// The facts, then in brackets the remedies a front end words (`say` returns nil for one it
-    /// has no words for): "… cannot repeat frames (export with --fps)".
+    /// The facts, then in brackets the aside and the remedies a front end words (`say` returns
+    /// nil for one it has no words for): "… cannot repeat frames (export with --fps)".
     public func text(_ say: (Remedy) -> String?) -> String {
         let said = remedies.compactMap(say)
-        return said.isEmpty ? fact : "\(fact) (\(said.joined(separator: ", or ")))"
+        let inside = (aside.map { [$0] } ?? []) + (said.isEmpty ? [] : [said.joined(separator: ", or ")])
+        return inside.isEmpty ? fact : "\(fact) (\(inside.joined(separator: "; ")))"
     }
 }

@@ -1,3 +1,4 @@
+import Composition
 import Foundation
 import Project
 import Synchronization
@@ -112,7 +113,7 @@ final class BatchDisplay: Sendable {
             let problem = job.problem
                 ?? (manager.fileExists(atPath: job.movie.path) ? nil : "\(job.movie.path): no such file")
                 ?? (!force && manager.fileExists(atPath: job.output.path) && job.recordedDigest() == nil
-                    ? "\(output) exists and was not written by slowpoke batch; remove it or use --force" : nil)
+                    ? FlagAdvice.text(Notice(BatchError.notWrittenByBatch(output: output).description, remedies: [Remedy(.replace)])) : nil)
             if let problem {
                 counts.fail += 1
                 rows.append(["\(job.number)", job.name, "fail", problem])

@@ -182,7 +182,8 @@ public struct PassthroughExporter {
             let reversed = readable.contains(where: \.isReversed)
             guard reversed || (!keyframeCuts && refusal == nil) else {
                 if let refusal, !KeyframeSnapping.removesNothing(readable) {
-                    warning(Notice("passthrough cuts \(name) at keyframes, not frame-exact, because \(refusal) (frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv)",
+                    warning(Notice("passthrough cuts \(name) at keyframes, not frame-exact, because \(refusal)",
+                                   aside: "frame-exact cuts re-encode the frames after a cut in 8-bit 4:2:0 progressive H.264 or 8/10-bit 4:2:0 HEVC (Main, Main 10), into .mp4, .mov or .mkv",
                                    remedies: [Remedy(.constantRate, "to cut exactly")]))
                 }
                 let snapped = try PassthroughExporter.snap(readable, scan: scan, hides: container.canHideFrames)

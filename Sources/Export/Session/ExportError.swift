@@ -63,7 +63,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
         case .av(let path, let failure): "\(path): \(failure.description)"
         case .libav(let failure): failure.description
         case .refused(let why), .unsupported(let why): why
-        case .unavailable(let notice): notice.fact
+        case .unavailable(let notice): notice.description
         case .encoderSettings(let settings, let why): settings.map(\.rawValue).joined(separator: " and ") + " " + why
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .output(let error): error.errorDescription ?? error.description
