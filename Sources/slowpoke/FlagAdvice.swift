@@ -27,8 +27,16 @@ enum FlagAdvice {
         }
     }
 
-    /// A notice's facts with its remedies as flags.
-    static func text(_ notice: Notice) -> String { notice.text(words) }
+    /// A notice's facts with its remedies as flags; a remedy after the first drops the "export"
+    /// they share: "(export to .mov or .mkv, or with --fps to re-encode it)".
+    static func text(_ notice: Notice) -> String {
+        var first = true
+        return notice.text { remedy in
+            let said = words(for: remedy)
+            defer { first = false }
+            return !first && said.hasPrefix("export ") ? String(said.dropFirst("export ".count)) : said
+        }
+    }
 
     /// The message `slowpoke: error:` shows for `error`: its facts, and the flags that would
     /// help where a library error says what would (nil for an error that is not a `LocalizedError`).

@@ -47,7 +47,7 @@ import Testing
         let document = folder.file("pr.slowpoke").path
         let refused = try TestSupport.run(TestSupport.slowpoke, ["export", document, "-o", folder.file("pr.mp4").path])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains(".mp4 cannot hold pr.mov's prores video (export to .mov or .mkv, or export with --fps to re-encode it)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(".mp4 cannot hold pr.mov's prores video (export to .mov or .mkv, or with --fps to re-encode it)"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("pr.mp4").path))
         #expect(try folder.listing().allSatisfy { !$0.hasPrefix(".") }, "no temporary file is left")
         let mov = try TestSupport.run(TestSupport.slowpoke, ["export", document, "-o", folder.file("out.mov").path])
