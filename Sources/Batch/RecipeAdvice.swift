@@ -18,7 +18,7 @@ enum RecipeAdvice {
         case .container(let extensions) where extensions.isEmpty: "set \"container\" to another" + remedy.givesSuffix
         case .container(let extensions):
             "set \"container\" to " + extensions.map { "\"\($0)\"" }.joined(separator: " or ") + remedy.givesSuffix
-        case .keyframeCuts, .frameExactCuts, .blendFrames, .codec, .movie, .replace: nil
+        case .keyframeCuts, .frameExactCuts, .blendFrames, .codec, .replace: nil
         }
     }
 

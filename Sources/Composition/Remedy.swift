@@ -19,8 +19,6 @@ public struct Remedy: Sendable, Hashable {
         case codec([String])
         /// Write into one of these containers (file extensions, without the dot; none: another one).
         case container([String])
-        /// Name the movie file the timeline plays.
-        case movie
         /// Replace the file that is there.
         case replace
     }

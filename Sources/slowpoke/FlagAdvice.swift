@@ -22,7 +22,6 @@ enum FlagAdvice {
         case .codec(let names): return "--codec " + names.joined(separator: " or ") + gives
         case .container(let extensions) where extensions.isEmpty: return "export to another container" + gives
         case .container(let extensions): return "export to ." + extensions.joined(separator: " or .") + gives
-        case .movie: return "name the movie with --movie" + gives
         case .replace: return "use --force to replace it" + gives
         }
     }
