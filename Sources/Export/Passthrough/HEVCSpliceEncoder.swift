@@ -1,4 +1,5 @@
 import Foundation
+internal import Bitstream
 internal import CFFmpeg
 
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
@@ -150,7 +151,7 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         var failure: SyntaxError?
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
             do {
-                let kept = units.filter { unit in unit.first.map { HEVCNALType.of($0) != HEVCNALType.accessUnitDelimiter } ?? false }
+                let kept = units.filter { unit in unit.first.map { HEVCNALType.of($0) != .accessUnitDelimiter } ?? false }
                 deliver(try kept.map { try rewriter.rewritten(Self.signalling(level: level, in: $0)) })
             } catch let error as SyntaxError {
                 failure = failure ?? error
@@ -168,8 +169,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         guard let header = unit.first, level > 0, level < 256 else { return unit }
         let offset: Int
         switch HEVCNALType.of(header) {
-        case HEVCNALType.videoParameterSet: offset = 2 + 4 + 1 + 4 + 6
-        case HEVCNALType.sequenceParameterSet: offset = 2 + 1 + 1 + 4 + 6
+        case .videoParameterSet?: offset = 2 + 4 + 1 + 4 + 6
+        case .sequenceParameterSet?: offset = 2 + 1 + 1 + 4 + 6
         default: return unit
         }
         var rbsp = Array(unit.prefix(2)) + RBSP.unescaped(unit.dropFirst(2))

@@ -62,18 +62,18 @@ struct SyntaxReader {
 
 /// A syntax element that cannot be read: the data ends inside it, or its value is out of the
 /// range the standard allows (or this reader follows).
-struct SyntaxError: Error, Equatable, CustomStringConvertible {
-    enum Problem: Equatable {
+public struct SyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
+    public enum Problem: Equatable, Sendable {
         case ends
         case outOfRange(Int, ClosedRange<Int>)
         /// A value the reader does not follow (an extension, a profile), said in words.
         case unsupported(String)
     }
 
-    let element: String
-    let problem: Problem
+    public let element: String
+    public let problem: Problem
 
-    var description: String {
+    public var description: String {
         switch problem {
         case .ends: "the data ends inside \(element)"
         case .outOfRange(let value, let range): "\(element) is \(value), outside \(range.lowerBound)...\(range.upperBound)"

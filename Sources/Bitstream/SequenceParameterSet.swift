@@ -9,16 +9,16 @@
 /// Rewriting a copied open-GOP recovery point as an IDR picture (``OpenGOPResume``) reads slice
 /// headers, whose field widths the SPS gives (`log2_max_frame_num`, the picture order count's
 /// type and `log2_max_pic_order_cnt_lsb`), and sets `gaps_in_frame_num_value_allowed_flag`.
-struct SequenceParameterSet: Equatable {
+public struct SequenceParameterSet: Equatable, Sendable {
     var id = 0
-    var frameMBsOnly = true
-    var maxNumRefFrames = 0
+    public internal(set) var frameMBsOnly = true
+    public internal(set) var maxNumRefFrames = 0
     /// Nil when the SPS has no bitstream restriction (the level's maximum then applies).
     var maxDecFrameBuffering: Int?
     /// 4:2:0 is 1; `separate_colour_plane_flag` makes a 4:4:4 stream's ChromaArrayType 0.
     var chromaFormat = 1
     var separateColourPlanes = false
-    var log2MaxFrameNum = 4
+    public internal(set) var log2MaxFrameNum = 4
     /// `pic_order_cnt_type` (0, 1 or 2) and, for type 0, the width of `pic_order_cnt_lsb`.
     var pocType = 0
     var log2MaxPocLsb = 4
@@ -37,7 +37,7 @@ struct SequenceParameterSet: Equatable {
     /// else MaxDpbFrames, the level's MaxDpbMbs (Table A-1) over the frame's macroblocks, at
     /// most 16 (an all-intra x264 stream with no reference frames states none: its buffer is
     /// the level's, not its 0 reference frames).
-    var decFrameBuffering: Int? {
+    public var decFrameBuffering: Int? {
         if let maxDecFrameBuffering { return maxDecFrameBuffering }
         if constraintSet3 && [44, 86, 100, 110, 122, 244].contains(profile) { return 0 }
         let table: [Int: Int] = [9: 396, 10: 396, 11: 900, 12: 2376, 13: 2376, 20: 2376, 21: 4752, 22: 8100, 30: 8100, 31: 18000,
@@ -48,9 +48,16 @@ struct SequenceParameterSet: Equatable {
 
     /// Parses a NAL unit (header byte first); nil when it is not a readable SPS.
     init?(_ unit: [UInt8]) {
-        guard unit.count > 4, unit[0] & 0x1F == 7 else { return nil }
+        guard unit.count > 4, H264NALType.of(unit[0]) == .sequenceParameterSet else { return nil }
         var r = ExpGolombReader(RBSP.unescaped(unit.dropFirst()))
         guard (try? parse(&r)) != nil else { return nil }
+    }
+
+    /// `profile_idc` and the byte of constraint flags after it of an SPS NAL unit (header byte
+    /// first), read from its first bytes alone; nil when it is not an SPS.
+    public static func profileIndication(_ unit: [UInt8]) -> (profile: Int, constraintFlags: UInt8)? {
+        guard unit.count > 2, H264NALType.of(unit[0]) == .sequenceParameterSet else { return nil }
+        return (Int(unit[1]), unit[2])
     }
 
     /// `unit` (an SPS NAL unit) with `gaps_in_frame_num_value_allowed_flag` set: a decoder then

@@ -1,6 +1,6 @@
 /// The fields of an H.264 picture parameter set (ITU-T H.264 7.3.2.2) that decide how a slice
 /// header is laid out, which ``SliceHeader`` needs to find and rewrite its fields.
-struct PictureParameterSet: Equatable {
+public struct PictureParameterSet: Equatable, Sendable {
     var id = 0
     var spsID = 0
     /// CABAC (`entropy_coding_mode_flag`): the slice data then starts byte-aligned.
@@ -17,7 +17,7 @@ struct PictureParameterSet: Equatable {
     /// Parses a NAL unit (header byte first); nil when it is not a readable PPS. A PPS with
     /// several slice groups is read up to their count (the rest is not needed to refuse it).
     init?(_ unit: [UInt8]) {
-        guard unit.count > 1, unit[0] & 0x1F == 8 else { return nil }
+        guard unit.count > 1, H264NALType.of(unit[0]) == .pictureParameterSet else { return nil }
         var r = ExpGolombReader(RBSP.unescaped(unit.dropFirst()))
         guard (try? parse(&r)) != nil else { return nil }
     }
