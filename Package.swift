@@ -105,7 +105,9 @@ let package = Package(
         // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
         // AVFilterLibrary's function types against the headers, and FlowInterpolation for
         // FlowLibrary's.
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation"],
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation",
+                                                     "Bitstream",
+                                                    ],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],
