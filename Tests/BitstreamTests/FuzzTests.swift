@@ -9,7 +9,7 @@ import Testing
 /// Enough damaged units must still read to show the readers were reached, not refused at once.
 @Suite struct FuzzTests {
     static let seeds: [UInt64] = [1, 2, 3, 5, 8, 13, 21, 34]
-    static let inputsPerSeed = 300
+    static let inputsPerSeed = TestTier.count(300, long: 3000)
 
     /// What the readers made of the inputs.
     struct Tally {
@@ -114,6 +114,7 @@ import Testing
             var parsed = false
             if let sps = SequenceParameterSet(input) {
                 _ = sps.decFrameBuffering
+                _ = SequenceParameterSet.elements(of: input).map { SyntaxWriter.written($0, over: RBSP.unescaped(input.dropFirst())) }
                 _ = SequenceParameterSet.allowingFrameNumGaps(input)
                 parsed = true
             }

@@ -5,8 +5,9 @@ import Testing
 
 /// Read then write gives the same bytes, on streams x264 and x265 make at test time: NAL units
 /// split and joined (Annex B and length-prefixed), emulation prevention removed and added, SEI
-/// messages, avcC and hvcC records, HEVC VPS, SPS, PPS and slice segment headers (written with
-/// the ids they have), and H.264 slice headers (written with the fields they have). Each shape
+/// messages, avcC and hvcC records, H.264 SPS and PPS and HEVC SPS, PPS and slice segment headers
+/// (every element read written again from its value), HEVC VPS, SPS, PPS and slice segment
+/// headers written with the ids they have, and H.264 slice headers with the fields they have. Each shape
 /// must give a minimum number of structures checked, so a reader that silently skips them fails.
 @Suite struct RoundTripTests {
     @Test(arguments: EncodedStream.h264Shapes.map(\.name)) func h264(shape name: String) throws {
@@ -20,6 +21,15 @@ import Testing
         #expect(sets.picture == Self.distinct(stream.units.filter { H264NALType.of($0[0]) == .pictureParameterSet }))
         let table = ParameterTable(sets)
         #expect(table.sequences.count == 1 && table.pictures.count == 1)
+        // Every element of the SPS and PPS written from its value gives the unit again.
+        for unit in sets.sequence {
+            let elements = try #require(SequenceParameterSet.elements(of: unit))
+            #expect(elements.count >= 20 && Self.written(elements, of: unit, header: 1) == unit, "\(stream.name) SPS")
+        }
+        for unit in sets.picture {
+            let elements = try #require(PictureParameterSet.elements(of: unit))
+            #expect(elements.count >= 13 && Self.written(elements, of: unit, header: 1) == unit, "\(stream.name) PPS")
+        }
         var slices = 0
         for unit in stream.units where H264NALType.of(unit[0])?.isPictureSlice ?? false {
             let slice = try SliceHeader(header: unit[0], rbsp: RBSP.unescaped(unit.dropFirst()), table: table)
@@ -58,15 +68,18 @@ import Testing
                 written = try HEVCVideoParameterSet.renumbered(nal, id: HEVCVideoParameterSet(nal).id)
             case .sequenceParameterSet?:
                 let sps = try HEVCSequenceParameterSet(nal)
+                #expect(Self.written(sps.elements, of: unit, header: 2) == unit, "\(stream.name) SPS elements")
                 sequences[sps.id] = sps
                 written = try HEVCSequenceParameterSet.renumbered(nal, vps: sps.vpsID, id: sps.id)
             case .pictureParameterSet?:
                 let pps = try HEVCPictureParameterSet(nal)
+                #expect(Self.written(pps.elements, of: unit, header: 2) == unit, "\(stream.name) PPS elements")
                 pictures[pps.id] = pps
                 written = try HEVCPictureParameterSet.renumbered(nal, id: pps.id, sps: pps.spsID)
             case let type? where type.isSlice:
                 let header = try HEVCSliceSegmentHeader(nal) { id in pictures[id].flatMap { pps in sequences[pps.spsID].map { ($0, pps) } } }
                 written = try header.renumbered(nal, pps: header.ppsID)
+                #expect(Self.written(header.elements, of: unit, header: 2) == unit, "\(stream.name) slice \(slices) elements")
                 slices += 1
             default:
                 written = nil
@@ -77,6 +90,12 @@ import Testing
             }
         }
         #expect(slices >= (name == "slices" ? 60 : 25) && checked >= slices + 3)
+    }
+
+    /// NAL unit `unit` (`header` bytes of header) with the elements read from its RBSP written
+    /// again from their values.
+    static func written(_ elements: [SyntaxReader.Element], of unit: [UInt8], header: Int) -> [UInt8] {
+        Array(unit.prefix(header)) + RBSP.escaped(SyntaxWriter.written(elements, over: RBSP.unescaped(unit.dropFirst(header))))
     }
 
     /// `units` without repetitions, in the order they first come.
