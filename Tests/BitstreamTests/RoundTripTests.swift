@@ -66,9 +66,11 @@ import Testing
             switch nal.type {
             case .videoParameterSet?:
                 written = try HEVCVideoParameterSet.renumbered(nal, id: HEVCVideoParameterSet(nal).id)
+                try Self.checkLevel(unit)
             case .sequenceParameterSet?:
                 let sps = try HEVCSequenceParameterSet(nal)
                 #expect(Self.written(sps.elements, of: unit, header: 2) == unit, "\(stream.name) SPS elements")
+                try Self.checkLevel(unit)
                 sequences[sps.id] = sps
                 written = try HEVCSequenceParameterSet.renumbered(nal, vps: sps.vpsID, id: sps.id)
             case .pictureParameterSet?:
@@ -96,6 +98,17 @@ import Testing
     /// again from their values.
     static func written(_ elements: [SyntaxReader.Element], of unit: [UInt8], header: Int) -> [UInt8] {
         Array(unit.prefix(header)) + RBSP.escaped(SyntaxWriter.written(elements, over: RBSP.unescaped(unit.dropFirst(header))))
+    }
+
+    /// A VPS or SPS keeps a level above the one asked and is raised to a higher one, which
+    /// its `general_level_idc` then holds (the only byte that changes).
+    static func checkLevel(_ unit: [UInt8]) throws {
+        #expect(HEVCGeneralLevel.raised(to: 1, in: unit) == unit)
+        let raised = try #require(HEVCNALUnit(HEVCGeneralLevel.raised(to: 255, in: unit)))
+        let rbsp = try #require(HEVCNALUnit(unit)).rbsp
+        let offset = (HEVCNALType.of(unit[0]) == .videoParameterSet ? 17 : 14) - 2
+        #expect(raised.rbsp[offset] == 255 && rbsp[offset] < 255)
+        #expect(zip(raised.rbsp, rbsp).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset) == [offset])
     }
 
     /// `units` without repetitions, in the order they first come.
