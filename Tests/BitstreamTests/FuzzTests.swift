@@ -70,12 +70,14 @@ import Testing
 
     /// The readers, with the undamaged streams' parameter sets for slices to name.
     struct Context {
+        let record: [UInt8]
         let table: ParameterTable
         let resume: OpenGOPResume
         let sequences: [Int: HEVCSequenceParameterSet]
         let pictures: [Int: HEVCPictureParameterSet]
 
         init(h264: EncodedStream, hevc: EncodedStream) throws {
+            record = h264.record
             table = ParameterTable(try #require(ParameterSets(avcC: h264.record)))
             resume = try OpenGOPResume(avcC: h264.record)
             var sequences: [Int: HEVCSequenceParameterSet] = [:], pictures: [Int: HEVCPictureParameterSet] = [:]
@@ -106,6 +108,7 @@ import Testing
             let header = H264NALType.of(first) == .sei ? 1 : [.prefixSEI, .suffixSEI].contains(HEVCNALType.of(first)) ? 2 : nil
             if let header, SEIMessages(RBSP.unescaped(input.dropFirst(header))).contains(where: { _ in true }) { parsed = true }
             parsed = readH264(input) || parsed
+            rewriteH264(input)
             parsed = readHEVC(input) || parsed
             return parsed
         }
@@ -125,6 +128,23 @@ import Testing
             _ = try? input.withUnsafeBufferPointer { try slice.rewritten(same, unit: $0, table: table) }
             return true
         }
+
+        /// Rewrites `input` as a sample's one unit the ways a smart cut does: as a copied picture
+        /// after a recovery point (made an IDR picture, or renumbered) and as a re-encoded IDR
+        /// picture set apart from the one before.
+        func rewriteH264(_ input: [UInt8]) {
+            let sample = { (units: [[UInt8]]) in LengthPrefixedUnits.sample(units, lengthSize: resume.lengthSize) }
+            if let resumed = OpenGOPRewriter.plan(recoveryPoints: [0], record: record, rendered: nil, copies: [0, 1, 2]) {
+                // After a recovery-point SEI an I slice is a recovery point; the pictures after it are renumbered.
+                for units in [[Self.recoveryPointSEI, input], [input], [input]] {
+                    sample(units).withUnsafeBufferPointer { _ = try? resumed.rewriter.copied($0, continuing: false) }
+                }
+            }
+            _ = try? IDRSeparation(record: record)?.separated(sample([input]), previous: 4)
+        }
+
+        /// An SEI unit holding a recovery point with recovery_frame_cnt 0 (x264's).
+        static let recoveryPointSEI: [UInt8] = [0x06, 0x06, 0x01, 0xC4, 0x80]
 
         func readHEVC(_ input: [UInt8]) -> Bool {
             guard let nal = HEVCNALUnit(input) else { return false }
