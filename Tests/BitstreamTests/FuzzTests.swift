@@ -16,6 +16,8 @@ import Testing
         var inputs = 0
         /// Inputs a structure (parameter set, slice header, record, SEI message) was read from.
         var parsed = 0
+        /// Samples a smart cut's rewriting changed.
+        var rewritten = 0
     }
 
     @Test func damagedAndRandomInputsAreReadOrRefused() throws {
@@ -36,6 +38,7 @@ import Testing
                 }
                 tally.inputs += 1
                 if context.read(input) { tally.parsed += 1 }
+                tally.rewritten += context.rewriteH264(input)
             }
             // Records and whole samples, damaged.
             for _ in 0..<20 {
@@ -48,6 +51,7 @@ import Testing
         #expect(tally.inputs == Self.seeds.count * (Self.inputsPerSeed + 40))
         // Three in four inputs are damaged units, whose damage often spares the structure (about 40% read).
         #expect(tally.parsed >= tally.inputs / 3, "only \(tally.parsed) of \(tally.inputs) inputs read")
+        #expect(tally.rewritten >= 1_000, "only \(tally.rewritten) samples rewritten")
         #expect(elapsed < .seconds(60), "the fuzzer took \(elapsed)")
     }
 
@@ -108,7 +112,6 @@ import Testing
             let header = H264NALType.of(first) == .sei ? 1 : [.prefixSEI, .suffixSEI].contains(HEVCNALType.of(first)) ? 2 : nil
             if let header, SEIMessages(RBSP.unescaped(input.dropFirst(header))).contains(where: { _ in true }) { parsed = true }
             parsed = readH264(input) || parsed
-            rewriteH264(input)
             parsed = readHEVC(input) || parsed
             return parsed
         }
@@ -132,15 +135,17 @@ import Testing
         /// Rewrites `input` as a sample's one unit the ways a smart cut does: as a copied picture
         /// after a recovery point (made an IDR picture, or renumbered) and as a re-encoded IDR
         /// picture set apart from the one before.
-        func rewriteH264(_ input: [UInt8]) {
+        func rewriteH264(_ input: [UInt8]) -> Int {
+            var rewritten = 0
             let sample = { (units: [[UInt8]]) in LengthPrefixedUnits.sample(units, lengthSize: resume.lengthSize) }
             if let resumed = OpenGOPRewriter.plan(recoveryPoints: [0], record: record, rendered: nil, copies: [0, 1, 2]) {
                 // After a recovery-point SEI an I slice is a recovery point; the pictures after it are renumbered.
                 for units in [[Self.recoveryPointSEI, input], [input], [input]] {
-                    sample(units).withUnsafeBufferPointer { _ = try? resumed.rewriter.copied($0, continuing: false) }
+                    sample(units).withUnsafeBufferPointer { if (try? resumed.rewriter.copied($0, continuing: false)) != nil { rewritten += 1 } }
                 }
             }
-            _ = try? IDRSeparation(record: record)?.separated(sample([input]), previous: 4)
+            if (try? IDRSeparation(record: record)?.separated(sample([input]), previous: 4)) != nil { rewritten += 1 }
+            return rewritten
         }
 
         /// An SEI unit holding a recovery point with recovery_frame_cnt 0 (x264's).
