@@ -34,5 +34,5 @@ public enum H264NALType: UInt8, Sendable {
     func header(referenceIDC: Int) -> UInt8 { UInt8(referenceIDC << 5) | rawValue }
 
     /// A coded slice of a primary picture (IDR or not), the kinds ``SliceHeader`` reads.
-    public var isPictureSlice: Bool { self == .slice || self == .idr }
+    var isPictureSlice: Bool { self == .slice || self == .idr }
 }

@@ -7,7 +7,7 @@
 /// without HDR10+, so the SEI is put in the encoded packets here (Export's `HDR10PlusSEI+Packets`).
 public struct HDR10PlusSEI: Equatable, Sendable {
     /// The SEI payload (ITU-T T.35 bytes, from the country code on).
-    public let payload: [UInt8]
+    let payload: [UInt8]
 
     /// `user_data_registered_itu_t_t35`.
     static let payloadType: UInt8 = 4

@@ -10,7 +10,7 @@
 /// read with the SPS and PPS it names); other units (SEI) pass unchanged. A second set of a kind
 /// under another id is refused: there is one free id of each kind for them.
 public struct HEVCIDRewriter {
-    public let ids: HEVCParameterSetIDs
+    let ids: HEVCParameterSetIDs
     /// x265's sets by x265's ids, as they were sent.
     private var videoID: Int?
     private var sequences: [Int: HEVCSequenceParameterSet] = [:]
@@ -57,9 +57,9 @@ public struct HEVCIDRewriter {
 /// The ids a smart cut's re-encoded HEVC sets take: for each kind the lowest that no set of
 /// the stream uses (VPS u(4) 0...15, SPS ue(v) 0...15, PPS ue(v) 0...63).
 public struct HEVCParameterSetIDs: Equatable, Sendable {
-    public internal(set) var vps: Int
-    public internal(set) var sps: Int
-    public internal(set) var pps: Int
+    var vps: Int
+    var sps: Int
+    var pps: Int
 
     /// Free ids beside the sets `units` (VPS, SPS and PPS NAL units; others are ignored); nil
     /// when a set's id cannot be read or a kind has no id left.

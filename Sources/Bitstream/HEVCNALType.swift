@@ -42,17 +42,17 @@ public enum HEVCNALType: UInt8, Sendable {
 
     /// IRAP pictures (BLA, IDR, CRA, reserved IRAP): `no_output_of_prior_pics_flag` in their
     /// slice headers.
-    public var isIRAP: Bool { (16...23).contains(rawValue) }
+    var isIRAP: Bool { (16...23).contains(rawValue) }
 
     /// IDR pictures, whose slice headers have no picture order count or reference sets.
-    public var isIDR: Bool { self == .idrWithDecodableLeadingPictures || self == .idrWithoutLeadingPictures }
+    var isIDR: Bool { self == .idrWithDecodableLeadingPictures || self == .idrWithoutLeadingPictures }
 
     /// Coded slice segments: types 0...9 and 16...21 (the others up to 31 are reserved).
-    public var isSlice: Bool { rawValue <= 9 || (16...21).contains(rawValue) }
+    var isSlice: Bool { rawValue <= 9 || (16...21).contains(rawValue) }
 
     /// BLA and IDR pictures, from which decoding starts with nothing before them.
     public var isRandomAccess: Bool { (16...20).contains(rawValue) }
 
     /// The video, sequence and picture parameter sets.
-    public var isParameterSet: Bool { (32...34).contains(rawValue) }
+    var isParameterSet: Bool { (32...34).contains(rawValue) }
 }

@@ -2,19 +2,19 @@
 /// `payloadType` and a `payloadSize`, both coded as runs of `FF` bytes plus a last byte, then
 /// that many payload bytes. Iteration ends at the trailing bits (fewer than two bytes left) or
 /// at a message whose size runs past the end.
-public struct SEIMessages: Sequence, IteratorProtocol {
+struct SEIMessages: Sequence, IteratorProtocol {
     /// One message: its payload type and payload bytes.
-    public struct Message: Equatable, Sendable {
-        public let type: Int
-        public let payload: [UInt8]
+    struct Message: Equatable, Sendable {
+        let type: Int
+        let payload: [UInt8]
 
-        public init(type: Int, payload: [UInt8]) {
+        init(type: Int, payload: [UInt8]) {
             self.type = type
             self.payload = payload
         }
 
         /// The message as it is written into an SEI RBSP (without the trailing bits).
-        public var bytes: [UInt8] {
+        var bytes: [UInt8] {
             var out: [UInt8] = []
             for var value in [type, payload.count] {
                 while value >= 0xFF {
@@ -30,9 +30,9 @@ public struct SEIMessages: Sequence, IteratorProtocol {
     private let rbsp: [UInt8]
     private var at = 0
 
-    public init(_ rbsp: [UInt8]) { self.rbsp = rbsp }
+    init(_ rbsp: [UInt8]) { self.rbsp = rbsp }
 
-    public mutating func next() -> Message? {
+    mutating func next() -> Message? {
         guard at + 1 < rbsp.count, let type = value(), let size = value(), at + size <= rbsp.count else {
             at = rbsp.count
             return nil
@@ -54,7 +54,7 @@ public struct SEIMessages: Sequence, IteratorProtocol {
     }
 
     /// An SEI RBSP holding `messages`, with its trailing bits.
-    public static func rbsp(_ messages: [Message]) -> [UInt8] {
+    static func rbsp(_ messages: [Message]) -> [UInt8] {
         messages.flatMap(\.bytes) + [0x80]
     }
 }
