@@ -70,7 +70,12 @@ let package = Package(
                               .unsafeFlags(["-O2"], .when(configuration: .debug))],
                 linkerSettings: [.linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"),
                                  .linkedLibrary("opencv_core"), .linkedLibrary("stdc++")]),
-        .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg"]),
+        // Pure Swift, no libav and no I/O: H.264 and HEVC bitstreams (NAL units, parameter sets,
+        // slice headers, SEI, avcC and hvcC), read and written for smart rendering and the scans.
+        .target(name: "Bitstream"),
+        .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
+                                               "Bitstream",
+                                              ]),
         // Where documents meet exports: batch recipes run (BatchRunner), and a document turned
         // into the ExportSource every exporter takes. Export itself never reads a document.
         .target(name: "Batch", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "Export"]),
@@ -100,11 +105,14 @@ let package = Package(
         // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
         // AVFilterLibrary's function types against the headers, and FlowInterpolation for
         // FlowLibrary's.
-        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation"],
+        .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation",
+                                                     "Bitstream",
+                                                    ],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),
+        .testTarget(name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"]),
         // Depends on the executable so that `swift test` builds the binary it runs.
         .testTarget(name: "SlowpokeTests", dependencies: ["slowpoke", "Composition", "Project", "SafeFiles", "TestSupport"]),
     ],

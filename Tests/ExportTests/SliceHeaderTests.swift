@@ -1,3 +1,4 @@
+@testable import Bitstream
 @testable import Export
 import TestSupport
 import Testing
@@ -93,7 +94,7 @@ import Testing
     @Test(arguments: [true, false]) func slicesReadAsTraceHeadersReadsThem(cabac: Bool) throws {
         let table = try Self.table(cabac: cabac)
         let i = try Self.parse(cabac ? Self.cabacI : Self.cavlcI, table)
-        #expect(i.kind == .i && i.nalType == 1 && i.frameNum == 13 && i.pocLsb == 50 && i.marking == .slidingWindow)
+        #expect(i.kind == .i && i.nalType == .slice && i.frameNum == 13 && i.pocLsb == 50 && i.marking == .slidingWindow)
         let p = try Self.parse(cabac ? Self.cabacP : Self.cavlcP, table)
         #expect(p.kind == .p && p.frameNum == 14 && p.pocLsb == 58 && p.modifications == [SliceHeader.ListModification(list: 0, idc: 0, value: 0)])
         #expect(p.marking == .adaptive([4, 2, 1].map { SliceHeader.MemoryOperation(operation: 1, arguments: [$0]) }))
@@ -114,11 +115,11 @@ import Testing
         let table = try Self.table(cabac: cabac)
         for unit in cabac ? [Self.cabacI, Self.cabacP] : [Self.cavlcI, Self.cavlcP] {
             let slice = try Self.parse(unit, table)
-            for change in [SliceHeader.Rewrite(nalType: 1, frameNum: 3, pocLsb: 17, marking: slice.marking),
-                           SliceHeader.Rewrite(nalType: 1, frameNum: 0, pocLsb: 0, marking: slice.marking),
-                           SliceHeader.Rewrite(nalType: 1, frameNum: 5, pocLsb: 9, marking: .adaptive([])),
-                           SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: 3, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false))]
-            where change.nalType == 1 || slice.kind == .i {
+            for change in [SliceHeader.Rewrite(nalType: .slice, frameNum: 3, pocLsb: 17, marking: slice.marking),
+                           SliceHeader.Rewrite(nalType: .slice, frameNum: 0, pocLsb: 0, marking: slice.marking),
+                           SliceHeader.Rewrite(nalType: .slice, frameNum: 5, pocLsb: 9, marking: .adaptive([])),
+                           SliceHeader.Rewrite(nalType: .idr, frameNum: 0, idrPicID: 3, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false))]
+            where change.nalType == .slice || slice.kind == .i {
                 let whole = try slice.rewritten(change, rbsp: RBSP.unescaped(unit.dropFirst()), table: table)
                 #expect(try unit.withUnsafeBufferPointer { try slice.rewritten(change, unit: $0, table: table) } == whole)
             }
@@ -129,11 +130,11 @@ import Testing
         let table = try Self.table(cabac: cabac)
         let unit = cabac ? Self.cabacI : Self.cavlcI
         let slice = try Self.parse(unit, table)
-        let idr = try slice.rewritten(SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: 2, pocLsb: 0,
+        let idr = try slice.rewritten(SliceHeader.Rewrite(nalType: .idr, frameNum: 0, idrPicID: 2, pocLsb: 0,
                                                           marking: .idr(noOutputOfPriorPics: false, longTerm: false)),
                                       rbsp: RBSP.unescaped(unit.dropFirst()), table: table)
         let again = try Self.parse(idr, table)
-        #expect(idr[0] == 0x45 && again.nalType == 5 && again.kind == .i && again.idrPicID == 2)
+        #expect(idr[0] == 0x45 && again.nalType == .idr && again.kind == .i && again.idrPicID == 2)
         #expect(again.frameNum == 0 && again.pocLsb == 0 && again.marking == .idr(noOutputOfPriorPics: false, longTerm: false))
         // Its nal_ref_idc kept; four bits longer (idr_pic_id 2 is 3 bits, the IDR marking 2 bits
         // instead of 1).
@@ -149,10 +150,10 @@ import Testing
         // before it (from before the recovery point) go, the one on the picture just before stays.
         let marking = OpenGOPRewriter.marking(slice.marking, counted: 2)
         #expect(marking == .adaptive([SliceHeader.MemoryOperation(operation: 1, arguments: [1])]))
-        let renumbered = try slice.rewritten(SliceHeader.Rewrite(nalType: 1, frameNum: 2, pocLsb: 8, marking: marking),
+        let renumbered = try slice.rewritten(SliceHeader.Rewrite(nalType: .slice, frameNum: 2, pocLsb: 8, marking: marking),
                                              rbsp: RBSP.unescaped(unit.dropFirst()), table: table)
         let again = try Self.parse(renumbered, table)
-        #expect(again.nalType == 1 && again.kind == .p && again.frameNum == 2 && again.pocLsb == 8 && again.marking == marking)
+        #expect(again.nalType == .slice && again.kind == .p && again.frameNum == 2 && again.pocLsb == 8 && again.marking == marking)
         #expect(again.modifications == slice.modifications)
         #expect(Self.data(renumbered, again, cabac: cabac) == Self.data(unit, slice, cabac: cabac))
     }
@@ -164,17 +165,17 @@ import Testing
         let resume = try OpenGOPResume(avcC: record)
         let table = try Self.table(cabac: true)
         func picture(_ units: [[UInt8]]) throws -> OpenGOPResume.Picture {
-            try ParameterSets.sample(units, lengthSize: resume.lengthSize).withUnsafeBufferPointer { try resume.picture($0) }
+            try LengthPrefixedUnits.sample(units, lengthSize: resume.lengthSize).withUnsafeBufferPointer { try resume.picture($0) }
         }
         #expect(try picture([Self.recoverySEI, Self.cabacI]) == .recoveryPoint)
         #expect(try picture([Self.cabacI]) == .other)
         #expect(try picture([Self.cabacP]) == .other)
         let i = try Self.parse(Self.cabacI, table)
-        let idr = try i.rewritten(SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: 3, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false)),
+        let idr = try i.rewritten(SliceHeader.Rewrite(nalType: .idr, frameNum: 0, idrPicID: 3, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false)),
                                   rbsp: RBSP.unescaped(Self.cabacI.dropFirst()), table: table)
         #expect(try picture([idr]) == .idr(id: 3))
         let p = try Self.parse(Self.cabacP, table)
-        let longTerm = try p.rewritten(SliceHeader.Rewrite(nalType: 1, frameNum: 14, pocLsb: 58,
+        let longTerm = try p.rewritten(SliceHeader.Rewrite(nalType: .slice, frameNum: 14, pocLsb: 58,
                                                            marking: .adaptive([SliceHeader.MemoryOperation(operation: 6, arguments: [0])])),
                                        rbsp: RBSP.unescaped(Self.cabacP.dropFirst()), table: table)
         #expect(throws: SliceHeader.Unsupported(description: "it uses long-term references or memory management operation 5")) {
@@ -189,13 +190,13 @@ import Testing
         let table = try Self.table(cabac: true)
         let p = try Self.parse(Self.cabacP, table)
         func renumbered(_ frameNum: Int) throws -> [UInt8] {
-            try p.rewritten(SliceHeader.Rewrite(nalType: 1, frameNum: frameNum, pocLsb: 58, marking: p.marking),
+            try p.rewritten(SliceHeader.Rewrite(nalType: .slice, frameNum: frameNum, pocLsb: 58, marking: p.marking),
                             rbsp: RBSP.unescaped(Self.cabacP.dropFirst()), table: table)
         }
         func feed(_ pictures: [(units: [[UInt8]], pts: Int64, key: Bool)]) -> (found: [Bool], withdrawn: [Int]) {
             var check = OpenGOPCheck(avcC: record)
             let found = pictures.enumerated().map { index, picture in
-                ParameterSets.sample(picture.units, lengthSize: 4).withUnsafeBufferPointer {
+                LengthPrefixedUnits.sample(picture.units, lengthSize: 4).withUnsafeBufferPointer {
                     check.resumes(sample: $0, index: index, pts: picture.pts, key: picture.key, startsAfresh: false)
                 }
             }

@@ -1,6 +1,7 @@
 import Foundation
 public import Composition
 public import TimePitch
+internal import Bitstream
 internal import CFFmpeg
 
 /// `slowpoke export --fps N`: AVVideoComposition's `frameDuration` export. The composition is

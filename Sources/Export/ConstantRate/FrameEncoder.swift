@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+internal import Bitstream
 internal import CFFmpeg
 
 /// An opened libx264, libx265, prores_ks or libvpx-vp9 encoder for the constant-rate export,
@@ -107,18 +108,13 @@ final class FrameEncoder {
 
     private static func profile(of c: AVCodecContext, codec: VideoCodec) -> String? {
         guard codec == .h264, let data = c.extradata, c.extradata_size > 4 else { return nil }
-        let bytes = UnsafeBufferPointer(start: data, count: Int(c.extradata_size))
-        var at: Int?
-        if bytes[0] == 1 { at = 1 } else {
-            // Annex B: the byte after the SPS NAL header (type 7).
-            for i in 0..<(bytes.count - 5) where bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 && bytes[i + 3] & 0x1f == 7 {
-                at = i + 4
-                break
-            }
+        let extradata = UnsafeBufferPointer(start: data, count: Int(c.extradata_size))
+        guard let sps = ParameterSets.firstSequenceUnit(extradata: extradata).flatMap(SequenceParameterSet.profileIndication) else {
+            return nil
         }
-        guard let at, at + 1 < bytes.count else { return nil }
-        switch bytes[at] {
-        case 66: return bytes[at + 1] & 0x40 != 0 ? "constrained baseline" : "baseline"
+        switch sps.profile {
+        // constraint_set1_flag: Constrained Baseline.
+        case 66: return sps.constraintFlags & 0x40 != 0 ? "constrained baseline" : "baseline"
         case 77: return "main"
         case 88: return "extended"
         case 100: return "high"

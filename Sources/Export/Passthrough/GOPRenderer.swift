@@ -1,4 +1,5 @@
 import Foundation
+internal import Bitstream
 internal import CFFmpeg
 
 /// Re-encodes the frames of a ``SmartCut`` that cannot be copied: for each span of
@@ -42,7 +43,7 @@ struct GOPRenderer {
                 var pending: [HDR10PlusSEI?] = []
                 let keep = { (units: [[UInt8]]) in
                     let sei = pending.isEmpty ? nil : pending.removeFirst()
-                    do { try samples.append(ParameterSets.sample(sei?.inserted(into: units) ?? units, lengthSize: format.lengthSize)) } catch {
+                    do { try samples.append(LengthPrefixedUnits.sample(sei?.inserted(into: units) ?? units, lengthSize: format.lengthSize)) } catch {
                         failure = failure ?? error
                     }
                 }

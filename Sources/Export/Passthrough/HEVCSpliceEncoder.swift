@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+internal import Bitstream
 internal import CFFmpeg
 
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
@@ -14,7 +15,7 @@ internal import CFFmpeg
 /// warns that VBV may make CRF encodes non-deterministic); at level 1 (160x96) that held the
 /// re-encoded frames to 38 dB. So x265 encodes at the level it chooses for the size and rate
 /// (the lowest that holds them, at most the stream's, which holds the same size and rate), and
-/// its VPS and SPS then signal the stream's level (``signalling(level:in:)``): the same limits
+/// its VPS and SPS then signal the stream's level (``HEVCGeneralLevel``): the same limits
 /// a decoder was set up for, which the re-encoded pictures keep.
 ///
 /// Quality: CRF 4 gave at least 50.8 dB PSNR (all planes, min per frame) against x265
@@ -151,8 +152,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         var failure: SyntaxError?
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
             do {
-                let kept = units.filter { unit in unit.first.map { HEVCNALType.of($0) != HEVCNALType.accessUnitDelimiter } ?? false }
-                deliver(try kept.map { try rewriter.rewritten(Self.signalling(level: level, in: $0)) })
+                let kept = units.filter { unit in unit.first.map { HEVCNALType.of($0) != .accessUnitDelimiter } ?? false }
+                deliver(try kept.map { try rewriter.rewritten(HEVCGeneralLevel.raised(to: level, in: $0)) })
             } catch let error as SyntaxError {
                 failure = failure ?? error
             } catch {}
@@ -160,22 +161,5 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         if let failure {
             throw ExportError.unavailable(Notice("the frames libx265 re-encoded at a cut of \(display) cannot be given parameter set ids of their own, because \(failure)", remedies: [Remedy(.keyframeCuts)]))
         }
-    }
-
-    /// `unit` with `general_level_idc` raised to `level` when it is a VPS or SPS that signals a
-    /// lower one: the byte after the profile, its compatibility flags and its constraint flags,
-    /// 17 bytes into a VPS's RBSP and 14 into an SPS's (ITU-T H.265 7.3.2.1, 7.3.2.2, 7.3.3).
-    static func signalling(level: Int, in unit: [UInt8]) -> [UInt8] {
-        guard let header = unit.first, level > 0, level < 256 else { return unit }
-        let offset: Int
-        switch HEVCNALType.of(header) {
-        case HEVCNALType.videoParameterSet: offset = 2 + 4 + 1 + 4 + 6
-        case HEVCNALType.sequenceParameterSet: offset = 2 + 1 + 1 + 4 + 6
-        default: return unit
-        }
-        var rbsp = Array(unit.prefix(2)) + RBSP.unescaped(unit.dropFirst(2))
-        guard rbsp.count > offset, Int(rbsp[offset]) < level else { return unit }
-        rbsp[offset] = UInt8(level)
-        return Array(rbsp.prefix(2)) + RBSP.escaped(Array(rbsp.dropFirst(2)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+internal import Bitstream
 internal import CFFmpeg
 
 /// A libx264 encoder whose pictures splice into a copied H.264 stream: the source's size,
@@ -80,9 +81,9 @@ final class SpliceEncoder: SpliceEncoding {
         guard opened >= 0 else { throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening libx264 for a frame-exact cut")) }
         packet = try Packet()
         let extra = UnsafeBufferPointer(start: c.pointee.extradata, count: Int(c.pointee.extradata_size))
-        let units = ParameterSets.annexBUnits(extra)
-        guard let sps = units.first(where: { $0.first.map { $0 & 0x1F == 7 } ?? false }),
-              let pps = units.first(where: { $0.first.map { $0 & 0x1F == 8 } ?? false }) else {
+        let units = AnnexBUnits.units(extra)
+        guard let sps = units.first(where: { $0.first.flatMap(H264NALType.of) == .sequenceParameterSet }),
+              let pps = units.first(where: { $0.first.flatMap(H264NALType.of) == .pictureParameterSet }) else {
             throw ExportError.unsupported("libx264 gave no parameter sets for a frame-exact cut")
         }
         self.sps = sps
@@ -94,8 +95,8 @@ final class SpliceEncoder: SpliceEncoding {
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
             deliver(units.filter { unit in
-                guard let type = unit.first.map({ $0 & 0x1F }) else { return false }
-                return type != 7 && type != 8 && type != 9
+                guard let header = unit.first else { return false }
+                return ![.sequenceParameterSet, .pictureParameterSet, .accessUnitDelimiter].contains(H264NALType.of(header))
             })
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+internal import Bitstream
 internal import CFFmpeg
 
 /// How a smart cut's re-encoded pictures live beside the copied ones, by codec: H.264's new
@@ -131,7 +132,7 @@ enum SpliceSettings {
             if got == sp_averror_eagain() || got == sp_averror_eof() { return }
             guard got >= 0 else { throw ExportError.libav(AVFailure(code: got, operation: "re-encoding frames at a cut")) }
             let bytes = UnsafeBufferPointer(start: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
-            deliver(ParameterSets.annexBUnits(bytes))
+            deliver(AnnexBUnits.units(bytes))
             av_packet_unref(packet.pointer)
         }
     }

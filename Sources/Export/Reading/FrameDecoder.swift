@@ -1,4 +1,5 @@
 import Foundation
+internal import Bitstream
 internal import CFFmpeg
 
 /// Decodes the frames of one video stream by their presentation index, in any order, for the

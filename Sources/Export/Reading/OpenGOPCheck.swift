@@ -1,3 +1,4 @@
+internal import Bitstream
 internal import CFFmpeg
 
 /// Finds, packet by packet during ``VideoScan``'s demux, the open-GOP recovery points of an

@@ -1,3 +1,4 @@
+internal import Bitstream
 internal import CFFmpeg
 
 /// Whether a keyframe of an H.264 or HEVC stream is an IDR picture (or HEVC's BLA), from which
@@ -23,9 +24,9 @@ struct RandomAccessPicture {
         }
         let extra = p.extradata.map { UnsafeBufferPointer(start: $0, count: Int(p.extradata_size)) } ?? UnsafeBufferPointer(start: nil, count: 0)
         switch syntax {
-        case .h264 where extra.count > 4 && extra[0] == 1: lengthSize = Int(extra[4] & 3) + 1
-        case .hevc where extra.count > 21 && extra[0] == 1: lengthSize = Int(extra[21] & 3) + 1
-        default: lengthSize = nil
+        case .h264: lengthSize = ParameterSets.lengthSize(avcC: extra)
+        case .hevc: lengthSize = HEVCParameterSets.lengthSize(hvcC: extra)
+        case nil: lengthSize = nil
         }
     }
 
@@ -35,8 +36,8 @@ struct RandomAccessPicture {
         let bytes = UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))
         for header in nalHeaders(bytes) {
             switch syntax {
-            case .h264: if header & 0x1F == 5 { return true }
-            case .hevc: if HEVCNALType.isRandomAccess(HEVCNALType.of(header)) { return true }
+            case .h264: if H264NALType.of(header) == .idr { return true }
+            case .hevc: if HEVCNALType.of(header)?.isRandomAccess ?? false { return true }
             }
         }
         return false
@@ -47,31 +48,12 @@ struct RandomAccessPicture {
     /// (shown before it, so never copied after a cut).
     func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
         guard syntax == .hevc, let data = packet.pointee.data else { return false }
-        return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { HEVCNALType.of($0) == HEVCNALType.cra }
+        return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { HEVCNALType.of($0) == .cra }
     }
 
-    /// The first byte of each NAL unit in the packet.
+    /// The first byte of each NAL unit in the packet (of a last unit cut short too).
     private func nalHeaders(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var headers: [UInt8] = []
-        if let lengthSize {
-            var i = 0
-            while i + lengthSize < bytes.count {
-                var length = 0
-                for k in 0..<lengthSize { length = length << 8 | Int(bytes[i + k]) }
-                headers.append(bytes[i + lengthSize])
-                guard length > 0 else { break }
-                i += lengthSize + length
-            }
-        } else {
-            var i = 0, zeros = 0
-            while i < bytes.count {
-                if bytes[i] == 0 { zeros += 1 } else {
-                    if bytes[i] == 1 && zeros >= 2 && i + 1 < bytes.count { headers.append(bytes[i + 1]) }
-                    zeros = 0
-                }
-                i += 1
-            }
-        }
-        return headers
+        if let lengthSize { return LengthPrefixedUnits(bytes, lengthSize: lengthSize, keepingCutShort: true).map { $0[0] } }
+        return AnnexBUnits(bytes).compactMap(\.first)
     }
 }

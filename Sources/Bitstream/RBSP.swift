@@ -3,9 +3,9 @@
 /// encoder inserts `03` after every such pair; the raw byte sequence payload (RBSP) is what the
 /// syntax is read from. A rewritten field can make or break such a pair, which is why rewriting
 /// works on the RBSP and escapes it again: the NAL unit's size may change.
-enum RBSP {
+public enum RBSP {
     /// The RBSP of `bytes` (a NAL unit's payload): every `03` after `00 00` removed.
-    static func unescaped<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
+    public static func unescaped<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var zeros = 0
@@ -19,7 +19,7 @@ enum RBSP {
 
     /// `rbsp` as a NAL unit's payload: `03` inserted after each `00 00` followed by a byte up to
     /// `03`, and after a final `00 00` (a CABAC slice's `cabac_zero_words`).
-    static func escaped(_ rbsp: [UInt8]) -> [UInt8] {
+    public static func escaped(_ rbsp: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(rbsp.count + rbsp.count / 64 + 2)
         var zeros = 0

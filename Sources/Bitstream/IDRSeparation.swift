@@ -5,33 +5,33 @@
 /// are IDR pictures with ids 0 and 1 in turn (x264's), so a re-encoded span's IDR picture takes
 /// an id x264 never writes (4 or 5, ``OpenGOPRewriter``'s recovery points take 2 or 3), other
 /// than the IDR picture written just before it.
-struct IDRSeparation {
+public struct IDRSeparation {
     private let reader: OpenGOPResume
 
     /// For an output whose parameter sets (the stream's and the re-encoded spans') are the avcC
     /// `record`; nil when its slice headers cannot be read and written (HEVC has no such id).
-    init?(record: [UInt8]) {
+    public init?(record: [UInt8]) {
         guard let reader = try? OpenGOPResume(avcC: record) else { return nil }
         self.reader = reader
     }
 
     /// The idr_pic_id of `sample`'s picture, or nil when it is not an IDR picture.
-    func id(_ sample: UnsafeBufferPointer<UInt8>) -> Int? {
+    public func id(_ sample: UnsafeBufferPointer<UInt8>) -> Int? {
         if case .idr(let id)? = try? reader.picture(sample) { id } else { nil }
     }
 
     /// Re-encoded IDR `sample` with its id set apart from `previous` (the id of the IDR picture
     /// written just before it; nil when the picture before is not one), and that id.
-    func separated(_ sample: [UInt8], previous: Int?) throws -> (bytes: [UInt8], id: Int) {
+    public func separated(_ sample: [UInt8], previous: Int?) throws -> (bytes: [UInt8], id: Int) {
         let id = previous == 4 ? 5 : 4
         let units = try sample.withUnsafeBufferPointer { bytes in
             try reader.units(bytes).map { unit -> [UInt8] in
-                guard unit[0] & 0x1F == 5 else { return Array(unit) }
+                guard H264NALType.of(unit[0]) == .idr else { return Array(unit) }
                 let slice = try reader.sliceHeader(unit)
-                let change = SliceHeader.Rewrite(nalType: 5, frameNum: slice.frameNum, idrPicID: id, pocLsb: slice.pocLsb, marking: slice.marking)
+                let change = SliceHeader.Rewrite(nalType: .idr, frameNum: slice.frameNum, idrPicID: id, pocLsb: slice.pocLsb, marking: slice.marking)
                 return try slice.rewritten(change, unit: unit, table: reader.table)
             }
         }
-        return (ParameterSets.sample(units, lengthSize: reader.lengthSize), id)
+        return (LengthPrefixedUnits.sample(units, lengthSize: reader.lengthSize), id)
     }
 }

@@ -9,35 +9,35 @@
 /// `pps_seq_parameter_set_id`), and every slice segment header (`slice_pic_parameter_set_id`,
 /// read with the SPS and PPS it names); other units (SEI) pass unchanged. A second set of a kind
 /// under another id is refused: there is one free id of each kind for them.
-struct HEVCIDRewriter {
+public struct HEVCIDRewriter {
     let ids: HEVCParameterSetIDs
     /// x265's sets by x265's ids, as they were sent.
     private var videoID: Int?
     private var sequences: [Int: HEVCSequenceParameterSet] = [:]
     private var pictures: [Int: HEVCPictureParameterSet] = [:]
 
-    init(ids: HEVCParameterSetIDs) { self.ids = ids }
+    public init(ids: HEVCParameterSetIDs) { self.ids = ids }
 
     /// `unit` (a NAL unit, no start code) renumbered.
-    mutating func rewritten(_ unit: [UInt8]) throws -> [UInt8] {
+    public mutating func rewritten(_ unit: [UInt8]) throws -> [UInt8] {
         guard let nal = HEVCNALUnit(unit) else { return unit }
         switch nal.type {
-        case HEVCNALType.videoParameterSet:
+        case .videoParameterSet:
             try remember(&videoID, try HEVCVideoParameterSet(nal).id, element: "vps_video_parameter_set_id")
             return try HEVCVideoParameterSet.renumbered(nal, id: ids.vps).bytes
-        case HEVCNALType.sequenceParameterSet:
+        case .sequenceParameterSet:
             let sps = try HEVCSequenceParameterSet(nal)
             var known = sequences.keys.first
             try remember(&known, sps.id, element: "sps_seq_parameter_set_id")
             sequences[sps.id] = sps
             return try HEVCSequenceParameterSet.renumbered(nal, vps: ids.vps, id: ids.sps).bytes
-        case HEVCNALType.pictureParameterSet:
+        case .pictureParameterSet:
             let pps = try HEVCPictureParameterSet(nal)
             var known = pictures.keys.first
             try remember(&known, pps.id, element: "pps_pic_parameter_set_id")
             pictures[pps.id] = pps
             return try HEVCPictureParameterSet.renumbered(nal, id: ids.pps, sps: ids.sps).bytes
-        case let type where HEVCNALType.isSlice(type):
+        case let type? where type.isSlice:
             let header = try HEVCSliceSegmentHeader(nal) { id in
                 pictures[id].flatMap { pps in sequences[pps.spsID].map { ($0, pps) } }
             }
@@ -56,24 +56,24 @@ struct HEVCIDRewriter {
 
 /// The ids a smart cut's re-encoded HEVC sets take: for each kind the lowest that no set of
 /// the stream uses (VPS u(4) 0...15, SPS ue(v) 0...15, PPS ue(v) 0...63).
-struct HEVCParameterSetIDs: Equatable {
+public struct HEVCParameterSetIDs: Equatable, Sendable {
     var vps: Int
     var sps: Int
     var pps: Int
 
     /// Free ids beside the sets `units` (VPS, SPS and PPS NAL units; others are ignored); nil
     /// when a set's id cannot be read or a kind has no id left.
-    init?(avoiding units: [[UInt8]]) {
-        var used: [UInt8: Set<Int>] = [:]
+    public init?(avoiding units: [[UInt8]]) {
+        var used: [HEVCNALType: Set<Int>] = [:]
         for unit in units {
             guard let nal = HEVCNALUnit(unit) else { return nil }
             do {
-                if let id = try Self.id(of: nal) { used[nal.type, default: []].insert(id) }
+                if let type = nal.type, let id = try Self.id(of: nal) { used[type, default: []].insert(id) }
             } catch { return nil }
         }
-        func free(_ type: UInt8, _ range: ClosedRange<Int>) -> Int? { range.first { !(used[type]?.contains($0) ?? false) } }
-        guard let vps = free(HEVCNALType.videoParameterSet, 0...15), let sps = free(HEVCNALType.sequenceParameterSet, 0...15),
-              let pps = free(HEVCNALType.pictureParameterSet, 0...63) else { return nil }
+        func free(_ type: HEVCNALType, _ range: ClosedRange<Int>) -> Int? { range.first { !(used[type]?.contains($0) ?? false) } }
+        guard let vps = free(.videoParameterSet, 0...15), let sps = free(.sequenceParameterSet, 0...15),
+              let pps = free(.pictureParameterSet, 0...63) else { return nil }
         (self.vps, self.sps, self.pps) = (vps, sps, pps)
     }
 
@@ -83,14 +83,14 @@ struct HEVCParameterSetIDs: Equatable {
     private static func id(of nal: HEVCNALUnit) throws -> Int? {
         var r = SyntaxReader(nal.rbsp)
         switch nal.type {
-        case HEVCNALType.videoParameterSet: return try r.u("vps_video_parameter_set_id", 4)
-        case HEVCNALType.sequenceParameterSet:
+        case .videoParameterSet: return try r.u("vps_video_parameter_set_id", 4)
+        case .sequenceParameterSet:
             _ = try r.u("sps_video_parameter_set_id", 4)
             let layers = try r.u("sps_max_sub_layers_minus1", 3, in: 0...6)
             _ = try r.flag("sps_temporal_id_nesting_flag")
             try HEVCSequenceParameterSet.skipProfileTierLevel(&r, subLayers: layers)
             return try r.ue("sps_seq_parameter_set_id", in: 0...15)
-        case HEVCNALType.pictureParameterSet: return try r.ue("pps_pic_parameter_set_id", in: 0...63)
+        case .pictureParameterSet: return try r.ue("pps_pic_parameter_set_id", in: 0...63)
         default: return nil
         }
     }

@@ -1,4 +1,4 @@
-@testable import Export
+@testable import Bitstream
 import Foundation
 import TestSupport
 import Testing
@@ -24,7 +24,7 @@ import Testing
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25:duration=0.8",
                                                    "-c:v", "libx265"] + shape.args + ["-y", stream.path])
         try #require(made.status == 0, "\(made.stderr)")
-        return try Data(contentsOf: stream).withUnsafeBytes { ParameterSets.annexBUnits($0.bindMemory(to: UInt8.self)) }
+        return try Data(contentsOf: stream).withUnsafeBytes { AnnexBUnits.units($0.bindMemory(to: UInt8.self)) }
     }
 
     static func annexB(_ units: [[UInt8]]) -> Data { Data(units.flatMap { [0, 0, 0, 1] + $0 }) }
@@ -90,17 +90,17 @@ import Testing
         for (a, b) in zip(units, renumbered) {
             let (x, y) = (try #require(HEVCNALUnit(a)), try #require(HEVCNALUnit(b)))
             switch x.type {
-            case HEVCNALType.sequenceParameterSet:
+            case .sequenceParameterSet?:
                 let (p, q) = (try HEVCSequenceParameterSet(x), try HEVCSequenceParameterSet(y))
                 #expect(strip(p.elements) == strip(q.elements))
                 #expect(q.id == 14 && q.vpsID == 3)
                 (sps[p.id], newSPS[q.id]) = (p, q)
-            case HEVCNALType.pictureParameterSet:
+            case .pictureParameterSet?:
                 let (p, q) = (try HEVCPictureParameterSet(x), try HEVCPictureParameterSet(y))
                 #expect(strip(p.elements) == strip(q.elements))
                 #expect(q.id == 37 && q.spsID == 14)
                 (table[p.id], newTable[q.id]) = ((try #require(sps[p.spsID]), p), (try #require(newSPS[q.spsID]), q))
-            case let type where HEVCNALType.isSlice(type):
+            case let type? where type.isSlice:
                 let p = try HEVCSliceSegmentHeader(x) { table[$0] }, q = try HEVCSliceSegmentHeader(y) { newTable[$0] }
                 #expect(strip(p.elements) == strip(q.elements))
                 #expect(q.ppsID == 37)
@@ -145,7 +145,7 @@ extension HEVCIDRewriterTests {
         w.bits(0, 2)
         w.bits(1, 1)
         w.align(with: 0)
-        return [HEVCNALType.pictureParameterSet << 1, 1] + RBSP.escaped(w.bytes)
+        return HEVCNALType.pictureParameterSet.header + RBSP.escaped(w.bytes)
     }
 
     @Test func outOfRangeIdsAreErrorsNamingTheElement() throws {
@@ -154,14 +154,14 @@ extension HEVCIDRewriterTests {
         #expect("\(SyntaxError(element: "pps_pic_parameter_set_id", problem: .outOfRange(64, 0...63)))" == "pps_pic_parameter_set_id is 64, outside 0...63")
         let short = try #require(HEVCNALUnit(Self.pps([0, 16])))
         #expect(throws: SyntaxError(element: "pps_seq_parameter_set_id", problem: .outOfRange(16, 0...15))) { try HEVCPictureParameterSet(short) }
-        let cut = try #require(HEVCNALUnit([HEVCNALType.pictureParameterSet << 1, 1, 0x80]))
+        let cut = try #require(HEVCNALUnit(HEVCNALType.pictureParameterSet.header + [0x80]))
         #expect(throws: SyntaxError.self) { try HEVCPictureParameterSet(cut) }
         var rewriter = HEVCIDRewriter(ids: HEVCParameterSetIDs(vps: 1, sps: 1, pps: 64))
         let good = Self.pps([0, 0])
         #expect(try HEVCPictureParameterSet(#require(HEVCNALUnit(good))).id == 0)
         #expect(throws: SyntaxError(element: "pps_pic_parameter_set_id", problem: .outOfRange(64, 0...63))) { try rewriter.rewritten(good) }
         // A slice naming a PPS that was not sent.
-        let slice: [UInt8] = [HEVCNALType.idrWithDecodableLeadingPictures << 1, 1, 0b1010_0000]
+        let slice: [UInt8] = HEVCNALType.idrWithDecodableLeadingPictures.header + [0b1010_0000]
         var fresh = HEVCIDRewriter(ids: HEVCParameterSetIDs(vps: 1, sps: 1, pps: 1))
         #expect(throws: SyntaxError.self) { try fresh.rewritten(slice) }
     }
@@ -169,12 +169,12 @@ extension HEVCIDRewriterTests {
     @Test func freeIdsAvoidTheStreamsSets() throws {
         let folder = try TemporaryFolder("hevc-free-ids")
         let units = try Self.units(Self.shapes[0], in: folder)
-        let sets = units.filter { (32...34).contains(HEVCNALType.of($0[0])) }
+        let sets = units.filter { HEVCNALType.of($0[0])?.isParameterSet ?? false }
         #expect(HEVCParameterSetIDs(avoiding: sets) == HEVCParameterSetIDs(vps: 1, sps: 1, pps: 1))
-        let others = try Self.renumbered(units, HEVCParameterSetIDs(vps: 1, sps: 0, pps: 2)).filter { (32...34).contains(HEVCNALType.of($0[0])) }
+        let others = try Self.renumbered(units, HEVCParameterSetIDs(vps: 1, sps: 0, pps: 2)).filter { HEVCNALType.of($0[0])?.isParameterSet ?? false }
         #expect(HEVCParameterSetIDs(avoiding: sets + others) == HEVCParameterSetIDs(vps: 2, sps: 1, pps: 1))
         #expect(HEVCParameterSetIDs(avoiding: [Self.pps(Array(0...0))] + (1...63).map { Self.pps([$0, 0]) }) == nil)
-        #expect(HEVCParameterSetIDs(avoiding: [[HEVCNALType.pictureParameterSet << 1, 1]]) == nil)
+        #expect(HEVCParameterSetIDs(avoiding: [HEVCNALType.pictureParameterSet.header]) == nil)
     }
 
     /// Damaged units (bits flipped, cut short) are read or refused, never a trap.

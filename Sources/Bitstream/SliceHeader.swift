@@ -11,48 +11,48 @@
 /// Read: progressive frames (frame_mbs_only), picture order count types 0 and 2, one slice
 /// group, P, B and I slices. Refused (``Unsupported``): fields, picture order count type 1,
 /// slice groups, SP and SI slices, and NAL unit types other than 1 and 5.
-struct SliceHeader: Equatable {
+public struct SliceHeader: Equatable, Sendable {
     /// Why a slice header cannot be read or rewritten.
-    struct Unsupported: Error, Equatable, CustomStringConvertible {
-        let description: String
+    public struct Unsupported: Error, Equatable, CustomStringConvertible {
+        public let description: String
     }
 
     /// A memory_management_control_operation (H.264 8.2.5.4) and its arguments in syntax order
     /// (1: difference_of_pic_nums_minus1; 2: long_term_pic_num; 3: the difference and
     /// long_term_frame_idx; 4: max_long_term_frame_idx_plus1; 6: long_term_frame_idx).
-    struct MemoryOperation: Equatable {
+    struct MemoryOperation: Equatable, Sendable {
         var operation: Int
         var arguments: [Int]
     }
 
     /// dec_ref_pic_marking (7.3.3.3).
-    enum Marking: Equatable {
+    enum Marking: Equatable, Sendable {
         case idr(noOutputOfPriorPics: Bool, longTerm: Bool)
         case slidingWindow
         /// The operations, without the final 0.
         case adaptive([MemoryOperation])
     }
 
-    enum Kind: Int { case p = 0, b, i, sp, si }
+    enum Kind: Int, Sendable { case p = 0, b, i, sp, si }
 
-    var nalRefIdc = 0
-    var nalType = 0
+    public internal(set) var nalRefIdc = 0
+    public internal(set) var nalType = H264NALType.slice
     var firstMB = 0
     var kind = Kind.i
-    var ppsID = 0
-    var frameNum = 0
+    public internal(set) var ppsID = 0
+    public internal(set) var frameNum = 0
     var idrPicID: Int?
     var pocLsb: Int?
     /// A ref_pic_list_modification command (7.3.3.1): of list 0 or 1, its
     /// modification_of_pic_nums_idc and the value after it (abs_diff_pic_num_minus1 for 0 and 1).
-    struct ListModification: Equatable {
-        var list: Int
-        var idc: Int
-        var value: Int
+    public struct ListModification: Equatable, Sendable {
+        public internal(set) var list: Int
+        public internal(set) var idc: Int
+        public internal(set) var value: Int
     }
 
     /// The reference list modifications of both lists, in order, the final 3s left out.
-    var modifications: [ListModification] = []
+    public internal(set) var modifications: [ListModification] = []
     /// Nil for a non-reference picture (nal_ref_idc 0).
     var marking: Marking?
 
@@ -66,8 +66,8 @@ struct SliceHeader: Equatable {
     private(set) var headerEnd = 0
 
     /// What ``rewritten(_:rbsp:sets:)`` changes.
-    struct Rewrite: Equatable {
-        var nalType: Int
+    struct Rewrite: Equatable, Sendable {
+        var nalType: H264NALType
         var frameNum: Int
         var idrPicID: Int?
         var pocLsb: Int?
@@ -77,9 +77,11 @@ struct SliceHeader: Equatable {
     /// Reads the header of a slice NAL unit whose header byte is `header` and whose RBSP is
     /// `rbsp`, with the parameter sets it names from `table`.
     init(header: UInt8, rbsp: [UInt8], table: ParameterTable) throws {
-        nalRefIdc = Int(header >> 5) & 3
-        nalType = Int(header & 0x1F)
-        guard nalType == 1 || nalType == 5 else { throw Unsupported(description: "NAL unit type \(nalType) is not a slice this reads") }
+        nalRefIdc = H264NALType.referenceIDC(header)
+        guard let nalType = H264NALType.of(header), nalType.isPictureSlice else {
+            throw Unsupported(description: "NAL unit type \(header & 0b1_1111) is not a slice this reads")
+        }
+        self.nalType = nalType
         var r = ExpGolombReader(rbsp)
         firstMB = try r.ue()
         guard let kind = Kind(rawValue: try r.ue() % 5) else { throw Unsupported(description: "a slice type is out of range") }
@@ -95,7 +97,7 @@ struct SliceHeader: Equatable {
         frameNumBits = r.position ..< r.position + sps.log2MaxFrameNum
         frameNum = try r.bits(sps.log2MaxFrameNum)
         let idrStart = r.position
-        if nalType == 5 { idrPicID = try r.ue() }
+        if nalType == .idr { idrPicID = try r.ue() }
         idrPicIDBits = idrStart..<r.position
         let pocStart = r.position
         if sps.pocType == 0 {
@@ -108,7 +110,7 @@ struct SliceHeader: Equatable {
         if pps.redundantPicCntPresent { _ = try r.ue() }
         try readReferences(&r, sps: sps, pps: pps)
         let markingStart = r.position
-        if nalRefIdc != 0 { marking = try Self.readMarking(&r, idr: nalType == 5) }
+        if nalRefIdc != 0 { marking = try Self.readMarking(&r, idr: nalType == .idr) }
         markingBits = markingStart..<r.position
         if pps.cabac && kind != .i { _ = try r.ue() }
         _ = try r.se()
@@ -182,7 +184,7 @@ struct SliceHeader: Equatable {
             w.bits(1, 1)
             w.align(with: 0)
         }
-        return [UInt8(nalRefIdc << 5 | change.nalType)] + RBSP.escaped(w.bytes)
+        return [change.nalType.header(referenceIDC: nalRefIdc)] + RBSP.escaped(w.bytes)
     }
 
     /// Slice NAL unit `unit` (header byte first, as stored) rewritten as `change` says. When the
@@ -207,7 +209,7 @@ struct SliceHeader: Equatable {
             return try rewritten(change, rbsp: RBSP.unescaped(payload), table: table)
         }
         w.copy(prefix, bits: headerEnd..<prefix.count * 8)
-        return [UInt8(nalRefIdc << 5 | change.nalType)] + RBSP.escaped(w.bytes) + payload[end...]
+        return [change.nalType.header(referenceIDC: nalRefIdc)] + RBSP.escaped(w.bytes) + payload[end...]
     }
 
     /// The header's bits `[0, headerEnd)` of `rbsp` with the fields of `change`.
@@ -215,7 +217,7 @@ struct SliceHeader: Equatable {
         var w = BitWriter()
         w.copy(rbsp, bits: 0..<frameNumBits.lowerBound)
         w.bits(change.frameNum & ((1 << sps.log2MaxFrameNum) - 1), sps.log2MaxFrameNum)
-        if change.nalType == 5 { w.ue(change.idrPicID ?? 0) }
+        if change.nalType == .idr { w.ue(change.idrPicID ?? 0) }
         w.copy(rbsp, bits: idrPicIDBits.upperBound..<pocLsbBits.lowerBound)
         if let lsb = change.pocLsb, sps.pocType == 0 { w.bits(lsb & ((1 << sps.log2MaxPocLsb) - 1), sps.log2MaxPocLsb) }
         w.copy(rbsp, bits: pocLsbBits.upperBound..<markingBits.lowerBound)

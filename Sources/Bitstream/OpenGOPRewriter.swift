@@ -14,7 +14,7 @@
 ///   (ref_pic_list_modification, memory management) mean what they meant in the source;
 /// - a memory management operation that marks a picture from before the recovery point unused
 ///   (which the output never had) is left out; the others stay.
-final class OpenGOPRewriter {
+public final class OpenGOPRewriter {
     private let resume: OpenGOPResume
     /// The output's parameter sets, the re-encoded spans' too (their IDR ids are read).
     private let output: ParameterTable
@@ -35,14 +35,14 @@ final class OpenGOPRewriter {
 
     /// How an export's copied runs resume at recovery points: the rewriter, the output's
     /// parameter sets (frame_num gaps allowed), and which output samples continue the source.
-    struct Resumed {
-        let rewriter: OpenGOPRewriter
-        let sets: ParameterSets
+    public struct Resumed {
+        public let rewriter: OpenGOPRewriter
+        public let sets: ParameterSets
         /// The source decode index each output sample copies; nil for a re-encoded one.
         let copies: [Int?]
 
         /// Whether output sample `n` has the source's pictures decoded just before and after it.
-        func continuing(_ n: Int) -> Bool {
+        public func continuing(_ n: Int) -> Bool {
             guard let i = copies[n], n > 0, n + 1 < copies.count else { return false }
             return copies[n - 1] == i - 1 && copies[n + 1] == i + 1
         }
@@ -50,7 +50,7 @@ final class OpenGOPRewriter {
 
     /// The rewriting an export needs, or nil when no copied run resumes at a recovery point.
     /// `record` is the stream's `avcC`, `rendered` the output's sets when frames are re-encoded.
-    static func plan(recoveryPoints: Set<Int>, record: [UInt8], rendered: ParameterSets?, copies: [Int?]) -> Resumed? {
+    public static func plan(recoveryPoints: Set<Int>, record: [UInt8], rendered: ParameterSets?, copies: [Int?]) -> Resumed? {
         guard !recoveryPoints.isEmpty, let resume = try? OpenGOPResume(avcC: record),
               let own = ParameterSets(avcC: record) else { return nil }
         let sets = (rendered ?? own).allowingFrameNumGaps(ids: Set(own.sequence.compactMap { SequenceParameterSet($0)?.id }))
@@ -65,11 +65,11 @@ final class OpenGOPRewriter {
     }
 
     /// A re-encoded sample was written; `idr` when it starts its span.
-    func encoded(_ sample: [UInt8], idr: Bool) {
+    public func encoded(_ sample: [UInt8], idr: Bool) {
         run = nil
         guard idr else { return }
         sample.withUnsafeBufferPointer { bytes in
-            let slice = resume.units(bytes).first { $0[0] & 0x1F == 5 }
+            let slice = resume.units(bytes).first { H264NALType.of($0[0]) == .idr }
             lastIDR = slice.flatMap { unit in
                 (try? SliceHeader(header: unit[0], rbsp: RBSP.unescaped(unit.dropFirst().prefix(64)), table: output))?.idrPicID
             } ?? lastIDR
@@ -79,7 +79,7 @@ final class OpenGOPRewriter {
     /// The bytes to write for copied sample `sample`, or nil to write it unchanged.
     /// `continuing`: the output has the source's pictures decoded just before and just after it,
     /// so a recovery point there needs no rewriting.
-    func copied(_ sample: UnsafeBufferPointer<UInt8>, continuing: Bool) throws -> [UInt8]? {
+    public func copied(_ sample: UnsafeBufferPointer<UInt8>, continuing: Bool) throws -> [UInt8]? {
         switch try resume.picture(sample) {
         case .idr(let id):
             run = nil
@@ -93,7 +93,7 @@ final class OpenGOPRewriter {
             lastIDR = id
             run = Run(pocLsb: slice.pocLsb ?? 0, lastFrameNum: slice.frameNum)
             return try rewrite(sample, dropping: OpenGOPResume.isOnlyRecoveryPointSEI) { _ in
-                SliceHeader.Rewrite(nalType: 5, frameNum: 0, idrPicID: id, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false))
+                SliceHeader.Rewrite(nalType: .idr, frameNum: 0, idrPicID: id, pocLsb: 0, marking: .idr(noOutputOfPriorPics: false, longTerm: false))
             }
         default:
             guard var run else { return nil }
@@ -121,7 +121,7 @@ final class OpenGOPRewriter {
     }
 
     private func firstSlice(_ sample: UnsafeBufferPointer<UInt8>) throws -> SliceHeader {
-        guard let unit = resume.units(sample).first(where: { [1, 5].contains($0[0] & 0x1F) }) else {
+        guard let unit = resume.units(sample).first(where: { H264NALType.of($0[0])?.isPictureSlice ?? false }) else {
             throw SliceHeader.Unsupported(description: "a picture has no slice")
         }
         return try resume.sliceHeader(unit)
@@ -133,21 +133,21 @@ final class OpenGOPRewriter {
                          change: (SliceHeader) -> SliceHeader.Rewrite) throws -> [UInt8] {
         var units: [[UInt8]] = []
         for unit in resume.units(sample) where !dropping(unit) {
-            switch unit[0] & 0x1F {
-            case 1, 5:
+            switch H264NALType.of(unit[0]) {
+            case .slice?, .idr?:
                 let slice = try resume.sliceHeader(unit)
                 let rewrite = change(slice)
-                guard rewrite.nalType != 5 || slice.kind == .i else {
+                guard rewrite.nalType != .idr || slice.kind == .i else {
                     throw SliceHeader.Unsupported(description: "a recovery point has slices that are not I slices")
                 }
                 units.append(try slice.rewritten(rewrite, unit: unit, table: output))
-            case 7:
+            case .sequenceParameterSet?:
                 // An SPS repeated in the stream must allow the frame_num gaps as the output's does.
                 units.append(SequenceParameterSet.allowingFrameNumGaps(Array(unit)) ?? Array(unit))
             default:
                 units.append(Array(unit))
             }
         }
-        return ParameterSets.sample(units, lengthSize: resume.lengthSize)
+        return LengthPrefixedUnits.sample(units, lengthSize: resume.lengthSize)
     }
 }

@@ -1,4 +1,4 @@
-@testable import Export
+@testable import Bitstream
 import Testing
 
 /// The parameter-set bookkeeping of frame-exact cuts on its own: reading and extending an
@@ -53,9 +53,9 @@ import Testing
 
     @Test func annexBSplitsAndLengthPrefixesJoin() {
         let stream: [UInt8] = [0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps
-        let units = stream.withUnsafeBufferPointer { ParameterSets.annexBUnits($0) }
+        let units = stream.withUnsafeBufferPointer { AnnexBUnits.units($0) }
         #expect(units == [Self.sps, Self.pps])
-        let sample = ParameterSets.sample(units, lengthSize: 4)
+        let sample = LengthPrefixedUnits.sample(units, lengthSize: 4)
         #expect(sample.count == 8 + Self.sps.count + Self.pps.count)
         #expect(Array(sample.prefix(4)) == [0, 0, 0, UInt8(Self.sps.count)])
     }

@@ -27,8 +27,8 @@ struct HEVCSequenceParameterSet: Equatable {
     private(set) var elements: [SyntaxReader.Element] = []
 
     init(_ unit: HEVCNALUnit) throws {
-        guard unit.type == HEVCNALType.sequenceParameterSet else {
-            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.type), not a sequence parameter set"))
+        guard unit.type == .sequenceParameterSet else {
+            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.typeValue), not a sequence parameter set"))
         }
         var r = SyntaxReader(unit.rbsp)
         vpsID = try r.u("sps_video_parameter_set_id", 4)

@@ -1,5 +1,3 @@
-import Foundation
-
 /// An H.264 stream's parameter sets as an `avcC` configuration record (ISO/IEC 14496-15
 /// 5.3.3.1): what mp4's sample entry and Matroska's CodecPrivate hold. A smart cut's re-encoded
 /// pictures carry a sequence and picture parameter set of their own, under ids the stream does
@@ -10,7 +8,7 @@ import Foundation
 /// Measured (testsrc2 320x240 x264 streams, 8-bit High): with both sets in the record and the
 /// re-encoded pictures naming id 1, FFmpeg 5.1's h264 decoder and OpenH264 decode every spliced
 /// stream without an error, in mp4 and mkv.
-struct ParameterSets: Equatable {
+public struct ParameterSets: Equatable, Sendable {
     /// The record's bytes before its first SPS (version, profile, compatibility, level, NAL
     /// length size) and after its last PPS (High profiles' chroma format and bit depths).
     private let header: [UInt8]
@@ -19,13 +17,21 @@ struct ParameterSets: Equatable {
     private(set) var picture: [[UInt8]]
 
     /// Bytes in each NAL unit's length prefix.
-    var lengthSize: Int { Int(header[4] & 3) + 1 }
+    public var lengthSize: Int { Int(header[4] & 3) + 1 }
+
+    /// The prefix size an `avcC` record gives its samples (`lengthSizeMinusOne` + 1), read
+    /// from its fixed header alone; nil when `record` is not one (Annex B extradata).
+    public static func lengthSize(avcC record: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard record.count > 4, record[0] == 1 else { return nil }
+        return Int(record[4] & 3) + 1
+    }
 
     /// Reads an `avcC` record; nil when `record` is not one (Annex B extradata, say).
-    init?(avcC record: [UInt8]) {
+    public init?(avcC record: [UInt8]) {
         guard record.count >= 7, record[0] == 1 else { return nil }
         var at = 6
-        guard let sps = Self.units(count: Int(record[5] & 0x1F), of: record, at: &at), at < record.count else { return nil }
+        // numOfSequenceParameterSets: five bits under three reserved ones.
+        guard let sps = Self.units(count: Int(record[5] & 0b1_1111), of: record, at: &at), at < record.count else { return nil }
         let ppsCount = Int(record[at])
         at += 1
         guard let pps = Self.units(count: ppsCount, of: record, at: &at) else { return nil }
@@ -49,8 +55,15 @@ struct ParameterSets: Equatable {
         return list
     }
 
+    /// The first SPS NAL unit of a codec's extradata: an `avcC` record, or Annex B (an encoder's
+    /// global header); nil when it has none.
+    public static func firstSequenceUnit(extradata: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        if lengthSize(avcC: extradata) != nil { return ParameterSets(avcC: Array(extradata))?.sequence.first }
+        return AnnexBUnits(extradata).first { $0.first.flatMap(H264NALType.of) == .sequenceParameterSet }.map(Array.init)
+    }
+
     /// The record's bytes.
-    var avcC: [UInt8] {
+    public var avcC: [UInt8] {
         var out = header
         out.append(0xE0 | UInt8(sequence.count))
         for unit in sequence { out += [UInt8(unit.count >> 8), UInt8(unit.count & 0xFF)] + unit }
@@ -76,13 +89,13 @@ struct ParameterSets: Equatable {
     }
 
     /// The stream's first SPS, parsed.
-    var firstSequence: SequenceParameterSet? { sequence.first.flatMap(SequenceParameterSet.init) }
+    public var firstSequence: SequenceParameterSet? { sequence.first.flatMap(SequenceParameterSet.init) }
 
     /// An id for new parameter sets that no SPS or PPS of the stream uses (x264 takes 0-31).
-    var freeID: Int? { (1...31).first { !usedIDs.contains($0) } }
+    public var freeID: Int? { (1...31).first { !usedIDs.contains($0) } }
 
     /// The record with `sps` and `pps` added after the stream's own.
-    func adding(sps: [UInt8], pps: [UInt8]) -> ParameterSets {
+    public func adding(sps: [UInt8], pps: [UInt8]) -> ParameterSets {
         var copy = self
         copy.sequence.append(sps)
         copy.picture.append(pps)
@@ -96,49 +109,5 @@ struct ParameterSets: Equatable {
         guard unit.count > offset else { return nil }
         var reader = ExpGolombReader(Array(unit[offset...]))
         return try? reader.ue()
-    }
-
-    /// The NAL units of an Annex B byte stream (start codes of 3 or 4 bytes), without them.
-    static func annexBUnits(_ bytes: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
-        var starts: [(code: Int, payload: Int)] = []
-        var i = 0
-        while i + 2 < bytes.count {
-            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
-                starts.append((i > 0 && bytes[i - 1] == 0 ? i - 1 : i, i + 3))
-                i += 3
-            } else {
-                i += 1
-            }
-        }
-        return starts.indices.map { k in
-            let end = k + 1 < starts.count ? starts[k + 1].code : bytes.count
-            return Array(bytes[starts[k].payload ..< max(starts[k].payload, end)])
-        }
-    }
-
-    /// The NAL units of a sample whose units have `lengthSize`-byte length prefixes, up to the
-    /// first that does not fit.
-    static func units(of sample: UnsafeBufferPointer<UInt8>, lengthSize: Int) -> [UnsafeBufferPointer<UInt8>] {
-        var units: [UnsafeBufferPointer<UInt8>] = []
-        var i = 0
-        while i + lengthSize <= sample.count {
-            var length = 0
-            for k in 0..<lengthSize { length = length << 8 | Int(sample[i + k]) }
-            i += lengthSize
-            guard length > 0, i + length <= sample.count else { break }
-            units.append(UnsafeBufferPointer(rebasing: sample[i ..< i + length]))
-            i += length
-        }
-        return units
-    }
-
-    /// NAL units as a length-prefixed sample, `lengthSize` bytes a prefix.
-    static func sample(_ units: [[UInt8]], lengthSize: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        for unit in units {
-            for k in (0..<lengthSize).reversed() { out.append(UInt8(truncatingIfNeeded: unit.count >> (8 * k))) }
-            out += unit
-        }
-        return out
     }
 }

@@ -10,28 +10,36 @@
 /// where copying resumes; they are sent again there all the same (a few dozen bytes a cut), so
 /// that every IRAP picture copying resumes at carries the sets it activates, as a picture a
 /// decoder may start from (a seek, a stream joined there) should.
-struct HEVCParameterSets: Equatable {
+public struct HEVCParameterSets: Equatable, Sendable {
     /// The 22 bytes before the arrays (profile, level, chroma format, bit depths, NAL length
     /// size).
     private let header: [UInt8]
     /// The record's arrays: NAL type and units (no start codes), in the record's order.
     private let arrays: [(type: UInt8, units: [[UInt8]])]
 
-    static func == (a: Self, b: Self) -> Bool {
+    public static func == (a: Self, b: Self) -> Bool {
         a.header == b.header && a.arrays.map(\.type) == b.arrays.map(\.type) && a.arrays.map(\.units) == b.arrays.map(\.units)
     }
 
     /// Bytes in each NAL unit's length prefix.
-    var lengthSize: Int { Int(header[21] & 3) + 1 }
+    public var lengthSize: Int { Int(header[21] & 3) + 1 }
+
+    /// The prefix size an `hvcC` record gives its samples (`lengthSizeMinusOne` + 1), read
+    /// from its fixed header alone; nil when `record` is not one (Annex B extradata).
+    public static func lengthSize(hvcC record: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard record.count > 22, record[0] == 1 else { return nil }
+        return Int(record[21] & 3) + 1
+    }
 
     /// Reads an `hvcC` record; nil when `record` is not one (Annex B extradata, say).
-    init?(hvcC record: [UInt8]) {
+    public init?(hvcC record: [UInt8]) {
         guard record.count >= 23, record[0] == 1 else { return nil }
         var at = 23
         var arrays: [(type: UInt8, units: [[UInt8]])] = []
         for _ in 0..<Int(record[22]) {
             guard at + 3 <= record.count else { return nil }
-            let type = record[at] & 0x3F
+            // NAL_unit_type, under array_completeness and a reserved bit.
+            let type = record[at] & 0b11_1111
             let count = Int(record[at + 1]) << 8 | Int(record[at + 2])
             at += 3
             guard let units = ParameterSets.units(count: count, of: record, at: &at) else { return nil }
@@ -42,7 +50,7 @@ struct HEVCParameterSets: Equatable {
     }
 
     /// The record's bytes, every array marked incomplete (more sets may come in-band).
-    var hvcC: [UInt8] {
+    public var hvcC: [UInt8] {
         var out = header
         out.append(UInt8(arrays.count))
         for array in arrays {
@@ -53,16 +61,16 @@ struct HEVCParameterSets: Equatable {
     }
 
     /// The video, sequence and picture parameter sets, in decoding order.
-    var parameterSetUnits: [[UInt8]] {
-        [HEVCNALType.videoParameterSet, HEVCNALType.sequenceParameterSet, HEVCNALType.pictureParameterSet].flatMap { type in
-            arrays.filter { $0.type == type }.flatMap(\.units)
+    public var parameterSetUnits: [[UInt8]] {
+        [HEVCNALType.videoParameterSet, .sequenceParameterSet, .pictureParameterSet].flatMap { type in
+            arrays.filter { $0.type == type.rawValue }.flatMap(\.units)
         }
     }
 
     /// The coding tree block and smallest coding block sizes in pixels of the stream's first
     /// SPS, which a smart cut's re-encoded pictures keep (``HEVCSpliceEncoder``).
-    func codingBlockSizes() throws -> (tree: Int, smallest: Int) {
-        guard let unit = parameterSetUnits.first(where: { $0.first.map(HEVCNALType.of) == HEVCNALType.sequenceParameterSet }),
+    public func codingBlockSizes() throws -> (tree: Int, smallest: Int) {
+        guard let unit = parameterSetUnits.first(where: { $0.first.flatMap(HEVCNALType.of) == .sequenceParameterSet }),
               let nal = HEVCNALUnit(unit) else {
             throw SyntaxError(element: "sequence parameter set", problem: .unsupported("is missing from the hvcC record"))
         }
@@ -79,18 +87,14 @@ struct HEVCParameterSets: Equatable {
     /// would say the same, but FFmpeg 5.1 then discards the pictures not yet output (it infers
     /// `no_output_of_prior_pics_flag` for a CRA after an end of sequence), losing the last
     /// re-encoded frames; for a BLA it reads the flag (0) and outputs them.
-    func resumed(_ sample: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out = ParameterSets.sample(parameterSetUnits, lengthSize: lengthSize)
+    public func resumed(_ sample: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out = LengthPrefixedUnits.sample(parameterSetUnits, lengthSize: lengthSize)
         let prefix = out.count
         out += sample
-        var at = prefix
-        while at + lengthSize < out.count {
-            let length = out[at ..< at + lengthSize].reduce(0) { $0 << 8 | Int($1) }
-            if HEVCNALType.of(out[at + lengthSize]) == HEVCNALType.cra {
-                out[at + lengthSize] = HEVCNALType.byte(out[at + lengthSize], as: HEVCNALType.blaWithLeadingPictures)
-            }
-            guard length > 0 else { break }
-            at += lengthSize + length
+        guard let base = sample.baseAddress else { return out }
+        for unit in LengthPrefixedUnits(sample, lengthSize: lengthSize, keepingCutShort: true) where HEVCNALType.of(unit[0]) == .cra {
+            let at = prefix + (unit.baseAddress! - base)
+            out[at] = HEVCNALType.blaWithLeadingPictures.replacingType(in: out[at])
         }
         return out
     }

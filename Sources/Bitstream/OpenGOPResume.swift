@@ -12,13 +12,13 @@
 /// (``SliceHeader``) and nothing the renumbering cannot follow: long-term references, memory
 /// management operation 5 and reference list modifications of long-term pictures are refused,
 /// and copying then resumes only at IDR pictures, as before.
-struct OpenGOPResume {
-    let table: ParameterTable
+public struct OpenGOPResume {
+    public let table: ParameterTable
     /// Bytes in each NAL unit's length prefix.
     let lengthSize: Int
 
     /// What a sample's picture is.
-    enum Picture: Equatable {
+    public enum Picture: Equatable, Sendable {
         case idr(id: Int)
         /// A non-IDR I picture with a recovery-point SEI whose recovery_frame_cnt is 0.
         case recoveryPoint
@@ -26,7 +26,7 @@ struct OpenGOPResume {
     }
 
     /// Reads the stream's parameter sets; throws why its recovery points cannot be rewritten.
-    init(avcC record: [UInt8]) throws {
+    public init(avcC record: [UInt8]) throws {
         guard let sets = ParameterSets(avcC: record) else {
             throw SliceHeader.Unsupported(description: "its parameter sets are not in an avcC record")
         }
@@ -46,7 +46,7 @@ struct OpenGOPResume {
 
     /// The NAL units of a length-prefixed sample.
     func units(_ sample: UnsafeBufferPointer<UInt8>) -> [UnsafeBufferPointer<UInt8>] {
-        ParameterSets.units(of: sample, lengthSize: lengthSize)
+        Array(LengthPrefixedUnits(sample, lengthSize: lengthSize))
     }
 
     /// The header of slice NAL unit `unit`; only its first bytes are unescaped unless the
@@ -69,14 +69,14 @@ struct OpenGOPResume {
     }
 
     /// What `sample`'s picture is, and its first slice's header (nil when it has no slice).
-    func read(_ sample: UnsafeBufferPointer<UInt8>) throws -> (picture: Picture, slice: SliceHeader?) {
+    public func read(_ sample: UnsafeBufferPointer<UInt8>) throws -> (picture: Picture, slice: SliceHeader?) {
         let units = units(sample)
-        guard let first = units.first(where: { [1, 5].contains($0[0] & 0x1F) }) else { return (.other, nil) }
+        guard let first = units.first(where: { H264NALType.of($0[0])?.isPictureSlice ?? false }) else { return (.other, nil) }
         let slice: SliceHeader
         do { slice = try sliceHeader(first) } catch let error as SliceHeader.Unsupported { throw error } catch {
             throw SliceHeader.Unsupported(description: "a slice header cannot be read")
         }
-        if slice.nalType == 5 { return (.idr(id: slice.idrPicID ?? 0), slice) }
+        if slice.nalType == .idr { return (.idr(id: slice.idrPicID ?? 0), slice) }
         guard slice.modifications.allSatisfy({ $0.idc <= 1 }) else {
             throw SliceHeader.Unsupported(description: "its reference lists name long-term pictures")
         }
@@ -89,25 +89,12 @@ struct OpenGOPResume {
 
     /// Whether `unit` is an SEI NAL unit holding a recovery point with recovery_frame_cnt 0.
     static func isRecoveryPointSEI(_ unit: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard unit.count > 2, unit[0] & 0x1F == 6 else { return false }
-        let rbsp = RBSP.unescaped(unit.dropFirst())
-        var at = 0
-        while at < rbsp.count && !(at == rbsp.count - 1 && rbsp[at] == 0x80) {
-            var type = 0, size = 0
-            while at < rbsp.count && rbsp[at] == 0xFF { type += 255; at += 1 }
-            guard at < rbsp.count else { return false }
-            type += Int(rbsp[at]); at += 1
-            while at < rbsp.count && rbsp[at] == 0xFF { size += 255; at += 1 }
-            guard at < rbsp.count else { return false }
-            size += Int(rbsp[at]); at += 1
-            guard at + size <= rbsp.count else { return false }
-            if type == 6 {
-                var r = ExpGolombReader(Array(rbsp[at ..< at + size]))
-                return (try? r.ue()) == 0
-            }
-            at += size
+        guard unit.count > 2, H264NALType.of(unit[0]) == .sei else { return false }
+        guard let message = SEIMessages(RBSP.unescaped(unit.dropFirst())).first(where: { $0.type == recoveryPointPayloadType }) else {
+            return false
         }
-        return false
+        var r = ExpGolombReader(message.payload)
+        return (try? r.ue()) == 0
     }
 
     /// Whether `unit` is an SEI NAL unit that holds only a recovery point (dropped when its
@@ -116,6 +103,9 @@ struct OpenGOPResume {
         guard isRecoveryPointSEI(unit) else { return false }
         let rbsp = RBSP.unescaped(unit.dropFirst())
         // One message: type 6, a size byte, the payload, then the trailing bits.
-        return rbsp.count >= 3 && rbsp[0] == 6 && Int(rbsp[1]) + 3 == rbsp.count
+        return rbsp.count >= 3 && Int(rbsp[0]) == recoveryPointPayloadType && Int(rbsp[1]) + 3 == rbsp.count
     }
+
+    /// The SEI payload type of a recovery point (ITU-T H.264 D.1.8).
+    static let recoveryPointPayloadType = 6
 }

@@ -1,6 +1,6 @@
 /// An H.264 stream's sequence and picture parameter sets by id, parsed: what reading a slice
 /// header needs (its PPS, and that PPS's SPS).
-struct ParameterTable: Equatable {
+public struct ParameterTable: Equatable, Sendable {
     private(set) var sequences: [Int: SequenceParameterSet] = [:]
     private(set) var pictures: [Int: PictureParameterSet] = [:]
 
@@ -11,7 +11,7 @@ struct ParameterTable: Equatable {
     }
 
     /// The PPS with `id` and its SPS, or nil when either is missing.
-    func sets(pps id: Int) -> (sps: SequenceParameterSet, pps: PictureParameterSet)? {
+    public func sets(pps id: Int) -> (sps: SequenceParameterSet, pps: PictureParameterSet)? {
         guard let pps = pictures[id], let sps = sequences[pps.spsID] else { return nil }
         return (sps, pps)
     }

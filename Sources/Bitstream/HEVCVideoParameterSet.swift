@@ -7,8 +7,8 @@ struct HEVCVideoParameterSet: Equatable {
     let idBits: Range<Int>
 
     init(_ unit: HEVCNALUnit) throws {
-        guard unit.type == HEVCNALType.videoParameterSet else {
-            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.type), not a video parameter set"))
+        guard unit.type == .videoParameterSet else {
+            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.typeValue), not a video parameter set"))
         }
         var r = SyntaxReader(unit.rbsp)
         id = try r.u("vps_video_parameter_set_id", 4)

@@ -27,8 +27,8 @@ struct HEVCPictureParameterSet: Equatable {
     private(set) var elements: [SyntaxReader.Element] = []
 
     init(_ unit: HEVCNALUnit) throws {
-        guard unit.type == HEVCNALType.pictureParameterSet else {
-            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.type), not a picture parameter set"))
+        guard unit.type == .pictureParameterSet else {
+            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.typeValue), not a picture parameter set"))
         }
         var r = SyntaxReader(unit.rbsp)
         id = try r.ue("pps_pic_parameter_set_id", in: 0...63)

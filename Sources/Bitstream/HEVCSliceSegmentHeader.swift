@@ -8,7 +8,7 @@
 struct HEVCSliceSegmentHeader: Equatable {
     enum Kind: Int { case b = 0, p, i }
 
-    var nalType: UInt8
+    var nalType: HEVCNALType
     var firstSliceSegmentInPicture = false
     /// `slice_pic_parameter_set_id`.
     var ppsID = 0
@@ -22,13 +22,13 @@ struct HEVCSliceSegmentHeader: Equatable {
     /// Reads the header of a slice segment NAL unit, whose picture parameter set `sets` gives
     /// by id (with its SPS).
     init(_ unit: HEVCNALUnit, sets: (Int) -> (sps: HEVCSequenceParameterSet, pps: HEVCPictureParameterSet)?) throws {
-        nalType = unit.type
-        guard HEVCNALType.isSlice(nalType) else {
-            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(nalType), not a coded slice segment"))
+        guard let nalType = unit.type, nalType.isSlice else {
+            throw SyntaxError(element: "nal_unit_type", problem: .unsupported("is \(unit.typeValue), not a coded slice segment"))
         }
+        self.nalType = nalType
         var r = SyntaxReader(unit.rbsp)
         firstSliceSegmentInPicture = try r.flag("first_slice_segment_in_pic_flag")
-        if HEVCNALType.isIRAP(nalType) { _ = try r.flag("no_output_of_prior_pics_flag") }
+        if nalType.isIRAP { _ = try r.flag("no_output_of_prior_pics_flag") }
         ppsID = try r.ue("slice_pic_parameter_set_id", in: 0...63)
         guard let (sps, pps) = sets(ppsID) else {
             throw SyntaxError(element: "slice_pic_parameter_set_id", problem: .unsupported("is \(ppsID), a set that has not been sent"))
@@ -65,7 +65,7 @@ struct HEVCSliceSegmentHeader: Equatable {
         if pps.outputFlagPresent { _ = try r.flag("pic_output_flag") }
         if sps.separateColourPlanes { _ = try r.u("colour_plane_id", 2, in: 0...2) }
         var temporalMVP = false, usedPictures = 0
-        if !HEVCNALType.isIDR(nalType) {
+        if !nalType.isIDR {
             usedPictures = try readReferencePictures(&r, sps: sps)
             if sps.temporalMVP { temporalMVP = try r.flag("slice_temporal_mvp_enabled_flag") }
         }
