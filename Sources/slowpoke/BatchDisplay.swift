@@ -1,5 +1,6 @@
 import Foundation
 import Project
+import Batch
 import Synchronization
 
 /// One line of progress per job on stderr, and the summary table.
