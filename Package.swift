@@ -50,7 +50,7 @@ let package = Package(
         // The one way slowpoke writes a file (OutputFile), file identity, and signal handling.
         .target(name: "SafeFiles", dependencies: ["SignalSafety"]),
         // The document and its store, the edit history, the movie's fingerprint (swift-crypto's
-        // SHA-256), slow-motion sidecars and default output names.
+        // SHA-256) and slow-motion sidecars.
         .target(name: "Project", dependencies: ["Composition", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")]),
         // Timelines other programs write and read: OpenTimelineIO (over its own JSON parser) and
         // CMX 3600 EDLs. Knows no document: the CLI replays what it reads into one.

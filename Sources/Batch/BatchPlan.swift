@@ -1,4 +1,5 @@
 public import Foundation
+import Export
 import Project
 
 /// Expands a recipe into jobs: one per movie, one per matching file for a pattern, in recipe

@@ -1,4 +1,5 @@
 public import Foundation
+internal import CFFmpeg
 
 /// The video codecs constant-rate export encodes with, and the facts about each that the
 /// export asks: its encoder, the containers it goes into, and whether it keeps an alpha channel.
@@ -19,17 +20,19 @@ public enum VideoCodec: String, CaseIterable, Sendable {
         }
     }
 
-    /// The output extensions it is written into, in the order users are told about them.
-    /// Measured with FFmpeg 5.1's muxers: mp4 has no tag for ProRes and WebM none for H.264,
-    /// HEVC or ProRes; mov takes VP9 only as mp4 (refused), and VP9 in mp4 would lose its alpha
-    /// (it rides in Matroska's BlockAdditional), so VP9 goes to WebM and Matroska.
-    public var containers: [String] {
+    /// libavcodec's codec.
+    var codecID: AVCodecID {
         switch self {
-        case .h264, .hevc: ["mp4", "m4v", "mov", "mkv"]
-        case .prores: ["mov", "mkv"]
-        case .vp9: ["webm", "mkv"]
+        case .h264: AV_CODEC_ID_H264
+        case .hevc: AV_CODEC_ID_HEVC
+        case .prores: AV_CODEC_ID_PRORES
+        case .vp9: AV_CODEC_ID_VP9
         }
     }
+
+    /// The output extensions it is written into, in the order users are told about them (see
+    /// ``Container/extensions(encodingVideo:)``).
+    public var containers: [String] { Container.extensions(encodingVideo: codecID) }
 
     /// Whether it keeps a source's alpha channel (x264 and x265 here cannot).
     public var keepsAlpha: Bool { self == .prores || self == .vp9 }
@@ -38,11 +41,8 @@ public enum VideoCodec: String, CaseIterable, Sendable {
     /// one that keeps it in `container` (ProRes in .mov, VP9 in .mkv and .webm); else H.264.
     public static func defaultCodec(alphaSource: Bool, container: String) -> VideoCodec {
         guard alphaSource else { return .h264 }
-        switch container.lowercased() {
-        case "mov": return .prores
-        case "mkv", "webm": return .vp9
-        default: return .h264
-        }
+        let ext = container.lowercased()
+        return [VideoCodec.vp9, .prores].first { $0.containers.contains(ext) } ?? .h264
     }
 
     /// Refuses an output `file` whose container `self` cannot be written into, naming the
@@ -54,7 +54,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
         if StandardOutput.isStandardOutput(file), ext == "ts", self == .h264 || self == .hevc { return }
         let others = Self.allCases.filter { $0.containers.contains(ext) }.map(\.rawValue)
         let shown = containers.filter { $0 != "m4v" }
-        let holds = ext == "webm" ? ".webm holds only VP8, VP9 and AV1 video" : ".\(ext) cannot hold it"
+        let holds = Container(movie: ext)?.isWebM == true ? ".webm holds only VP8, VP9 and AV1 video" : ".\(ext) cannot hold it"
         throw .unsupported("\(file.lastPathComponent): --fps --codec \(rawValue) writes \(displayName), and \(holds); export to .\(shown.joined(separator: " or .")), or to .\(ext) with --codec \(others.joined(separator: " or "))")
     }
 
