@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "slowpoke", targets: ["slowpoke"]),
         .library(name: "Composition", targets: ["Composition"]),
         .library(name: "Project", targets: ["Project"]),
+        .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "TimePitch", targets: ["TimePitch"]),
         .library(name: "Export", targets: ["Export"]),
         .library(name: "Preview", targets: ["Preview"]),
@@ -48,9 +49,12 @@ let package = Package(
         .target(name: "SignalSafety"),
         // The one way slowpoke writes a file (OutputFile), file identity, and signal handling.
         .target(name: "SafeFiles", dependencies: ["SignalSafety"]),
-        // What is not the composition model: the document and its store, the edit history,
-        // the movie's fingerprint (swift-crypto's SHA-256), OpenTimelineIO and batch recipes.
+        // The document and its store, the edit history, the movie's fingerprint (swift-crypto's
+        // SHA-256) and slow-motion sidecars.
         .target(name: "Project", dependencies: ["Composition", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")]),
+        // Timelines other programs write and read: OpenTimelineIO (over its own JSON parser) and
+        // CMX 3600 EDLs. Knows no document: the CLI replays what it reads into one.
+        .target(name: "Interchange", dependencies: ["Composition", "SafeFiles"]),
         // The DSP runs optimised even in debug builds: the preview's real-time varispeed (a
         // windowed sinc per output sample) cannot keep up with playback unoptimised.
         // Rubber Band is linked from its static library (librubberband-dev ships both), the
@@ -76,14 +80,16 @@ let package = Package(
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
                                                "Bitstream",
                                               ]),
-        // Where documents meet exports: batch recipes run (BatchRunner), and a document turned
-        // into the ExportSource every exporter takes. Export itself never reads a document.
+        // Where documents meet exports: batch recipes, their plans, jobs and shards, run by
+        // BatchRunner, and a document turned into the ExportSource every exporter takes. Export
+        // itself never reads a document.
         .target(name: "Batch", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "Export"]),
         .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
                 "Composition", "Project", "TimePitch", "Export", "Batch", "Preview", "SafeFiles",
+                "Interchange",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -98,6 +104,7 @@ let package = Package(
         ),
         .testTarget(name: "ProjectTests", dependencies: [
             "Project", "Composition", "TestSupport",
+            "Interchange", "Batch",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),

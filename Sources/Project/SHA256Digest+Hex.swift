@@ -1,3 +1,4 @@
+public import Foundation
 import Crypto
 
 extension SHA256Digest {
@@ -11,6 +12,12 @@ extension SHA256Digest {
         }
         return text
     }
+}
+
+/// `data`'s SHA-256 as `sha256sum` prints it, for the modules of this package that recognise
+/// work already done (Batch's job digests) without linking swift-crypto themselves.
+package func sha256Hex(of data: Data) -> String {
+    SHA256.hash(data: data).hex
 }
 
 private let hexDigits = Array("0123456789abcdef".utf8)

@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 import Project
+import Batch
 import Synchronization
 
 /// One line of progress per job on stderr, and the summary table.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Composition
 import Project
+import Interchange
 import Export
 import Foundation
 import SafeFiles

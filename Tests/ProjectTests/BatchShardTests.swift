@@ -1,5 +1,6 @@
 import Composition
 import Project
+import Batch
 import Foundation
 import Testing
 import TestSupport

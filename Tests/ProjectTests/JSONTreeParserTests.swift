@@ -1,5 +1,5 @@
 import Foundation
-@testable import Project
+@testable import Interchange
 import Testing
 import TestSupport
 

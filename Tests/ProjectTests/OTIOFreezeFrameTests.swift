@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 import Project
+import Interchange
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Composition
 import Project
+import Interchange
 import Foundation
 import Testing
 import TestSupport

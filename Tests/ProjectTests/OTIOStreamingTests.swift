@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 @testable import Project
+@testable import Interchange
 import Testing
 import TestSupport
 

@@ -13,23 +13,13 @@ struct AudioCodecChoice {
     /// Why the source's codec is not kept; nil when it is.
     let why: String?
 
-    private static let pcm: [AVCodecID] = [AV_CODEC_ID_PCM_S16LE, AV_CODEC_ID_PCM_S24LE, AV_CODEC_ID_PCM_S32LE,
-                                           AV_CODEC_ID_PCM_F32LE, AV_CODEC_ID_PCM_S16BE, AV_CODEC_ID_PCM_S24BE]
-    /// Codecs kept as they are, by muxer; the rest become AAC.
-    private static let kept: [String: [AVCodecID]] = [
-        "matroska": [AV_CODEC_ID_AAC, AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS, AV_CODEC_ID_FLAC] + pcm,
-        "mp4": [AV_CODEC_ID_AAC], "mov": [AV_CODEC_ID_AAC] + pcm, "webm": [AV_CODEC_ID_OPUS, AV_CODEC_ID_VORBIS],
-    ]
-    /// Where each kept codec can go, for the advice.
-    private static func keepers(of id: AVCodecID) -> [String] {
-        [("mkv", "matroska"), ("webm", "webm"), ("mov", "mov"), ("mp4", "mp4")].filter { kept[$0.1]?.contains(id) == true }.map { "." + $0.0 }
-    }
+    private static let pcm = Container.pcmAudio
 
     /// The choice for a source stream with `source` parameters, written by `muxer`; `aacBitRate`
     /// is the AAC bit rate asked for.
     init(source: AVCodecParameters, container: Container, aacBitRate: Int) {
         let id = source.codec_id
-        if Self.kept[container.muxer]?.contains(id) == true, id != AV_CODEC_ID_AAC || container.isWebM, let encoder = avcodec_find_encoder(id),
+        if container.keepsAudio(id), id != AV_CODEC_ID_AAC || container.isWebM, let encoder = avcodec_find_encoder(id),
            let format = Self.sampleFormat(of: encoder) {
             codec = id
             let lossless = id == AV_CODEC_ID_FLAC || Self.pcm.contains(id)
@@ -51,7 +41,7 @@ struct AudioCodecChoice {
         bitRate = webm != nil && source.bit_rate > 0 ? max(Int(source.bit_rate), 64_000) : aacBitRate
         bitsPerRawSample = nil
         let sourceName = String(cString: avcodec_get_name(id))
-        let places = Self.keepers(of: id)
+        let places = Container.extensions(keepingAudio: id)
         if let webm {
             why = ".webm holds only Opus and Vorbis audio, so \(sourceName) becomes \(String(cString: avcodec_get_name(webm))); export to \((places.isEmpty ? [".mkv"] : places).joined(separator: " or ")) to keep it"
         } else if id == AV_CODEC_ID_AAC {
@@ -100,20 +90,13 @@ struct AudioCodecChoice {
 // MARK: Audio files
 
 extension AudioCodecChoice {
-    /// The one codec of each audio-file container slowpoke writes, by muxer (WAV's PCM depth
-    /// follows the source; see ``init(audioFile:source:defaultBitRate:)``).
-    static let audioFileCodecs: [String: AVCodecID] = [
-        "ipod": AV_CODEC_ID_AAC, "mp3": AV_CODEC_ID_MP3, "opus": AV_CODEC_ID_OPUS,
-        "flac": AV_CODEC_ID_FLAC, "wav": AV_CODEC_ID_PCM_S16LE,
-    ]
-
-    /// The choice for an audio file written by `muxer` (a key of ``audioFileCodecs``) from a
+    /// The choice for an audio file `file` (its ``Container/audioFileCodec``) from a
     /// source stream with `source` parameters: the container's codec, at the source's bit rate
     /// when the source is already that codec (a re-encode should not change it), else at
     /// `defaultBitRate`. FLAC and WAV keep 16-bit sources 16-bit and write deeper ones as 24-bit (WAV:
     /// floating-point sources as 32-bit float), as `slowpoke stretch` does.
     init(audioFile file: Container, source: AVCodecParameters, defaultBitRate: Int) {
-        let id = Self.audioFileCodecs[file.muxer] ?? AV_CODEC_ID_AAC
+        let id = file.audioFileCodec ?? AV_CODEC_ID_AAC
         why = nil
         let sourceFormat = AVSampleFormat(source.format)
         let depth16 = [AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_U8P, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P].contains(sourceFormat)
@@ -137,7 +120,7 @@ extension AudioCodecChoice {
         }
     }
 
-    /// How a source fits the encoder of `muxer`'s codec in this FFmpeg.
+    /// How a source fits the encoder of an audio file's codec in this FFmpeg.
     enum AudioFileFit: Equatable {
         case fits
         case noEncoder
@@ -147,10 +130,10 @@ extension AudioCodecChoice {
         case channels
     }
 
-    /// Whether this FFmpeg has an encoder for `muxer`'s codec that takes `channels` channels
+    /// Whether this FFmpeg has an encoder for `file`'s codec that takes `channels` channels
     /// at `sampleRate`.
     static func fit(audioFile file: Container, sampleRate: Int, channels: Int) -> AudioFileFit {
-        guard let id = audioFileCodecs[file.muxer], let encoder = avcodec_find_encoder(id) else { return .noEncoder }
+        guard let id = file.audioFileCodec, let encoder = avcodec_find_encoder(id) else { return .noEncoder }
         if let rates = encoder.pointee.supported_samplerates {
             var i = 0, found = false
             while rates[i] != 0 && !found { found = Int(rates[i]) == sampleRate; i += 1 }

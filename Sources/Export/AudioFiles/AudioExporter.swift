@@ -133,7 +133,7 @@ public struct AudioExporter {
         let others = Container.audioExtensions.filter { other in
             other != container.fileExtension && AudioCodecChoice.fit(audioFile: Container(audioFile: other)!, sampleRate: sampleRate, channels: channels) == .fits
         }
-        let codec = ["ipod": "AAC", "mp3": "MP3", "opus": "Opus", "flac": "FLAC", "wav": "WAV"][container.muxer] ?? container.muxer
+        let codec = container.audioFileCodecName
         let source = self.source.name
         let why = switch fit {
         case .noEncoder: "this FFmpeg has no \(codec) encoder"

@@ -29,18 +29,19 @@ public final class AudioFileWriter {
         self.output = output
         self.format = format
         let ext = output.destination.pathExtension.lowercased()
-        let (muxer, codecID, sampleFormat): (String, AVCodecID, AVSampleFormat)
-        switch (ext, depth) {
-        case ("wav", .int16): (muxer, codecID, sampleFormat) = ("wav", AV_CODEC_ID_PCM_S16LE, AV_SAMPLE_FMT_S16)
-        case ("wav", .int24): (muxer, codecID, sampleFormat) = ("wav", AV_CODEC_ID_PCM_S24LE, AV_SAMPLE_FMT_S32)
-        case ("wav", .float32): (muxer, codecID, sampleFormat) = ("wav", AV_CODEC_ID_PCM_F32LE, AV_SAMPLE_FMT_FLT)
-        case ("flac", .int16): (muxer, codecID, sampleFormat) = ("flac", AV_CODEC_ID_FLAC, AV_SAMPLE_FMT_S16)
-        case ("flac", _): (muxer, codecID, sampleFormat) = ("flac", AV_CODEC_ID_FLAC, AV_SAMPLE_FMT_S32)
-        default:
+        guard Self.extensions.contains(ext), let container = Container(audioFile: ext) else {
             throw .unsupported("slowpoke writes audio as .wav or .flac, not .\(ext.isEmpty ? "(no extension)" : ext)")
         }
-        writer = try MovieWriter(path: output.openablePath, display: output.destination.path, container: Container(audioFile: muxer)!,
-                                 what: "the \(muxer) file")
+        // WAV is PCM at the depth asked; FLAC is 16 or 24 bits in 32-bit samples.
+        let (codecID, sampleFormat): (AVCodecID, AVSampleFormat) = switch (container.isWAV, depth) {
+        case (true, .int16): (AV_CODEC_ID_PCM_S16LE, AV_SAMPLE_FMT_S16)
+        case (true, .int24): (AV_CODEC_ID_PCM_S24LE, AV_SAMPLE_FMT_S32)
+        case (true, .float32): (AV_CODEC_ID_PCM_F32LE, AV_SAMPLE_FMT_FLT)
+        case (false, .int16): (AV_CODEC_ID_FLAC, AV_SAMPLE_FMT_S16)
+        case (false, _): (AV_CODEC_ID_FLAC, AV_SAMPLE_FMT_S32)
+        }
+        writer = try MovieWriter(path: output.openablePath, display: output.destination.path, container: container,
+                                 what: "the \(container.muxer) file")
         encoder = try AudioEncoder(format: format, codecID: codecID, sampleFormat: sampleFormat,
                                    bitsPerRawSample: depth == .int24 ? 24 : nil,
                                    globalHeader: writer.context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0,

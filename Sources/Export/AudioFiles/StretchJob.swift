@@ -37,6 +37,7 @@ public struct StretchJob: Sendable {
     public func run(started: (_ inputSeconds: Double) -> Void = { _ in },
                     progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (String) -> Void = { _ in }) throws -> Result {
+        let container = Container(audioFile: output.pathExtension)!  // checked by init
         let destination = try OutputFile.claim(output, force: force, inputs: [input])
         // A plain PCM or float WAV is read natively, so that libav's codec libraries never load;
         // anything else goes through libav.
@@ -49,11 +50,11 @@ public struct StretchJob: Sendable {
         let depth: AudioFileWriter.Depth = switch reader.sampleFormatName {
         case "u8", "u8p", "s16", "s16p": .int16
         case "s32", "s32p": .int24
-        default: output.pathExtension.lowercased() == "flac" ? .int24 : .float32
+        default: container.isWAV ? .float32 : .int24
         }
         // WAV is written natively too; FLAC through libav.
         let write: ([[Float]], Int) throws -> Void, finish: () throws -> Void
-        if output.pathExtension.lowercased() == "wav" {
+        if container.isWAV {
             let writer = try WAVFileWriter(output: destination, format: reader.format, depth: depth)
             (write, finish) = (writer.write, writer.finish)
         } else {

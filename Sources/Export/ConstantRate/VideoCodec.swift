@@ -1,5 +1,6 @@
 public import Foundation
 import Composition
+internal import CFFmpeg
 
 /// The video codecs constant-rate export encodes with, and the facts about each that the
 /// export asks: its encoder, the containers it goes into, and whether it keeps an alpha channel.
@@ -20,17 +21,19 @@ public enum VideoCodec: String, CaseIterable, Sendable {
         }
     }
 
-    /// The output extensions it is written into, in the order users are told about them.
-    /// Measured with FFmpeg 5.1's muxers: mp4 has no tag for ProRes and WebM none for H.264,
-    /// HEVC or ProRes; mov takes VP9 only as mp4 (refused), and VP9 in mp4 would lose its alpha
-    /// (it rides in Matroska's BlockAdditional), so VP9 goes to WebM and Matroska.
-    public var containers: [String] {
+    /// libavcodec's codec.
+    var codecID: AVCodecID {
         switch self {
-        case .h264, .hevc: ["mp4", "m4v", "mov", "mkv"]
-        case .prores: ["mov", "mkv"]
-        case .vp9: ["webm", "mkv"]
+        case .h264: AV_CODEC_ID_H264
+        case .hevc: AV_CODEC_ID_HEVC
+        case .prores: AV_CODEC_ID_PRORES
+        case .vp9: AV_CODEC_ID_VP9
         }
     }
+
+    /// The output extensions it is written into, in the order users are told about them (see
+    /// ``Container/extensions(encodingVideo:)``).
+    public var containers: [String] { Container.extensions(encodingVideo: codecID) }
 
     /// Whether it keeps a source's alpha channel (x264 and x265 here cannot).
     public var keepsAlpha: Bool { self == .prores || self == .vp9 }
@@ -39,11 +42,8 @@ public enum VideoCodec: String, CaseIterable, Sendable {
     /// one that keeps it in `container` (ProRes in .mov, VP9 in .mkv and .webm); else H.264.
     public static func defaultCodec(alphaSource: Bool, container: String) -> VideoCodec {
         guard alphaSource else { return .h264 }
-        switch container.lowercased() {
-        case "mov": return .prores
-        case "mkv", "webm": return .vp9
-        default: return .h264
-        }
+        let ext = container.lowercased()
+        return [VideoCodec.vp9, .prores].first { $0.containers.contains(ext) } ?? .h264
     }
 
     /// Refuses an output `file` whose container `self` cannot be written into, naming the
@@ -55,7 +55,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
         if StandardOutput.isStandardOutput(file), ext == "ts", self == .h264 || self == .hevc { return }
         let others = Self.allCases.filter { $0.containers.contains(ext) }.map(\.rawValue)
         let shown = containers.filter { $0 != "m4v" }
-        let holds = ext == "webm" ? ".webm holds only VP8, VP9 and AV1 video" : ".\(ext) cannot hold it"
+        let holds = Container(movie: ext)?.isWebM == true ? ".webm holds only VP8, VP9 and AV1 video" : ".\(ext) cannot hold it"
         throw .unavailable(Notice("\(file.lastPathComponent): a constant-rate export with the \(rawValue) codec writes \(displayName), and \(holds)",
                                   remedies: [Remedy(.container(shown))] + (others.isEmpty ? [] : [Remedy(.codec(others), "into .\(ext)")])))
     }

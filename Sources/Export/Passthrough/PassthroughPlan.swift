@@ -107,7 +107,7 @@ extension PassthroughPlan {
             }
         } ?? scan.packets
         let map = try PacketMap(packets: packets, track: timeline, preferred: scan.timescale,
-                                fixedTimescale: container.isMatroska ? 1000 : nil,
+                                fixedTimescale: container.fixedTimescale,
                                 carriesHidden: container.canHideFrames,
                                 limits: container.canHideFrames ? PacketMap.Limits() : nil, holdsAreFrames: video.smart?.stills ?? false)
         return PassthroughPlan(timeline: video.segments, fit: video.fit, movedCuts: video.snapped.cuts.map { ($0.requested, $0.actual) },

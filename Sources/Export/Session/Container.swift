@@ -4,7 +4,8 @@ import Foundation
 /// A file format slowpoke writes, made once from the output's extension. Every question about
 /// the container (which muxer, whether it is Matroska, whether it can hide frames behind an
 /// edit list, whether codecs keep their extradata in a global header, what it holds, how
-/// messages name it) is asked here, not of a muxer name.
+/// messages name it) is asked here, not of a muxer name; what slowpoke keeps, encodes and times
+/// in each is in `Container+Codecs.swift`, and the default output names in ``OutputNaming``.
 struct Container: Sendable, Hashable {
     /// libavformat's name of the muxer: mp4, mov, matroska, webm, ipod, wav, flac, mp3, opus.
     let muxer: String
@@ -14,19 +15,21 @@ struct Container: Sendable, Hashable {
     /// fragmented (an empty `moov`, then a fragment from each keyframe), Matroska has no cues.
     let isStreamed: Bool
 
-    /// The movie containers, by extension.
-    private static let movies = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
+    /// The movie containers, by extension, in the order messages list them.
+    private static let movies: KeyValuePairs = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
     /// The audio-only files (a movie with no video), by extension.
     private static let audioFiles = ["m4a": "ipod", "wav": "wav", "flac": "flac", "mp3": "mp3", "opus": "opus"]
     /// The movie extensions users are told about, in order (`m4v` is accepted as an mp4).
     static let movieExtensions = ["mp4", "mov", "mkv", "webm"]
+    /// Every extension a movie export accepts: those users are told about and `m4v` (an mp4).
+    static let acceptedMovieExtensions = movies.map { $0.key }
     /// The audio extensions users are told about, in order.
     static let audioExtensions = ["m4a", "wav", "flac", "mp3", "opus"]
 
     /// The movie container of a file named with `fileExtension`; nil if slowpoke writes no movie so.
     init?(movie fileExtension: String) {
         let ext = fileExtension.lowercased()
-        guard let muxer = Self.movies[ext] else { return nil }
+        guard let muxer = Self.movies.first(where: { $0.key == ext })?.value else { return nil }
         self.init(muxer: muxer, fileExtension: ext)
     }
 

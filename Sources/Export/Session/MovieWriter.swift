@@ -155,7 +155,7 @@ final class MovieWriter {
             }
         }
         // A WAV file's sizes are 32-bit; past 4 GiB it becomes RF64, as WAVFileWriter's does.
-        if container.muxer == "wav" { av_dict_set(&options, "rf64", "auto", 0) }
+        if container.isWAV { av_dict_set(&options, "rf64", "auto", 0) }
         let result = avformat_write_header(context, &options)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "writing the header")) }
     }

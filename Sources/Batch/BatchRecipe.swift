@@ -1,6 +1,7 @@
 import Foundation
 public import Composition
-import Crypto
+public import Project
+import Export
 
 /// A `slowpoke batch` recipe: which movies to retime, the edits for each, and how to export.
 /// See the README's "Batch" section for the format.
@@ -271,7 +272,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
 
     /// A hex SHA-256 of `data`, for recognising a job that has already been done.
     public static func digest(_ data: Data) -> String {
-        SHA256.hash(data: data).hex
+        sha256Hex(of: data)
     }
 }
 

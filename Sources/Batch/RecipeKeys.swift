@@ -1,3 +1,5 @@
+import Project
+
 /// The keys a recipe object may hold: a misspelt key (`"algoritm"`, `"edit"`) must stop the
 /// batch, not be skipped, or the movies come out quietly unedited.
 enum RecipeKeys {

@@ -1,4 +1,6 @@
 public import Foundation
+import Export
+import Project
 
 /// Expands a recipe into jobs: one per movie, one per matching file for a pattern, in recipe
 /// order, each with its output resolved and checked: for clashes, and for a symbolic link that

@@ -4,9 +4,9 @@ public import Composition
 /// Where an export goes when nobody says: one rule for `slowpoke export` and for batch.
 public enum OutputNaming {
     /// The containers slowpoke writes movies to, as users are told about them.
-    public static let movieContainers = ["mp4", "mov", "mkv", "webm"]
+    public static let movieContainers = Container.movieExtensions
     /// Every extension a movie export accepts: the containers and `m4v` (an mp4).
-    public static let movieExtensions = ["mp4", "m4v", "mov", "mkv", "webm"]
+    public static let movieExtensions = Container.acceptedMovieExtensions
 
     /// `<movie-stem>-slowpoke.<ext>`: in `container` if given, else the movie's own when slowpoke
     /// writes it, else mp4. WebM holds only VP8, VP9 and AV1 video: a WebM movie whose video
@@ -33,7 +33,7 @@ public enum OutputNaming {
 
     /// The audio files slowpoke writes when a document's movie has no video, in the order users
     /// are told about them.
-    public static let audioExtensions = ["m4a", "wav", "flac", "mp3", "opus"]
+    public static let audioExtensions = Container.audioExtensions
 
     /// `<stem>-slowpoke.<ext>` for an audio-only document: the source's own extension when
     /// slowpoke writes it, else m4a.
