@@ -1,5 +1,6 @@
 import Composition
 import Export
+import Interchange
 import Foundation
 import Preview
 import Project
