@@ -154,4 +154,29 @@ import Testing
         let flipped = Data(mine.reversed())
         #expect(Self.psnr(flipped, theirs) < 20)
     }
+
+    @Test func batchRecipesTakeStills() throws {
+        let folder = try TemporaryFolder("still-batch")
+        try Self.clip(in: folder)
+        let recipe = #"{"output_dir": "out", "edits": [{"scale": {"range": "1-2", "rate": "0.25"}}], "movies": ["clip.mp4"], "export": {"stills": {"at": ["2", "50%"], "format": "jpg"}}}"#
+        try Data(recipe.utf8).write(to: folder.file("recipe.json"))
+        let batch = try TestSupport.run(TestSupport.slowpoke, ["batch", "recipe.json", "--progress", "none"], in: folder.url)
+        #expect(batch.status == 0, "\(batch.stdout) \(batch.stderr)")
+        #expect(batch.stdout.contains("stills clip-2s.jpg, clip-4.5s.jpg"), "\(batch.stdout)")
+        // The same stills as the command makes on the same timeline.
+        for edit in [["open", "clip.mp4"], ["scale", "--range", "1-2", "--rate", "0.25"], ["still", "--at", "2", "--at", "4.5", "-o", "cli.jpg"]] {
+            let r = try TestSupport.run(TestSupport.slowpoke, edit, in: folder.url)
+            #expect(r.status == 0, "\(edit): \(r.stderr)")
+        }
+        var compared = 0
+        for (batchName, cliName) in [("out/clip-2s.jpg", "cli-2s.jpg"), ("out/clip-4.5s.jpg", "cli-4.5s.jpg")] {
+            let a = try Self.pixels(folder.file(batchName), in: folder), b = try Self.pixels(folder.file(cliName), in: folder)
+            #expect(!a.isEmpty && a == b, "\(batchName)")
+            compared += 1
+        }
+        #expect(compared == 2)
+        // A rerun with nothing changed skips the job.
+        let again = try TestSupport.run(TestSupport.slowpoke, ["batch", "recipe.json", "--progress", "none"], in: folder.url)
+        #expect(again.stdout.contains("skipped"), "\(again.stdout)")
+    }
 }
