@@ -41,7 +41,7 @@ struct StillCommand: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("A timeline time to take a still at: 3.2, 00:00:03.2, 50% (may be given again).", valueName: "time"),
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("A timeline time to take a still at: 3.2, 00:00:03.2, 50%, end (the last picture; may be given again).", valueName: "time"),
             transform: TimeArgument.init(parsing:))
     var at: [TimeArgument] = []
 
@@ -61,7 +61,7 @@ struct StillCommand: ParsableCommand {
     func validate() throws {
         if at.isEmpty { throw ValidationError("give --at with the timeline time of the still, such as --at 3.2") }
         if output.count > 1 && output.count != at.count {
-            throw ValidationError("give -o once, or once per --at (\(at.count) times), not \(output.count) times")
+            throw ValidationError("give -o once, or once for each of the \(at.count) --at, not \(output.count) times")
         }
         if !(0...100).contains(best) { throw ValidationError("--best takes 0 to 100 frames either side, not \(best)") }
         if !(1...15).contains(merge) { throw ValidationError("--merge takes 1 to 15 frames, not \(merge)") }

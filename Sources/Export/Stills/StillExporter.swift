@@ -76,8 +76,8 @@ public struct StillExporter {
             guard let format = StillFormat(url: request.output) else {
                 throw ExportError.unsupported("\(request.output.lastPathComponent): a still is written as .png, .jpg or .tiff, not .\(request.output.pathExtension.isEmpty ? "(no extension)" : request.output.pathExtension)")
             }
-            guard request.time >= .zero, request.time < documentTrack.duration else {
-                throw ExportError.unsupported("the timeline runs from 0 to \(documentTrack.duration.readable), and a still is taken before its end, not at \(request.time.readable)")
+            guard request.time >= .zero, request.time <= documentTrack.duration else {
+                throw ExportError.unsupported("the timeline runs from 0 to \(documentTrack.duration.readable), and a still is taken inside it, not at \(request.time.readable)")
             }
             return format
         }
@@ -90,8 +90,8 @@ public struct StillExporter {
             : documentTrack
         let metadata = CaptureMetadata(input: input, stream: video.index)
         let plans = try requests.map { request throws -> StillPlan in
-            guard request.time < track.duration, let choice = try StillFrameChoice(track: track, scan: scan, at: request.time) else {
-                throw ExportError.unsupported("the timeline shows \(request.time < track.duration ? "a gap (black)" : "no readable frame") at \(request.time.readable); there is no picture to take there")
+            guard request.time <= track.duration, let choice = try StillFrameChoice(track: track, scan: scan, at: request.time) else {
+                throw ExportError.unsupported("the timeline shows \(request.time <= track.duration ? "a gap (black)" : "no readable frame") at \(request.time.readable); there is no picture to take there")
             }
             return StillPlan(request: request, choice: choice, options: options)
         }
