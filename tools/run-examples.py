@@ -17,7 +17,7 @@ import os, re, shutil, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/slowpoke"))
 COMMANDS = ["", "open", "info", "scale", "ramp", "freeze", "slomo", "reverse", "remove", "insert-gap", "undo",
-            "redo", "history", "verify", "stretch", "export", "otio export", "otio import", "batch", "preview"]
+            "redo", "history", "verify", "stretch", "export", "still", "otio export", "otio import", "batch", "preview"]
 
 
 def sh(command, folder, env):

@@ -36,15 +36,18 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         /// For a transport stream with several programs: the program to export, all of its
         /// streams and none of another's (`export --program`). Default: the first with video.
         public var program: Int?
+        /// Stills taken from the timeline beside the export (``StillSpec``).
+        public var stills: StillSpec?
 
         public init(algorithm: String? = nil, semitones: Double? = nil, fps: Rational? = nil, container: String? = nil,
-                    verify: Bool? = nil, program: Int? = nil) {
+                    verify: Bool? = nil, program: Int? = nil, stills: StillSpec? = nil) {
             self.algorithm = algorithm
             self.semitones = semitones
             self.fps = fps
             self.container = container
             self.verify = verify
             self.program = program
+            self.stills = stills
         }
 
         /// `self`, with `other`'s fields where it sets them.
@@ -52,10 +55,10 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             guard let other else { return self }
             return ExportSpec(algorithm: other.algorithm ?? algorithm, semitones: other.semitones ?? semitones,
                               fps: other.fps ?? fps, container: other.container ?? container, verify: other.verify ?? verify,
-                              program: other.program ?? program)
+                              program: other.program ?? program, stills: other.stills ?? stills)
         }
 
-        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container, verify, program }
+        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container, verify, program, stills }
 
         public init(from decoder: any Decoder) throws {
             try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "an export")
@@ -66,6 +69,7 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             container = try c.decodeIfPresent(String.self, forKey: .container)
             verify = try c.decodeIfPresent(Bool.self, forKey: .verify)
             program = try c.decodeIfPresent(Int.self, forKey: .program)
+            stills = try c.decodeIfPresent(StillSpec.self, forKey: .stills)
             // Pasted into output names: one of a fixed set, never a path.
             if let container, !OutputNaming.movieExtensions.contains(container.lowercased()) {
                 throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(OutputNaming.movieExtensions.joined(separator: ", "))")

@@ -123,11 +123,13 @@ public struct BatchRunner: Sendable {
             let journal = try digest.map(job.journal)
             let detail: String
             do {
+                let warn = { (message: String) in warnings.withLock { $0.append(message) } }
                 detail = try Self.export(source, output: job.output, spec: job.export, replace: outputExists,
                                          progress: { fraction in
                                              if interrupted() { throw ExportError.interrupted }
                                              progress(index, fraction)
-                                         }, warning: { notice in warnings.withLock { $0.append(notice.text(RecipeAdvice.words)) } })
+                                         }, warning: { notice in warn(notice.text(RecipeAdvice.words)) })
+                    + Self.stills(source, output: job.output, spec: job.export.stills, replace: outputExists || force, warning: warn)
             } catch {
                 if let journal { job.restore(journal) }
                 throw error
@@ -181,5 +183,25 @@ public struct BatchRunner: Sendable {
         let result = try exporter.run(progress: progress, warning: warning)
         return "\(result.videoFrames) frames, \(result.duration.readable)" + (result.fit?.line.map { "; \($0)" } ?? "")
             + (result.verification.map { "; \($0.line)" } ?? "")
+    }
+
+    /// Takes the stills `spec` asks for from `source`'s timeline, beside `output`; what was
+    /// written, for the summary (empty without stills).
+    static func stills(_ source: ExportSource, output: URL, spec: BatchRecipe.StillSpec?, replace: Bool,
+                       warning: @escaping (String) -> Void) throws -> String {
+        guard let spec else { return "" }
+        let end = source.timeline.duration
+        let requests = try spec.at.map { text throws -> StillExporter.Request in
+            let time: Time
+            do { time = try BatchRecipe.time(text, timelineEnd: end) } catch {
+                throw BatchError.job("\"stills\": \(error)")
+            }
+            let name = spec.fileName(movie: source.movie, time: time.shown)
+            return StillExporter.Request(time: time, output: output.deletingLastPathComponent().appendingPathComponent(name))
+        }
+        var exporter = StillExporter(source: source)
+        exporter.force = replace
+        let results = try exporter.write(requests, options: .init(best: spec.best ?? 0, merge: spec.merge ?? 1), warning: warning)
+        return "; stills " + results.map(\.output.lastPathComponent).joined(separator: ", ")
     }
 }

@@ -90,7 +90,7 @@ public enum Edit: Sendable, Hashable {
                 let segment = track.segments[index]
                 index += 1
                 guard let rate = segment.rate, rate < PlaybackRate.minimum || rate > PlaybackRate.maximum else { continue }
-                throw .rateOutOfRange("this edit would play \(segment.target.shown) at \(rate.readable)x, outside the supported 1/32x to 32x (scaling a scaled range multiplies the rates)")
+                throw .rateOutOfRange("this edit would play \(segment.target.shown) at \(rate.readable)x, outside the supported 0.03125x to 32x (scaling a scaled range multiplies the rates)")
             }
         }
     }

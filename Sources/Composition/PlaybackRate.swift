@@ -9,13 +9,13 @@ public enum PlaybackRate {
     /// Throws a message a user can act on when `rate` is not in `[1/32, 32]`.
     public static func validate(_ rate: Rational) throws(CompositionError) {
         if rate.isZero {
-            throw .rateOutOfRange("rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)")
+            throw .rateOutOfRange("rate 0 would stop time; use a rate from 0.03125 (slowest) to 32 (fastest)")
         }
         if rate.isNegative {
-            throw .rateOutOfRange("rate \(rate.readable) is negative; use a rate from 1/32 to 32, and reverse the range to play it backwards")
+            throw .rateOutOfRange("rate \(rate.readable) is negative; use a rate from 0.03125 to 32, and reverse the range to play it backwards")
         }
         if rate < minimum || rate > maximum {
-            throw .rateOutOfRange("rate \(rate.readable) is outside the supported 1/32 to 32")
+            throw .rateOutOfRange("rate \(rate.readable) is outside the supported 0.03125 to 32")
         }
     }
 }

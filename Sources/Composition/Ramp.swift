@@ -58,7 +58,7 @@ public struct Ramp: Sendable, Hashable {
         }
         for (name, rate) in [("from", from), ("to", to)] {
             guard rate > .zero, rate >= PlaybackRate.minimum, rate <= PlaybackRate.maximum else {
-                throw .rateOutOfRange("--\(name) \(rate.readable) is outside the supported 1/32 to 32")
+                throw .rateOutOfRange("--\(name) \(rate.readable) is outside the supported 0.03125 to 32")
             }
         }
         let count: Int

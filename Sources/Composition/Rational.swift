@@ -113,9 +113,34 @@ extension Rational: CustomStringConvertible {
         return negative ? "-" + text : text
     }
 
-    /// How people read a rate: the exact decimal when it is short (`0.25`, `1.5`), otherwise
-    /// the fraction (`1/3`, `1/32`).
-    public var readable: String { exactDecimal(maxDigits: 4) ?? description }
+    /// How messages show a value a user may have typed as a fraction: the exact decimal when
+    /// it has at most 6 digits (`0.25`, `0.015625` for 1/64), otherwise 3 significant digits
+    /// below 1 (`0.333` for 1/3, `0.0111` for 1/90) and 3 decimals above (`3.333`). Never a
+    /// fraction: those stay in `--json` and documents.
+    public var readable: String {
+        if let exact = exactDecimal(maxDigits: 6) { return exact }
+        let magnitude = abs(doubleValue)
+        if magnitude < 1 { return Time.trimmed(String(format: "%.3g", doubleValue)) }
+        return Time.trimmed(String(format: "%.3f", doubleValue))
+    }
+
+    /// `text` with every fraction in it (`1/64`, `100/3`) written as ``readable`` decimals, for
+    /// messages that repeat what a user typed: `range 1/3-100/3` reads `range 0.333-33.333`.
+    public static func decimals(in text: String) -> String {
+        guard text.contains("/") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let match = rest.firstMatch(of: #/(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)/#) {
+            out += rest[..<match.range.lowerBound]
+            if let value = try? Rational(parsing: String(match.output.0)) {
+                out += value.readable
+            } else {
+                out += match.output.0
+            }
+            rest = rest[match.range.upperBound...]
+        }
+        return out + rest
+    }
 
     /// As people read a rate: exact up to 4 decimals (`0.25`, `0.0625`), else 3, trailing zeros
     /// trimmed (`0.987` for 1024/1037, `0.333` for 1/3); exact fractions stay in `--json` and documents.

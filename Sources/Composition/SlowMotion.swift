@@ -55,7 +55,7 @@ public struct SlowMotion: Sendable, Hashable {
 
     /// The refusal for a clip below 85 fps.
     public static func notHighFrameRate(framesPerSecond: Double) -> CompositionError {
-        .notHighFrameRate("the video plays at \(String(format: "%.3g", framesPerSecond)) fps: not a high-frame-rate clip (slow motion needs \(Int(quarterSpeedFrameRate)) fps or more: 1/4 speed from \(Int(quarterSpeedFrameRate)), 1/8 from \(Int(eighthSpeedFrameRate))); use `scale` or `ramp` to slow it anyway")
+        .notHighFrameRate("the video plays at \(String(format: "%.3g", framesPerSecond)) fps: not a high-frame-rate clip (slow motion needs \(Int(quarterSpeedFrameRate)) fps or more: 0.25x from \(Int(quarterSpeedFrameRate)) fps, 0.125x from \(Int(eighthSpeedFrameRate))); use `scale` or `ramp` to slow it anyway")
     }
 
     /// What Photos shows for a clip of `duration` at nominal `framesPerSecond` without an

@@ -233,10 +233,12 @@ extension Time: Comparable, Hashable {
 // MARK: - Text
 
 extension Time: CustomStringConvertible {
-    /// Seconds, exactly: `3.2 s`, `7/3 s`; `+inf`, `-inf`, `indefinite`, `invalid`.
+    /// Seconds as messages show them, never a fraction: `3.2 s`, `1.3560546875 s` (exact
+    /// decimals), `2.333 s` for 7/3 s (whose exact form ``secondsText`` keeps, as `--json` and
+    /// documents do); `+inf`, `-inf`, `indefinite`, `invalid`.
     public var description: String {
         switch kind {
-        case .numeric: "\(secondsText) s"
+        case .numeric: secondsText.contains("/") ? "\(Time.trimmed(formatted())) s" : "\(secondsText) s"
         case .positiveInfinity: "+inf"
         case .negativeInfinity: "-inf"
         case .indefinite: "indefinite"

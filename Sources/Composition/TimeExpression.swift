@@ -41,7 +41,7 @@ public enum TimeExpression: Sendable, Hashable, CustomStringConvertible {
     private static func nonNegative(_ text: String, whole: String) throws(CompositionError) -> Time {
         let time = try Time(parsing: text)
         guard time >= .zero else {
-            throw .invalidTime("time \(whole) is negative; times count from 0 at the start of the timeline (write end-2s to count from its end)")
+            throw .invalidTime("time \(Rational.decimals(in: whole)) is negative; times count from 0 at the start of the timeline (write end-2s to count from its end)")
         }
         return time
     }
@@ -64,6 +64,16 @@ public enum TimeExpression: Sendable, Hashable, CustomStringConvertible {
         case .percent(let p): "\(p.exactDecimal() ?? p.description)%"
         }
     }
+}
+
+extension TimeExpression {
+    /// As messages repeat it: ``description`` with fractions as decimals (`33.333` for 100/3).
+    public var shown: String { Rational.decimals(in: description) }
+}
+
+extension RangeExpression {
+    /// What the user typed, fractions as decimals (`0.333-33.333` for `1/3-100/3`), for messages.
+    public var shown: String { Rational.decimals(in: text) }
 }
 
 /// A range as a user writes it: `A-B`, where A and B are ``TimeExpression``s (`3.2-5.0`,
@@ -104,12 +114,12 @@ public struct RangeExpression: Sendable, Hashable, CustomStringConvertible {
         let a = start.resolved(timelineEnd: timelineEnd)
         let b = end.resolved(timelineEnd: timelineEnd)
         if a > timelineEnd && b <= timelineEnd {
-            throw .beyondTimeline("range \(text) starts at \(a.readable), after the end of the timeline at \(timelineEnd.readable)")
+            throw .beyondTimeline("range \(shown) starts at \(a.readable), after the end of the timeline at \(timelineEnd.readable)")
         }
-        if b < a { throw .invalidRange("range \(text) ends before it starts") }
-        if b == a { throw .invalidRange("range \(text) is empty; it starts and ends at \(a.readable)") }
+        if b < a { throw .invalidRange("range \(shown) ends before it starts") }
+        if b == a { throw .invalidRange("range \(shown) is empty; it starts and ends at \(a.readable)") }
         if b > timelineEnd {
-            throw .beyondTimeline("range \(text) goes beyond the end of the timeline at \(timelineEnd.readable)")
+            throw .beyondTimeline("range \(shown) goes beyond the end of the timeline at \(timelineEnd.readable)")
         }
         return try TimeRange(start: a, end: b)
     }

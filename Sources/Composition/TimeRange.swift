@@ -34,7 +34,7 @@ public struct TimeRange: Sendable, Hashable {
             throw .notNumeric("a time range needs numeric times, not \(start) and \(end)")
         }
         guard end >= start else {
-            throw .invalidRange("range \(start.secondsText)-\(end.secondsText) ends before it starts")
+            throw .invalidRange("range \(start.shown)-\(end.shown) ends before it starts")
         }
         self.start = start
         self.duration = try end - start
@@ -87,7 +87,10 @@ public struct TimeRange: Sendable, Hashable {
 
 extension TimeRange: CustomStringConvertible {
     /// `3.2-5` (seconds), the same form the command line accepts.
-    public var description: String { "\(start.secondsText)-\(end.secondsText)" }
+    public var description: String { shown }
+
+    /// The exact bounds in seconds, `1/3-2.5`, as `--json` and documents write them.
+    public var exactText: String { "\(start.secondsText)-\(end.secondsText)" }
 
     /// As messages show it: `3.2-5`, `9-9.123` (see ``Time/shown``).
     public var shown: String { "\(start.shown)-\(end.shown)" }

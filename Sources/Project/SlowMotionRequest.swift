@@ -48,7 +48,7 @@ public struct SlowMotionRequest: Sendable {
                 try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: capture)
                 return
             }
-            throw CompositionError.storedSlow("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at 1/\(realTime.shown) of the speed it was filmed, throughout")
+            throw CompositionError.storedSlow("\(document.movie.path) was captured at \(Int(capture.rounded())) fps and is stored for \(String(format: "%.3g", fps)) fps playback: it already plays at \((try? realTime.reciprocal)?.readable ?? "?")x the speed it was filmed, throughout")
         }
         try self.init(document: document, movie: movie, range: range, rate: rate, framesPerSecond: fps)
     }
@@ -76,7 +76,7 @@ public struct SlowMotionRequest: Sendable {
         } catch {
             // The sidecar's own rate out of range: said with the sidecar.
             guard case .rateOutOfRange = error, rate == nil, let sidecar else { throw error }
-            throw SidecarError(path: sidecar.path, reason: "its slow-motion rate \(finalRate.readable) is outside the supported 1/32 to 32")
+            throw SidecarError(path: sidecar.path, reason: "its slow-motion rate \(finalRate.readable) is outside the supported 0.03125 to 32")
         }
         self.sidecar = sidecar
         let fpsText = String(format: "%.3g", fps)

@@ -106,7 +106,7 @@ public struct SlowMotionSidecar: Sendable, Hashable {
               timescale > 0 else {
             throw fail("its region's \(field) is not a CMTime with a whole value and a positive timescale")
         }
-        guard value >= 0 else { throw fail("its region's \(field) is negative (\(value)/\(timescale) s)") }
+        guard value >= 0 else { throw fail("its region's \(field) is negative (\((try? Rational(value, Int64(timescale)))?.readable ?? "\(value)") s)") }
         if let number = dictionary["flags"] as? NSNumber, Int64(exactly: number).map({ $0 & 1 == 0 || $0 & 0b11100 != 0 }) ?? true {
             throw fail("its region's \(field) is not a valid numeric CMTime (flags \(number))")
         }

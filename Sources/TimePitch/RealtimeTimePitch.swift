@@ -42,7 +42,7 @@ public final class RealtimeTimePitch {
 
     static func validate(rate: Double) throws {
         guard rate.isFinite, rate >= PlaybackRate.minimum.doubleValue, rate <= PlaybackRate.maximum.doubleValue else {
-            throw TimePitchError.rateOutOfRange("rate \(rate) is outside the supported 1/32 to 32")
+            throw TimePitchError.rateOutOfRange("rate \(rate) is outside the supported 0.03125 to 32")
         }
     }
 

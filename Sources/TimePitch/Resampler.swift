@@ -12,7 +12,7 @@ final class Resampler {
     init(channels: Int, rate: Rational, sampleRate: Int) throws(TimePitchError) {
         self.channels = channels
         guard case let (inRate, outRate)? = Self.rates(sampleRate: sampleRate, rate: rate) else {
-            throw .engine("libswresample cannot play \(sampleRate) Hz audio at rate \(rate): the rates do not fit its 32-bit integers")
+            throw .engine("libswresample cannot play \(sampleRate) Hz audio at rate \(rate.readable): the rates do not fit its 32-bit integers")
         }
         var outLayout = AVChannelLayout(), inLayout = AVChannelLayout()
         av_channel_layout_default(&outLayout, Int32(channels))
@@ -21,13 +21,13 @@ final class Resampler {
         var swr: OpaquePointer?
         let allocated = swr_alloc_set_opts2(&swr, &outLayout, AV_SAMPLE_FMT_FLTP, outRate,
                                             &inLayout, AV_SAMPLE_FMT_FLTP, inRate, 0, nil)
-        guard allocated >= 0, let swr else { throw .engine("libswresample could not be set up for rate \(rate)") }
+        guard allocated >= 0, let swr else { throw .engine("libswresample could not be set up for rate \(rate.readable)") }
         context = swr
         // A longer, steeper filter than the default: varispeed is heard, not just previewed.
         av_opt_set_int(UnsafeMutableRawPointer(swr), "filter_size", 64, 0)
         av_opt_set_int(UnsafeMutableRawPointer(swr), "phase_shift", 12, 0)
         av_opt_set_double(UnsafeMutableRawPointer(swr), "cutoff", 0.95, 0)
-        guard swr_init(swr) >= 0 else { throw .engine("libswresample could not start for rate \(rate)") }
+        guard swr_init(swr) >= 0 else { throw .engine("libswresample could not start for rate \(rate.readable)") }
     }
 
     deinit { swr_free(&context) }

@@ -110,6 +110,12 @@ struct ExportMovie: ParsableCommand {
     @Option(help: ArgumentHelp("With --fps: how frames between source frames are made: nearest, blend or interpolate.", valueName: "mode"))
     var frames: FrameSelection = .nearest
 
+    @Option(help: ArgumentHelp("With --fps: export part of the picture, W:H:X:Y in pixels (W:H alone is centred), cropped exactly; the output is W x H.", valueName: "W:H:X:Y"))
+    var crop: String?
+
+    @Option(help: ArgumentHelp("With --fps: zoom into the centre by a factor from 1 to 8, the middle 1/F of the picture scaled back to its size (Lanczos).", valueName: "F"))
+    var zoom: Double?
+
     @Flag(help: "Keep the timeline exactly as edited. By default each edit is fitted to whole frames of the copied audio (AAC, Opus), moving it by less than half a frame, so every unchanged audio packet is copied and stays in sync.")
     var exact = false
 
@@ -148,6 +154,10 @@ struct ExportMovie: ParsableCommand {
         }
         if fps != nil && verify {
             throw ValidationError("--verify checks a passthrough export against its plan; --fps re-encodes every frame, so no packet is copied to compare (leave out --fps to verify)")
+        }
+        if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
+        if fps == nil && (crop != nil || zoom != nil) {
+            throw ValidationError("--\(crop != nil ? "crop" : "zoom") re-encodes the picture; add --fps N (passthrough cannot crop yet)")
         }
         if fps == nil {
             if crf != nil || preset != nil || codec != nil || frames != .nearest {
@@ -254,7 +264,11 @@ struct ExportMovie: ParsableCommand {
 
     private func exportConstantRate(fps: Rational, source: ExportSource, document: ProjectDocument, at url: URL,
                                     settings: TimePitchSettings) throws {
-        let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames)
+        let reframing: Reframing?
+        do { reframing = try crop.map { try Reframing(crop: $0) } ?? zoom.map { try Reframing(zoom: $0) } } catch {
+            throw CLIError("--\(crop != nil ? "crop" : "zoom"): \((error as? ExportError)?.description ?? "\(error)")")
+        }
+        let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames, reframing: reframing)
         let target = try target(document)
             ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
@@ -268,7 +282,7 @@ struct ExportMovie: ParsableCommand {
         case .prores: "prores \(e.profile) \(e.pixelFormatName)"
         case .vp9: "vp9 \(e.pixelFormatName) crf \(e.crf.formatted()) preset \(e.preset)"
         }
-        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.reframed.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         if let line = result.fit?.line { say(line) }
         reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
     }

@@ -41,7 +41,7 @@ struct FreezeCommand: ParsableCommand {
             let length = duration.value.resolved(timelineEnd: timeline.duration)
             guard length > .zero else { throw .invalidRange("a freeze needs a positive --duration, not \(length.readable)") }
             guard start >= .zero, start < timeline.duration else {
-                throw .beyondTimeline("--at \(at.value) is not before the end of the timeline at \(timeline.duration.readable); a freeze holds a picture that is on screen (use an earlier time)")
+                throw .beyondTimeline("--at \(at.value.shown) is not before the end of the timeline at \(timeline.duration.readable); a freeze holds a picture that is on screen (use an earlier time)")
             }
             return .freeze(range: try TimeRange(start: start, duration: length))
         }

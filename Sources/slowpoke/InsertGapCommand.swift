@@ -31,7 +31,7 @@ struct InsertGap: ParsableCommand {
             let length = duration.value.resolved(timelineEnd: timeline.duration)
             guard length > .zero else { throw .invalidRange("a gap needs a positive --duration, not \(length.readable)") }
             guard start <= timeline.duration else {
-                throw .beyondTimeline("--at \(at.value) is after the end of the timeline at \(timeline.duration.readable)")
+                throw .beyondTimeline("--at \(at.value.shown) is after the end of the timeline at \(timeline.duration.readable)")
             }
             return .insertGap(range: try TimeRange(start: start, duration: length))
         }

@@ -62,7 +62,7 @@ struct PreviewMovie: ParsableCommand {
         try PlaybackRate.validate(rate)
         let startTime = start?.value.resolved(timelineEnd: timeline.duration) ?? .zero
         guard startTime <= timeline.duration else {
-            throw CLIError("--start \(start!.value) is after the end of the timeline at \(timeline.duration.readable)")
+            throw CLIError("--start \(start!.value.shown) is after the end of the timeline at \(timeline.duration.readable)")
         }
         let player = try Player(options: PreviewOptions(document: url, rate: rate, algorithm: algorithm, semitones: semitones,
                                                         start: startTime, video: !noVideo, autoplay: play))

@@ -30,6 +30,6 @@ struct Slowpoke: ParsableCommand {
             When the document is left out, slowpoke uses the only *.slowpoke in the current folder.
             """,
         version: "0.1.0",
-        subcommands: [Open.self, Info.self, Scale.self, RampCommand.self, FreezeCommand.self, SlomoCommand.self, ReverseCommand.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Verify.self, Stretch.self, ExportMovie.self, OTIOCommand.self, Batch.self, PreviewMovie.self]
+        subcommands: [Open.self, Info.self, Scale.self, RampCommand.self, FreezeCommand.self, SlomoCommand.self, ReverseCommand.self, Remove.self, InsertGap.self, Undo.self, Redo.self, History.self, Verify.self, Stretch.self, ExportMovie.self, StillCommand.self, OTIOCommand.self, Batch.self, PreviewMovie.self]
     )
 }

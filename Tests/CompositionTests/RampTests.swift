@@ -164,10 +164,10 @@ import TestSupport
     }
 
     @Test func badInputIsRefusedWithAClearMessage() throws {
-        #expect(throws: CompositionError.rateOutOfRange("--from 0.01 is outside the supported 1/32 to 32")) {
+        #expect(throws: CompositionError.rateOutOfRange("--from 0.01 is outside the supported 0.03125 to 32")) {
             try Ramp(range: range("2", "4"), from: r("0.01"), to: r("1"))
         }
-        #expect(throws: CompositionError.rateOutOfRange("--to 0 is outside the supported 1/32 to 32")) {
+        #expect(throws: CompositionError.rateOutOfRange("--to 0 is outside the supported 0.03125 to 32")) {
             try Ramp(range: range("2", "4"), from: r("1"), to: r("0"))
         }
         #expect(throws: CompositionError.invalidRange("range 2-2 is empty; a ramp needs a range that ends after it starts")) {

@@ -11,7 +11,7 @@ import TestSupport
         ("3.2-5.0", "10", "3.2-5"), ("1:00-end", "90", "60-90"), ("1/3-50%", "1", "1/3-0.5"), ("33.3%-end", "30000/1001", "9990/1001-30000/1001"),
     ])
     func rangesAreSecondsTimecodesOrPercentagesOfTheTimeline(text: String, timeline: String, expected: String) throws {
-        #expect(try BatchRecipe.range(text, timelineEnd: s(timeline)).description == expected)
+        #expect(try BatchRecipe.range(text, timelineEnd: s(timeline)).exactText == expected)
     }
 
     @Test(arguments: [

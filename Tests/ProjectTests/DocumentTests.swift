@@ -135,10 +135,10 @@ final class Scratch {
     }
 
     @Test func rateMessagesSayWhatIsAllowed() {
-        #expect(throws: CompositionError.rateOutOfRange("rate 64 is outside the supported 1/32 to 32")) {
+        #expect(throws: CompositionError.rateOutOfRange("rate 64 is outside the supported 0.03125 to 32")) {
             try PlaybackRate.validate(r("64"))
         }
-        #expect(throws: CompositionError.rateOutOfRange("rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)")) {
+        #expect(throws: CompositionError.rateOutOfRange("rate 0 would stop time; use a rate from 0.03125 (slowest) to 32 (fastest)")) {
             try PlaybackRate.validate(.zero)
         }
     }
@@ -151,7 +151,7 @@ final class Scratch {
             try doc.apply(Edit.scale(range: range("1", "33"), rate: r("1/2")))
         } throws: { error in
             guard case .edit(let refused)? = error as? ProjectError else { return false }
-            return refused.description.contains("at 1/64x, outside the supported 1/32x to 32x")
+            return refused.description.contains("at 0.015625x, outside the supported 0.03125x to 32x")
         }
         #expect(doc.history.applied == 1)
     }

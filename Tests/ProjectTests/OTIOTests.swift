@@ -131,7 +131,7 @@ func gap(_ frames: Double) -> String {
 
     @Test(arguments: [
         // Backwards from the movie's first frame: the 24 frames before it do not exist.
-        (warp(-1), "clip \"held\" (item 1 of Video track \"V1\") plays source -23/24-1/24, beyond the movie's 0-10 s"),
+        (warp(-1), "clip \"held\" (item 1 of Video track \"V1\") plays source -0.958-0.042, beyond the movie's 0-10 s"),
         (warp(-64), "clip \"held\" (item 1 of Video track \"V1\"): rate 64 is"),
         (warp(64), "clip \"held\" (item 1 of Video track \"V1\"): rate 64 is"),
         ("{\"OTIO_SCHEMA\": \"Effect.1\", \"effect_name\": \"Blur\"}", "clip \"held\" (item 1 of Video track \"V1\") has effect 1, a Effect \"Blur\", which slowpoke cannot represent"),

@@ -147,11 +147,11 @@ func json(_ text: String) throws -> [String: Any] {
     }
 
     @Test(arguments: [
-        ("64", "rate 64 is outside the supported 1/32 to 32\n"),
-        ("1/64", "rate 1/64 is outside the supported 1/32 to 32\n"),
-        ("0", "rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)\n"),
-        ("-1", "rate -1 is negative; use a rate from 1/32 to 32, and reverse the range to play it backwards\n"),
-        ("-0.5", "rate -0.5 is negative; use a rate from 1/32 to 32, and reverse the range to play it backwards\n"),
+        ("64", "rate 64 is outside the supported 0.03125 to 32\n"),
+        ("1/64", "rate 0.015625 is outside the supported 0.03125 to 32\n"),
+        ("0", "rate 0 would stop time; use a rate from 0.03125 (slowest) to 32 (fastest)\n"),
+        ("-1", "rate -1 is negative; use a rate from 0.03125 to 32, and reverse the range to play it backwards\n"),
+        ("-0.5", "rate -0.5 is negative; use a rate from 0.03125 to 32, and reverse the range to play it backwards\n"),
     ])
     func ratesOutsideTheRangeAreRefused(rate: String, message: String) throws {
         try expectRefused(["scale", "--range", "3.2-5.0", "--rate=\(rate)"], message: message)
@@ -184,7 +184,7 @@ func json(_ text: String) throws -> [String: Any] {
         try expectRefused(["scale", "--range", "1-2", "--rate", "2", "--duration", "3"],
                           message: "give exactly one of --rate and --duration", status: 64)
         try expectRefused(["scale", "--range", "1-2", "--duration", "0"], message: "--duration must be positive, not 0 s\n")
-        try expectRefused(["scale", "--range", "1-2", "--duration", "100"], message: "rate 0.01 is outside the supported 1/32 to 32\n")
+        try expectRefused(["scale", "--range", "1-2", "--duration", "100"], message: "rate 0.01 is outside the supported 0.03125 to 32\n")
     }
 
     @Test func removingEverythingIsRefused() throws {

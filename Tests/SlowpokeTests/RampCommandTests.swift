@@ -43,8 +43,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--range", "2-4", "--from", "0.01", "--to", "1"], "slowpoke: error: --from 0.01 is outside the supported 1/32 to 32\n"),
-        (["--range", "2-4", "--from", "1", "--to", "0"], "slowpoke: error: --to 0 is outside the supported 1/32 to 32\n"),
+        (["--range", "2-4", "--from", "0.01", "--to", "1"], "slowpoke: error: --from 0.01 is outside the supported 0.03125 to 32\n"),
+        (["--range", "2-4", "--from", "1", "--to", "0"], "slowpoke: error: --to 0 is outside the supported 0.03125 to 32\n"),
         (["--range", "4-2", "--from", "1", "--to", "0.5"], "slowpoke: error: range 4-2 ends before it starts\n"),
         (["--range", "2-2", "--from", "1", "--to", "0.5"], "slowpoke: error: range 2-2 is empty; it starts and ends at 2 s\n"),
         (["--range", "8-12", "--from", "1", "--to", "0.5"], "slowpoke: error: range 8-12 goes beyond the end of the timeline at 10 s\n"),

@@ -80,9 +80,9 @@ import Testing
 
     /// Each bad input: a clear message, a non-zero exit, and no output file.
     @Test(arguments: [
-        (["--rate", "64"], "rate 64 is outside the supported 1/32 to 32"),
-        (["--rate", "1/40"], "rate 0.025 is outside the supported 1/32 to 32"),
-        (["--rate", "0"], "rate 0 would stop time; use a rate from 1/32 (slowest) to 32 (fastest)"),
+        (["--rate", "64"], "rate 64 is outside the supported 0.03125 to 32"),
+        (["--rate", "1/40"], "rate 0.025 is outside the supported 0.03125 to 32"),
+        (["--rate", "0"], "rate 0 would stop time; use a rate from 0.03125 (slowest) to 32 (fastest)"),
         (["--rate", "2", "--semitones", "30"], "30 semitones is outside the supported -24 to +24"),
         (["--rate", "2", "--semitones=-24.5"], "-24.5 semitones is outside the supported -24 to +24"),
         (["--rate", "2", "--algorithm", "varispeed", "--semitones", "3"], "--semitones works with the spectral and timeDomain algorithms; with varispeed the pitch follows the rate"),

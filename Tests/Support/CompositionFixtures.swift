@@ -19,8 +19,8 @@ public func movie(_ seconds: String = "10") -> Asset {
 /// A segment's ranges as text, for readable expectations: "0-3.2 <- 0-3.2 @1".
 public func describe(_ track: CompositionTrack) -> [String] {
     track.segments.map { segment in
-        let source = segment.source.map { "\($0)" } ?? "gap"
-        return "\(segment.target) <- \(source)" + (segment.rate.map { " @\($0)" } ?? "")
+        let source = segment.source.map(\.exactText) ?? "gap"
+        return "\(segment.target.exactText) <- \(source)" + (segment.rate.map { " @\($0)" } ?? "")
     }
 }
 

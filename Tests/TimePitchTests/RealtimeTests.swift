@@ -122,9 +122,9 @@ func localFrequency(_ x: [Float], from: Int, count: Int) -> Double {
     }
 
     @Test func badSettingsAreRefused() throws {
-        #expect(throws: TimePitchError.rateOutOfRange("rate 64.0 is outside the supported 1/32 to 32")) { try RealtimeTimePitch(format: format, rate: 64) }
+        #expect(throws: TimePitchError.rateOutOfRange("rate 64.0 is outside the supported 0.03125 to 32")) { try RealtimeTimePitch(format: format, rate: 64) }
         let engine = try RealtimeTimePitch(format: format, algorithm: .spectral)
-        #expect(throws: TimePitchError.rateOutOfRange("rate 0.0 is outside the supported 1/32 to 32")) { try engine.setRate(0) }
+        #expect(throws: TimePitchError.rateOutOfRange("rate 0.0 is outside the supported 0.03125 to 32")) { try engine.setRate(0) }
         #expect(throws: TimePitchError.semitonesOutOfRange(25)) { try engine.setSemitones(25) }
         #expect(engine.rate == 1 && engine.semitones == 0)
     }

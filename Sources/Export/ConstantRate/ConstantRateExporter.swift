@@ -19,14 +19,17 @@ public struct ConstantRateExporter {
         public var crf: Double?
         public var preset: String?
         public var frames: FrameSelection = .nearest
+        /// Part of the picture instead of all of it: a crop, or a centred zoom.
+        public var reframing: Reframing?
 
         public init(fps: Rational, codec: VideoCodec? = nil, crf: Double? = nil, preset: String? = nil,
-                    frames: FrameSelection = .nearest) {
+                    frames: FrameSelection = .nearest, reframing: Reframing? = nil) {
             self.fps = fps
             self.codec = codec
             self.crf = crf
             self.preset = preset
             self.frames = frames
+            self.reframing = reframing
         }
     }
 
@@ -45,6 +48,8 @@ public struct ConstantRateExporter {
         public let deinterlaced: String?
         /// How the timeline was fitted to the copied audio's frames; nil when it was not.
         public let fit: FrameGridFit.Summary?
+        /// What was taken of the picture (`cropped to 640x360 at 320,180`); nil for all of it.
+        public let reframed: String?
     }
 
     public let source: ExportSource
@@ -66,6 +71,9 @@ public struct ConstantRateExporter {
         _ = try ExportSession.container(of: output)
         let codec = try options.codec ?? VideoCodec.defaultCodec(alphaSource: Self.hasAlpha(source), container: output.pathExtension)
         try codec.check(output: output)
+        if options.reframing != nil && options.frames == .interpolate {
+            throw ExportError.unsupported("motion interpolation works on the source's whole pictures, so a cropped or zoomed export makes its frames as nearest or blend")
+        }
         if codec == .prores && (options.crf != nil || options.preset != nil) {
             let chosen = options.codec == nil ? " (chosen because the video has an alpha channel and the output is .\(output.pathExtension))" : ""
             throw ExportError.encoderSettings([.crf, .preset], "do not apply to ProRes\(chosen), whose quality is ProRes 4444's own")
@@ -133,8 +141,18 @@ public struct ConstantRateExporter {
         let deinterlacer = fieldOrder == nil ? nil : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
         let source: any PictureSource = deinterlacer ?? decoder
         let stream = decoder.decoderStream
-        let parameters = stream.parameters
-        var encoderSettings = try encoding(stream, movieName: name, warning: warning)
+        // A crop or zoom: the encoder takes the reframed picture's size.
+        let source0 = stream.parameters.pointee
+        let geometry = try options.reframing?.geometry(width: Int(source0.width), height: Int(source0.height))
+        let reframer = geometry.map(Reframer.init)
+        let reframed = try CodecParameters(copying: stream.parameters)
+        if let geometry {
+            reframed.pointer.pointee.width = Int32(geometry.outputWidth)
+            reframed.pointer.pointee.height = Int32(geometry.outputHeight)
+        }
+        let parameters = reframed.pointer
+        var encoderSettings = try encoding(stream, size: (reframed.pointer.pointee.width, reframed.pointer.pointee.height),
+                                           movieName: name, warning: warning)
 
         if encoderSettings.codec == .hevc && encoderSettings.tenBit {
             encoderSettings.staticHDR = try Self.staticHDR(of: stream, plan: plan, source: source)
@@ -151,7 +169,7 @@ public struct ConstantRateExporter {
         let interpolator = try Self.interpolator(for: plan, source: source, encoder: encoder,
                                                  display: session.destination.destination.path)
 
-        try Self.encode(plan, from: source, decoder: decoder, pictures: pictures, encoder: encoder,
+        try Self.encode(plan, from: source, decoder: decoder, pictures: pictures, encoder: encoder, reframer: reframer,
                         interpolator: interpolator, session: session, stop: stop, progress: progress)
         try session.commit(progress: progress)
         if let written = encoder.writtenProfile { encoderSettings.profile = written }
@@ -159,14 +177,14 @@ public struct ConstantRateExporter {
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
                       sourceFrames: scan.frameCount,
                       deinterlaced: fieldOrder.map { "bwdif, \($0); \(deinterlacer?.framesCombed ?? 0) of \(deinterlacer?.framesChecked ?? 0) frames combed, the rest kept whole" },
-                      fit: fit)
+                      fit: fit, reframed: geometry.flatMap { options.reframing?.said($0) })
     }
 
     /// Encodes the frames of `plan` and muxes them: encoding, muxing and waiting for audio run
     /// on a thread of their own, fed a few pictures ahead, so decoding here overlaps the time
     /// this thread would spend blocked in the encoder, waiting for one of its frame threads.
     private static func encode(_ plan: FramePlan, from source: any PictureSource, decoder: FrameDecoder, pictures: PictureTimes,
-                               encoder: FrameEncoder, interpolator: FlowInterpolator?, session: ExportSession,
+                               encoder: FrameEncoder, reframer: Reframer?, interpolator: FlowInterpolator?, session: ExportSession,
                                stop: StopSignal, progress: @escaping (Double) throws -> Void) throws {
         let encoderTimeBase = encoder.context.pointer.pointee.time_base
         func deliver(_ packet: UnsafeMutablePointer<AVPacket>) throws {
@@ -183,7 +201,7 @@ public struct ConstantRateExporter {
         do {
             // Each frame carries the HDR10+ message of the source frame it shows, or of the nearer one.
             let dynamicHDR = { (picture: Int) in decoder.dynamicHDR[pictures.frame(of: picture)] }
-            try Self.feed(plan, from: source, encoder: encoder, interpolator: interpolator, dynamicHDR: dynamicHDR,
+            try Self.feed(plan, from: source, encoder: encoder, reframer: reframer, interpolator: interpolator, dynamicHDR: dynamicHDR,
                           into: encoding, progress: progress)
         } catch {
             stop.raise()
@@ -206,13 +224,18 @@ public struct ConstantRateExporter {
     /// Makes output frame k of `plan` for every k (a source picture converted for the encoder,
     /// a blend, an interpolated frame or black) and pushes it to `encoding`, then waits for the
     /// encoding thread to finish.
-    private static func feed(_ plan: FramePlan, from source: any PictureSource, encoder: FrameEncoder,
+    private static func feed(_ plan: FramePlan, from source: any PictureSource, encoder: FrameEncoder, reframer: Reframer?,
                              interpolator: FlowInterpolator?, dynamicHDR: (Int) -> HDR10PlusSEI?,
                              into encoding: BackgroundConsumer<(picture: Frame, index: Int64, hdr: HDR10PlusSEI?)>,
                              progress: @escaping (Double) throws -> Void) throws {
         var held: (index: Int, frame: Frame)?
         var black: Frame?
         var done = 0.0
+        // The source picture, reframed when the export takes part of it.
+        func sourcePicture(_ i: Int) throws -> Frame {
+            let whole = try source.picture(i)
+            return try reframer.map { try $0.apply(whole) } ?? whole
+        }
         for k in 0..<plan.count {
             let picture: Frame
             // A reversed range asks for its pictures last to first.
@@ -223,13 +246,13 @@ public struct ConstantRateExporter {
                 picture = black!
             case .frame(let i):
                 if let held, held.index == i { picture = held.frame } else {
-                    picture = try encoder.converted(source.picture(i))
+                    picture = try encoder.converted(sourcePicture(i))
                     held = (i, picture)
                     source.release(behind: i)
                 }
             case .blend(let i, let j, let weight):
-                let a = try encoder.converted(source.picture(i))
-                let b = try encoder.converted(source.picture(j))
+                let a = try encoder.converted(sourcePicture(i))
+                let b = try encoder.converted(sourcePicture(j))
                 picture = try encoder.blend(a, b, weight: weight)
                 source.release(behind: i)
             case .interpolate(let i, let j, let weight):
@@ -247,10 +270,11 @@ public struct ConstantRateExporter {
 
     /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the
     /// user's overrides; what they lose of the source (alpha, bit depth) goes to `warning`.
-    private func encoding(_ stream: StreamView, movieName: String, warning: (Notice) -> Void) throws -> EncoderSettings {
+    private func encoding(_ stream: StreamView, size: (width: Int32, height: Int32), movieName: String,
+                          warning: (Notice) -> Void) throws -> EncoderSettings {
         let parameters = stream.parameters.pointee
         let depth = SourceAlpha.depth(of: stream), alpha = SourceAlpha.has(stream)
-        var settings = EncoderSettings.recommended(codec: codec, width: Int(parameters.width), height: Int(parameters.height),
+        var settings = EncoderSettings.recommended(codec: codec, width: Int(size.width), height: Int(size.height),
                                                    fps: options.fps, tenBitSource: depth > 8, alphaSource: alpha)
         if let crf = options.crf { settings.crf = crf }
         if let preset = options.preset { settings.preset = preset }

@@ -21,7 +21,7 @@ public enum FrameRateParser {
             throw .unsupported("\(text) is not a frame rate; use a number such as 30, 29.97 or 30000/1001")
         }
         guard rate.isPositive, rate.doubleValue >= 1, rate.doubleValue <= 1000 else {
-            throw .unsupported("\(text) is outside 1…1000 frames per second")
+            throw .unsupported("\(Rational.decimals(in: text)) is outside 1…1000 frames per second")
         }
         if rate.denominator != 1 && !trimmed.contains("/") {
             // A decimal within 0.01 of n×1000/1001 is the NTSC rate n×1000/1001.

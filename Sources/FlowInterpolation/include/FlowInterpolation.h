@@ -54,4 +54,7 @@ void sp_flow_destroy(SPFlowInterpolator *interpolator);
 }
 #endif
 
+// The merge of `slowpoke still --merge` (FlowMerge.cpp), in the same module.
+#include "FlowMerge.h"
+
 #endif

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A constant-rate export's picture taken from part of the source's: a crop (`W:H:X:Y`, the
+/// output W x H) or a centred zoom by a factor (the middle 1/F of the width and height, scaled
+/// back up to the source's size with Lanczos).
+public enum Reframing: Sendable, Equatable {
+    case crop(width: Int, height: Int, x: Int, y: Int)
+    case zoom(Double)
+
+    /// `W:H:X:Y`, or `W:H` for a centred crop.
+    public init(crop text: String) throws(ExportError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2 || parts.count == 4, parts.allSatisfy({ $0 != nil }) else {
+            throw .unsupported("\"\(text)\" is not a crop; a crop is W:H:X:Y (or W:H, centred) in whole pixels, such as 1280:720:320:180")
+        }
+        let v = parts.map { $0! }
+        guard v[0] > 0, v[1] > 0, v.allSatisfy({ $0 >= 0 }) else {
+            throw .unsupported("the crop \(text) needs a positive width and height and offsets of 0 or more")
+        }
+        self = parts.count == 4 ? .crop(width: v[0], height: v[1], x: v[2], y: v[3]) : .crop(width: v[0], height: v[1], x: -1, y: -1)
+    }
+
+    /// A zoom by `factor`, from 1 (none) to 8.
+    public init(zoom factor: Double) throws(ExportError) {
+        guard factor.isFinite, factor >= 1, factor <= 8 else {
+            throw .unsupported("a zoom factor is from 1 to 8, not \(factor)")
+        }
+        self = .zoom(factor)
+    }
+
+    /// The rectangle taken from a `width` x `height` picture and the output's size. Sizes are
+    /// even, as 4:2:0 video needs.
+    struct Geometry: Equatable {
+        let x: Int, y: Int, width: Int, height: Int
+        let outputWidth: Int, outputHeight: Int
+        var scales: Bool { width != outputWidth || height != outputHeight }
+    }
+
+    func geometry(width: Int, height: Int) throws(ExportError) -> Geometry {
+        switch self {
+        case .zoom(let factor):
+            let w = max(2, Int((Double(width) / factor / 2).rounded()) * 2), h = max(2, Int((Double(height) / factor / 2).rounded()) * 2)
+            return Geometry(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h, outputWidth: width, outputHeight: height)
+        case .crop(let w, let h, let x0, let y0):
+            guard w % 2 == 0, h % 2 == 0 else {
+                throw .unsupported("a crop of \(w)x\(h) has an odd side; 4:2:0 video needs an even width and height")
+            }
+            let x = x0 < 0 ? (width - w) / 2 : x0, y = y0 < 0 ? (height - h) / 2 : y0
+            guard x >= 0, y >= 0, x + w <= width, y + h <= height else {
+                throw .unsupported("a crop of \(w)x\(h) at \(x0 < 0 ? "the centre" : "\(x),\(y)") does not fit the \(width)x\(height) picture")
+            }
+            return Geometry(x: x, y: y, width: w, height: h, outputWidth: w, outputHeight: h)
+        }
+    }
+
+    /// How the summary says it: `cropped to 640x360 at 320,180`, `zoomed 2x (the middle 640x360, scaled to 1280x720)`.
+    func said(_ g: Geometry) -> String {
+        switch self {
+        case .crop: "cropped to \(g.width)x\(g.height) at \(g.x),\(g.y)"
+        case .zoom(let f): "zoomed \(String(format: "%g", f))x (the middle \(g.width)x\(g.height), scaled to \(g.outputWidth)x\(g.outputHeight))"
+        }
+    }
+}
