@@ -62,7 +62,7 @@ struct SDLLibrary: @unchecked Sendable {
     let currentVideoDriver: String0
     let closeAudioDevice: DeviceCall, pauseAudioDevice: PauseDevice, clearQueuedAudio: DeviceCall
     let queuedAudioSize: QueuedSize, queueAudio: QueueAudio
-    let sizeText: SizeText, modState: ModState, renderFlush: RendererCall
+    let sizeText: SizeText, modState: ModState
 
     /// The libraries' files, by the sonames their development packages link.
     static let fileNames = ["libSDL2-2.0.so.0", "libSDL2_ttf-2.0.so.0"]
@@ -133,7 +133,6 @@ struct SDLLibrary: @unchecked Sendable {
         queueAudio = try symbol("SDL_QueueAudio")
         sizeText = try symbol("TTF_SizeUTF8")
         modState = try symbol("SDL_GetModState")
-        renderFlush = try symbol("SDL_RenderFlush")
     }
 }
 
@@ -223,5 +222,3 @@ func TTF_SizeUTF8(_ font: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ w: Un
     sdl.sizeText(font, text, w, h)
 }
 func SDL_GetModState() -> SDL_Keymod { sdl.modState() }
-@discardableResult
-func SDL_RenderFlush(_ renderer: OpaquePointer?) -> Int32 { sdl.renderFlush(renderer) }

@@ -100,9 +100,10 @@ struct PreviewMovie: ParsableCommand {
         for note in summary.saved { print(note) }
         if !summary.saved.isEmpty { print("the timeline is now \(summary.duration.shown) s") }
         if environment["SLOWPOKE_PREVIEW_FRAME_TIMES"] == "1" {
-            let timing = summary.frameTiming
-            Terminal.note(String(format: "frame timing: %d frames drawn, %.3f ms a frame to present, of which the strip's drawing %.3f ms (slowest %.3f ms)",
-                                 timing.frames, timing.meanPresentMilliseconds, timing.meanStripMilliseconds, timing.slowestStripMilliseconds))
+            let t = summary.frameTiming
+            Terminal.note(String(format: "frame timing: %d frames drawn; present median %.3f ms, mean %.3f ms; the strip's drawing median %.3f ms, mean %.3f ms, slowest %.3f ms",
+                                 t.frames, FrameTiming.median(t.present), FrameTiming.mean(t.present),
+                                 FrameTiming.median(t.strip), FrameTiming.mean(t.strip), FrameTiming.slowest(t.strip)))
         }
         if summary.interrupted { throw PreviewInterrupted() }
     }

@@ -53,7 +53,6 @@ import Testing
         let queueAudio: L.QueueAudio = SDL_QueueAudio
         let sizeText: L.SizeText = TTF_SizeUTF8
         let modState: L.ModState = SDL_GetModState
-        let renderFlush: L.RendererCall = SDL_RenderFlush
         let pairs: [(String, UnsafeRawPointer, UnsafeRawPointer)] = [
             ("SDL_Init", address(l.initialise), address(initialise)),
             ("SDL_Quit", address(l.quit), address(quit)),
@@ -95,7 +94,6 @@ import Testing
             ("SDL_QueueAudio", address(l.queueAudio), address(queueAudio)),
             ("TTF_SizeUTF8", address(l.sizeText), address(sizeText)),
             ("SDL_GetModState", address(l.modState), address(modState)),
-            ("SDL_RenderFlush", address(l.renderFlush), address(renderFlush)),
         ]
         for (name, opened, linked) in pairs {
             #expect(opened == linked, "\(name)")
