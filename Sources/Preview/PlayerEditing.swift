@@ -31,17 +31,17 @@ extension Player {
     }
 
     func undo(message: (String) -> Void) throws {
-        try save(message: message, refusal: "nothing undone") { (document: inout ProjectDocument) throws(ProjectError) in
+        try save(message: message, refusal: nil) { (document: inout ProjectDocument) throws(ProjectError) in
             "undid: " + (try document.undo()).summary
         }
     }
 
     /// Changes the document on disk (locked, atomically replaced), then plays the new timeline
     /// from the same moment of the movie.
-    /// A change the document refuses (its `ProjectError`: nothing was written) is said after
-    /// `refusal`, and the preview goes on; returns whether it was saved.
+    /// A change the document refuses (its `ProjectError`: nothing was written) is said (after
+    /// `refusal`), and the preview goes on; returns whether it was saved.
     @discardableResult
-    private func save(message: (String) -> Void, refusal: String,
+    private func save(message: (String) -> Void, refusal: String?,
                       _ change: (inout ProjectDocument) throws(ProjectError) -> String) throws -> Bool {
         let expected = composition
         let note: String, updated: ProjectDocument
@@ -54,7 +54,7 @@ extension Player {
                 return (note, document)
             }
         } catch {
-            message("\(refusal): \(error.description)")
+            message(refusal.map { "\($0): \(error.description)" } ?? error.description)
             return false
         }
         let before = currentTime

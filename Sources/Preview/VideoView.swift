@@ -21,7 +21,7 @@ final class VideoView {
     private var hasFrame = false
     var statusImage: (key: [String], available: Int32, image: TextImage)?
     var labelImages: [String: TextImage] = [:]
-    var messageImages: [String: TextImage] = [:]
+    var messageImages: [String: [TextImage]] = [:]
     private var helpImages: [TextImage]?
     private var subtitleImages: (text: String, lines: [TextImage])?
     /// The strip laid out for the last timeline and width it was drawn for.

@@ -40,26 +40,46 @@ extension VideoView {
         return image
     }
 
-    /// The messages above the status band, each on a dark box, newest lowest, in smaller
-    /// type when wide; returns the y above the first.
+    /// The messages above the status band, each on a dark box, newest lowest; one too wide for
+    /// the window takes smaller type, then more lines. Returns the y above the first.
     func drawMessages(_ messages: [String], outputWidth: Int32, bottom: Int32) -> Int32 {
         let r = renderer.pointer
         messageImages = messageImages.filter { messages.contains($0.key) }
         var y = bottom
         for text in messages.reversed() {
             if messageImages[text] == nil {
-                // Long messages take smaller type rather than run off the window.
-                let size = [Self.messageSize, 12, 10].first { (measure(text, size: $0) ?? 0) <= Int(outputWidth) - 24 } ?? 10
-                messageImages[text] = render(text, size: size)
+                let room = Int(outputWidth) - 24
+                let size = [Self.messageSize, 12].first { (measure(text, size: $0) ?? 0) <= room } ?? 12
+                messageImages[text] = wrapped(text, size: size, width: room).compactMap { render($0, size: size) }
             }
-            guard let line = messageImages[text] else { continue }
-            y -= line.height + 10
-            var box = SDL_Rect(x: 6, y: y, w: min(outputWidth - 12, line.width + 12), h: line.height + 6)
+            guard let lines = messageImages[text], !lines.isEmpty else { continue }
+            let lineHeight = lines[0].height
+            y -= lineHeight * Int32(lines.count) + 10
+            var box = SDL_Rect(x: 6, y: y, w: min(outputWidth - 12, (lines.map(\.width).max() ?? 0) + 12),
+                               h: lineHeight * Int32(lines.count) + 6)
             SDL_SetRenderDrawColor(r, 0, 0, 0, 200)
             SDL_RenderFillRect(r, &box)
-            var at = SDL_Rect(x: 12, y: y + 3, w: line.width, h: line.height)
-            SDL_RenderCopy(r, line.texture.pointer, nil, &at)
+            for (i, line) in lines.enumerated() {
+                var at = SDL_Rect(x: 12, y: y + 3 + lineHeight * Int32(i), w: line.width, h: line.height)
+                SDL_RenderCopy(r, line.texture.pointer, nil, &at)
+            }
         }
         return y
+    }
+
+    /// `text` in lines no wider than `width` at `size`, broken between words.
+    func wrapped(_ text: String, size: Int, width: Int) -> [String] {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if !line.isEmpty, (measure(candidate, size: size) ?? 0) > width {
+                lines.append(line)
+                line = String(word)
+            } else {
+                line = candidate
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 }
