@@ -33,7 +33,8 @@ extension PreviewCommandTests {
     /// 8 s of picture code; 2-4 scaled to 1/4 (2-10 on the timeline), then 11-12 reversed:
     /// 1x 0-2, 1/4 2-10, 1x 10-11, reversed 11-12, 1x 12-14. The strip's segments sit at their
     /// times' fractions of the width; a slowed bar is shorter; then clicks seek to their fraction
-    /// of the timeline, the picture following, and a drag moves the picture with it.
+    /// of the timeline, the picture following, a drag moves the picture with it, and the wheel
+    /// steps frames.
     @Test func theStripShowsTheTimelineAndAClickSeeksThere() throws {
         let folder = try TemporaryFolder("preview-strip")
         _ = try makeLongClip(seconds: 8, in: folder.url)
@@ -98,6 +99,15 @@ extension PreviewCommandTests {
         try session.xdotool("mouseup", "1")
         #expect(abs(draggedClock - 0.11 * 14) < 0.05, "clock during the drag \(draggedClock)")
         #expect(abs(dragged - Int(draggedClock * 60)) <= 1, "frame during the drag \(dragged), clock \(draggedClock)")
+        // The wheel steps frames: three up, one down (60 fps, 1x here).
+        try session.xdotool("click", "--repeat", "3", "--delay", "150", "4")
+        usleep(400_000)
+        let up = Self.clock(session.title())
+        try session.xdotool("click", "5")
+        usleep(400_000)
+        let down = Self.clock(session.title())
+        #expect(abs(up - draggedClock - 3.0 / 60) < 0.002 && abs(down - up + 1.0 / 60) < 0.002,
+                "wheel: \(draggedClock) → \(up) → \(down)")
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
     }
 
