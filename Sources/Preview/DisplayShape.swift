@@ -52,11 +52,23 @@ public struct DisplayShape: Sendable, Equatable {
     }
 
     /// The window's first size: the shown shape scaled down (never up) to fit `maxWidth` x
-    /// `maxHeight`.
-    public func windowSize(maxWidth: Int = 960, maxHeight: Int = 720) -> (width: Int, height: Int) {
+    /// `maxHeight`, then at least `minWidth` wide, so that the status and the timeline strip
+    /// have room: a small picture is scaled up to that width (within `maxHeight`), and a
+    /// portrait one keeps its height and is letterboxed at the sides.
+    ///
+    /// ```
+    ///   320x240  → 640x480          360x640 (portrait) → 640x720, the picture 405x720 in the middle
+    /// ```
+    public func windowSize(maxWidth: Int = 960, maxHeight: Int = 720, minWidth: Int = 640) -> (width: Int, height: Int) {
         let (w, h) = displaySize
         let scale = min(1, Double(maxWidth) / w, Double(maxHeight) / h)
-        return (max(1, Int((w * scale).rounded())), max(1, Int((h * scale).rounded())))
+        var (width, height) = (w * scale, h * scale)
+        if width < Double(minWidth) {
+            // As large as fits minWidth wide and maxHeight high, but never smaller than it was.
+            let grown = max(scale, min(Double(minWidth) / w, Double(maxHeight) / h))
+            (width, height) = (Double(minWidth), h * grown)
+        }
+        return (max(1, Int(width.rounded())), max(1, Int(height.rounded())))
     }
 
     /// Where to draw the texture in an output of `outputWidth` x `outputHeight` so that, once

@@ -14,6 +14,8 @@ public struct PlaybackSettings: Sendable, Hashable {
     public var backwards = false
     public var markIn: Time?
     public var markOut: Time?
+    /// The pitch shift chipmunk mode replaced, given back when it ends.
+    var semitonesBeforeChipmunk = 0
 
     public init(rate: Rational = .one, algorithm: TimePitchAlgorithm = .timeDomain, semitones: Int = 0) {
         self.rate = rate
@@ -27,16 +29,21 @@ public struct PlaybackSettings: Sendable, Hashable {
     /// ±1 semitone within ±24; varispeed has no pitch of its own, so it switches back to the
     /// pitch-preserving algorithm first.
     public mutating func stepPitch(_ direction: Int) {
-        if algorithm == .varispeed { algorithm = stretchAlgorithm }
+        if algorithm == .varispeed {
+            algorithm = stretchAlgorithm
+            semitones = semitonesBeforeChipmunk
+        }
         semitones = min(24, max(-24, semitones + direction))
     }
 
-    /// `c`: varispeed on or off. Varispeed drops the pitch shift.
+    /// `c`: varispeed on or off. Varispeed drops the pitch shift, and gives it back when it ends.
     public mutating func toggleChipmunk() {
         if algorithm == .varispeed {
             algorithm = stretchAlgorithm
+            semitones = semitonesBeforeChipmunk
         } else {
             algorithm = .varispeed
+            semitonesBeforeChipmunk = semitones
             semitones = 0
         }
     }
@@ -53,18 +60,47 @@ public struct PlaybackSettings: Sendable, Hashable {
         return try? TimeRange(start: min(a, b), end: max(a, b))
     }
 
-    /// `0.75x  spectral  +2 st  00:03.250 / 00:10.000  [2.000–4.500]`.
-    public func status(time: Time, duration: Time) -> String {
-        var parts = [playing ? (backwards ? "◀" : "▶") : "❚❚", "\(Self.rateText(rate))x", algorithm.rawValue]
-        if algorithm != .varispeed { parts.append("\(semitones >= 0 ? "+" : "")\(semitones) st") }
-        parts.append("\(Self.clock(time)) / \(Self.clock(duration))")
-        switch (markIn, markOut) {
-        case (nil, nil): break
-        case let (a?, nil): parts.append("[\(Self.clock(a)) –")
-        case let (nil, b?): parts.append("– \(Self.clock(b))]")
-        case let (a?, b?): parts.append("[\(Self.clock(min(a, b))) – \(Self.clock(max(a, b)))]")
+    /// `0.75x  spectral  +2 st  00:03.250 / 00:10.000  [2.000–4.500]`, with the speed heard
+    /// here beside the key rate when the section at `time` changes it: `0.75x (0.1875x here)`.
+    public func status(time: Time, duration: Time, section: CompositionTrackSegment? = nil) -> String {
+        statusVariants(time: time, duration: duration, section: section)[0]
+    }
+
+    /// The status from the whole line to the shortest, for a window too narrow for it: the
+    /// algorithm and pitch go first, then the spaces; the state, the rates, the clock and the
+    /// marks stay. The notes (`notes`, such as the audio track) are only in the first.
+    public func statusVariants(time: Time, duration: Time, section: CompositionTrackSegment? = nil,
+                               notes: [String] = []) -> [String] {
+        let state = playing ? (backwards ? "◀" : "▶") : "❚❚"
+        var rate = "\(Self.rateText(self.rate))x"
+        if let here = Self.speedHere(rate: self.rate, section: section) { rate += " (\(here) here)" }
+        let sound = [algorithm.rawValue] + (algorithm != .varispeed ? ["\(semitones >= 0 ? "+" : "")\(semitones) st"] : [])
+        let clock = { (gap: String) in "\(Self.clock(time))\(gap)/\(gap)\(Self.clock(duration))" }
+        let marks = { (gap: String) -> [String] in
+            switch (markIn, markOut) {
+            case (nil, nil): []
+            case let (a?, nil): ["[\(Self.clock(a))\(gap)–"]
+            case let (nil, b?): ["–\(gap)\(Self.clock(b))]"]
+            case let (a?, b?): ["[\(Self.clock(min(a, b)))\(gap)–\(gap)\(Self.clock(max(a, b)))]"]
+            }
         }
-        return parts.joined(separator: "  ")
+        let full = ([state, rate] + sound + [clock(" ")] + marks(" ")).joined(separator: "  ")
+        let short = ([state, rate, clock(" ")] + marks(" ")).joined(separator: "  ")
+        let tight = ([state, rate, clock("")] + marks("")).joined(separator: " ")
+        var variants = notes.isEmpty ? [] : [([full] + notes).joined(separator: "  ")]
+        variants += [full, short, tight]
+        return variants
+    }
+
+    /// The speed the section at the playhead plays at this rate (its rate times the key rate,
+    /// negative when reversed), or what it is instead (`frozen`, `gap`); nil when it is the
+    /// key rate itself.
+    public static func speedHere(rate: Rational, section: CompositionTrackSegment?) -> String? {
+        guard let section else { return nil }
+        if section.heldTime != nil { return "frozen" }
+        guard let sectionRate = section.rate else { return "gap" }
+        guard sectionRate != .one || section.isReversed, let effective = try? sectionRate * rate else { return nil }
+        return "\(section.isReversed ? "-" : "")\(effective.shown)x"
     }
 
     public static func rateText(_ rate: Rational) -> String {

@@ -21,7 +21,7 @@ public final class Player {
     let movie: URL
     private let session: SDLSession
     var feeder: AudioFeeder?
-    private var video: VideoView?
+    var video: VideoView?
     var reader: VideoFrameReader?
     /// Pictures for video that runs backwards (a reversed range, or `J`).
     var backwardFrames: BackwardPictureCache?
@@ -43,6 +43,10 @@ public final class Player {
     /// Whether the key list is on screen (h).
     private var showHelp = false
     var summary = PreviewSummary()
+    /// The messages also shown in the window, for a few seconds each.
+    var screenMessages = ScreenMessages()
+    /// A mouse drag on the timeline strip, while the button is held.
+    var drag: Drag?
 
     public init(options: PreviewOptions) throws {
         self.options = options
@@ -104,19 +108,24 @@ public final class Player {
     /// Plays until q, Esc, a closed window, SDL's quit event (SIGINT or SIGTERM, when the caller
     /// left them to SDL) or `interrupted` returns true. `keys` is polled for keys that do not
     /// come from the window (the terminal, in `--no-video` mode); `status` receives the status
-    /// line whenever it changes (at most every 100 ms); `message` receives notes such as a saved
+    /// line whenever it changes (at most every 100 ms; without a window, with the timeline
+    /// strip as text on a second line); `message` receives notes such as a saved
     /// edit or a refused key. `interrupted` is asked once per turn of the loop, between keys, so
     /// an interruption never lands inside a save: the summary then says `interrupted`.
     public func run(keys: () -> PreviewKey? = { nil }, status: (String) -> Void = { _ in },
-                    message: (String) -> Void = { _ in },
+                    message report: (String) -> Void = { _ in },
                     interrupted: () -> Bool = { false }) throws -> PreviewSummary {
+        // Every message is printed and shown in the window too.
+        func message(_ text: String) {
+            report(text)
+            if options.video { screenMessages.add(text) }
+        }
         feeder?.start()
         defer { feeder?.stop() }
         if options.autoplay { try handle(.playPause, message: message) }
         var lastStatus = ""
         var lastStatusTime = Date.distantPast
-        var lastShown: Time?
-        var lastSubtitle: String?
+        var drawn = Drawn()
         while true {
             if interrupted() {
                 summary.interrupted = true
@@ -124,16 +133,7 @@ public final class Player {
             }
             if let error = feeder?.error { throw error }
             var pressed: [PreviewKey] = []
-            var quit = false
-            var event = SDL_Event()
-            while SDL_PollEvent(&event) != 0 {
-                if event.type == SDL_QUIT.rawValue { quit = true }
-                if event.type == SDL_KEYDOWN.rawValue,
-                   let key = Self.key(for: event.key.keysym.sym, shift: Int32(event.key.keysym.mod) & Int32(KMOD_SHIFT.rawValue) != 0) {
-                    pressed.append(key)
-                }
-                if event.type == SDL_WINDOWEVENT.rawValue { lastShown = nil }
-            }
+            var (quit, changed) = try pollWindowEvents(into: &pressed, message: message)
             while let key = keys() {
                 pressed.append(key)
                 if key == .quit { break }
@@ -145,41 +145,87 @@ public final class Player {
             if quit { break }
             try adoptPreparedAudio(message: message)
             adoptSubtitles(message: message)
-            var now = currentTime
-            if settings.playing && !settings.backwards && now >= composition.duration {
-                try setPlaying(false)
-                try seek(to: composition.duration)
-                now = composition.duration
-                message("end of the timeline")
-            }
-            if settings.playing && settings.backwards && now <= .zero {
-                try setPlaying(false)
-                try setDirection(backwards: false)
-                now = .zero
-                message("start of the timeline")
-            }
-            let shown = min(now, composition.duration)
-            let line = ([settings.status(time: shown, duration: composition.duration)] + overlayNotes).joined(separator: "  ")
-            let statusDue = line != lastStatus && (Date().timeIntervalSince(lastStatusTime) >= 0.1 || !pressed.isEmpty)
+            let shown = try stopAtTheEnds(message: message)
+            let variants = statusVariants(at: shown)
+            // Without a window the timeline follows as a second line of text.
+            let line = variants[0] + (options.video ? "" : "\n" + stripText(at: shown))
+            let statusDue = line != lastStatus && (Date().timeIntervalSince(lastStatusTime) >= 0.1 || !pressed.isEmpty || changed)
             if statusDue {
                 status(line)
                 lastStatus = line
                 lastStatusTime = Date()
+                drawn.status = variants
             }
-            if let video {
-                let frameChanged = try showVideo(at: shown)
-                let subtitle = showSubtitles ? subtitles?.text(at: shown) : nil
-                if frameChanged || statusDue || lastShown == nil || !pressed.isEmpty || subtitle != lastSubtitle {
-                    if statusDue { video.setTitle("slowpoke — \(line)") }
-                    video.present(status: lastStatus, subtitle: subtitle, help: showHelp ? previewKeyHelp : nil)
-                    lastSubtitle = subtitle
-                    lastShown = shown
-                }
+            if video != nil {
+                try draw(at: shown, statusDue: statusDue, changed: changed || !pressed.isEmpty, drawn: &drawn)
             }
             SDL_Delay(4)
         }
         summary.duration = composition.duration
         return summary
+    }
+
+    /// Pauses at either end of the timeline, playing forwards or backwards; the time to show.
+    private func stopAtTheEnds(message: (String) -> Void) throws -> Time {
+        var now = currentTime
+        if settings.playing && !settings.backwards && now >= composition.duration {
+            try setPlaying(false)
+            try seek(to: composition.duration)
+            now = composition.duration
+            message("end of the timeline")
+        }
+        if settings.playing && settings.backwards && now <= .zero {
+            try setPlaying(false)
+            try setDirection(backwards: false)
+            now = .zero
+            message("start of the timeline")
+        }
+        return min(now, composition.duration)
+    }
+
+    /// The status at `t`, from the whole line to the shortest, with the speed of the section
+    /// there and the notes.
+    func statusVariants(at t: Time) -> [String] {
+        let track = composition.tracks(withMediaType: .video).first ?? composition.tracks.first
+        let section = (try? track?.presentation(at: min(t, composition.duration - PlaybackClock.tick)))??.segment
+        return settings.statusVariants(time: t, duration: composition.duration, section: section, notes: overlayNotes)
+    }
+
+    /// The timeline strip as text, for the status line without a window.
+    func stripText(at t: Time) -> String {
+        let segments = (composition.tracks(withMediaType: .video).first ?? composition.tracks.first)?.segments ?? []
+        return TimelineStrip.text(segments: segments, duration: composition.duration, columns: 32, time: t,
+                                  markIn: settings.markIn, markOut: settings.markOut)
+    }
+
+    /// What the window showed last, to draw again only when something changed.
+    struct Drawn {
+        /// The status variants shown (renewed at most every 100 ms, or at once after a key).
+        var status: [String] = [""]
+        var time: Time?
+        var subtitle: String?
+        var messages: [String] = []
+    }
+
+    /// Shows the frame at `t` and the overlays, when anything on screen changed.
+    private func draw(at t: Time, statusDue: Bool, changed: Bool, drawn: inout Drawn) throws {
+        guard let video else { return }
+        let frameChanged = try showVideo(at: t)
+        let subtitle = showSubtitles ? subtitles?.text(at: t) : nil
+        let messages = screenMessages.visible()
+        guard frameChanged || statusDue || changed || drawn.time == nil || subtitle != drawn.subtitle
+                || messages != drawn.messages || (drag != nil && drawn.time != t) else { return }
+        if statusDue { video.setTitle("slowpoke — \(drawn.status[0])") }
+        let segments = (composition.tracks(withMediaType: .video).first ?? composition.tracks.first)?.segments ?? []
+        let strip = options.strip ? StripState(segments: segments, duration: composition.duration, time: t,
+                                                markIn: settings.markIn, markOut: settings.markOut) : nil
+        let started = DispatchTime.now().uptimeNanoseconds
+        let stripTime = video.present(VideoView.Overlay(status: drawn.status, subtitle: subtitle, help: showHelp ? previewKeyHelp : nil,
+                                                        messages: messages, strip: strip))
+        summary.frameTiming.add(present: DispatchTime.now().uptimeNanoseconds - started, strip: stripTime)
+        drawn.time = t
+        drawn.subtitle = subtitle
+        drawn.messages = messages
     }
 
     // MARK: Video
@@ -278,7 +324,7 @@ public final class Player {
         if let feeder { try feeder.seek(to: now.seconds * Double(feeder.format.sampleRate), backwards: backwards) }
     }
 
-    private func setPlaying(_ playing: Bool) throws {
+    func setPlaying(_ playing: Bool) throws {
         // Play at the end starts again from the beginning.
         if playing && !settings.backwards && currentTime >= composition.duration { try seek(to: .zero) }
         if !playing { wallPosition = currentTime.seconds }
@@ -302,7 +348,7 @@ public final class Player {
         audioIsVarispeed = settings.algorithm == .varispeed
     }
 
-    private func seek(to t: Time) throws {
+    func seek(to t: Time) throws {
         let clamped = min(max(t, .zero), composition.duration)
         wallPosition = clamped.seconds
         wallAnchor = Date()
@@ -310,7 +356,7 @@ public final class Player {
     }
 
     /// One video frame on from `t` (or back): a frame lasts longer in slowed sections.
-    private func frameStep(from t: Time, forward: Bool) throws -> Time {
+    func frameStep(from t: Time, forward: Bool) throws -> Time {
         let frame = reader?.nominalFrameDuration ?? (1.0 / 30)
         let track = composition.tracks(withMediaType: .video).first ?? composition.tracks.first
         let rate = (try track?.presentation(at: t))??.rate?.doubleValue ?? 1

@@ -15,32 +15,47 @@ extension Player {
             message("the rate is 1x, so the range would not change; pick a rate with ← and → first")
             return
         }
-        let edit = try Edit.scale(range: range, rate: settings.rate)
-        try save(message: message) { (document: inout ProjectDocument) throws(ProjectError) in
+        let edit: Edit
+        do {
+            edit = try Edit.scale(range: range, rate: settings.rate)
+        } catch {
+            return message("the edit was refused: \(error.description)")
+        }
+        let saved = try save(message: message, refusal: "the edit was refused") { (document: inout ProjectDocument) throws(ProjectError) in
             try document.apply(edit)
             return edit.summary
         }
+        guard saved else { return }
         settings.markIn = nil
         settings.markOut = nil
     }
 
     func undo(message: (String) -> Void) throws {
-        try save(message: message) { (document: inout ProjectDocument) throws(ProjectError) in
+        try save(message: message, refusal: nil) { (document: inout ProjectDocument) throws(ProjectError) in
             "undid: " + (try document.undo()).summary
         }
     }
 
     /// Changes the document on disk (locked, atomically replaced), then plays the new timeline
     /// from the same moment of the movie.
-    private func save(message: (String) -> Void,
-                      _ change: (inout ProjectDocument) throws(ProjectError) -> String) throws {
+    /// A change the document refuses (its `ProjectError`: nothing was written) is said (after
+    /// `refusal`), and the preview goes on; returns whether it was saved.
+    @discardableResult
+    private func save(message: (String) -> Void, refusal: String?,
+                      _ change: (inout ProjectDocument) throws(ProjectError) -> String) throws -> Bool {
         let expected = composition
-        let (note, updated) = try DocumentStore.modify(options.document) { (document: inout ProjectDocument) throws(ProjectError) in
-            guard document.timeline == expected else {
-                throw ProjectError.documentChanged("the document changed on disk while previewing; quit and start the preview again")
+        let note: String, updated: ProjectDocument
+        do {
+            (note, updated) = try DocumentStore.modify(options.document) { (document: inout ProjectDocument) throws(ProjectError) in
+                guard document.timeline == expected else {
+                    throw ProjectError.documentChanged("the document changed on disk while previewing; quit and start the preview again")
+                }
+                let note = try change(&document)
+                return (note, document)
             }
-            let note = try change(&document)
-            return (note, document)
+        } catch {
+            message(refusal.map { "\($0): \(error.description)" } ?? error.description)
+            return false
         }
         let before = currentTime
         let anchorTrack = composition.tracks(withMediaType: .video).first ?? composition.tracks.first
@@ -63,6 +78,7 @@ extension Player {
         // The cues follow the new timeline too.
         if let subtitleStream { readSubtitles(subtitleStream) }
         summary.saved.append(note)
-        message("saved: \(note); the timeline is now \(composition.duration)")
+        message("saved: \(note); the timeline is now \(composition.duration.shown) s")
+        return true
     }
 }

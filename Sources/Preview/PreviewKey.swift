@@ -5,7 +5,7 @@ public enum PreviewKey: Sendable, Hashable {
     case nextAudioTrack, subtitles, playBackwards
 }
 
-/// The key list, as `--help` and the `h` overlay show it.
+/// The key list (and the mouse's part), as `--help` and the `h` overlay show it.
 public let previewKeyHelp: [(keys: String, action: String)] = [
     ("space", "play / pause"),
     ("← / →", "rate down / up the ladder 1/32 … 3/4, 1, 1.25, 1.5, 2 … 32"),
@@ -14,12 +14,15 @@ public let previewKeyHelp: [(keys: String, action: String)] = [
     ("a", "toggle spectral / timeDomain"),
     (", / .", "step one frame back / forward (paused)"),
     ("j / l", "seek −5 s / +5 s"),
-    ("J", "play backwards from here (space pauses; space again plays forwards)"),
+    ("J", "play backwards from here (space pauses, then plays forwards)"),
     ("[ / ]", "mark the edit range's start / end"),
     ("Enter", "scale the marked range to the current rate; save"),
     ("u", "undo the last edit; save"),
     ("t", "next audio track (the overlay names it)"),
     ("s", "subtitles on / off"),
     ("h", "show / hide this list"),
+    ("click / drag", "on the timeline strip: seek there"),
+    ("shift-drag", "on the timeline strip: mark that range (then a rate and Enter)"),
+    ("wheel", "step frames back / forward (pauses)"),
     ("q / Esc", "quit"),
 ]

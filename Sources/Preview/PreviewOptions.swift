@@ -15,6 +15,8 @@ public struct PreviewOptions: Sendable {
     public var video: Bool
     /// Start playing at once rather than paused.
     public var autoplay: Bool
+    /// Draw the timeline strip (off only to measure what drawing it costs a frame).
+    public var strip = true
 
     public init(document: URL, rate: Rational = .one, algorithm: TimePitchAlgorithm = .timeDomain, semitones: Int = 0,
                 start: Time = .zero, video: Bool = true, autoplay: Bool = false) {

@@ -9,4 +9,6 @@ public struct PreviewSummary: Sendable {
     /// Whether the session ended because the caller's `interrupted` said so (SIGINT or SIGTERM
     /// in the command line), not by a key or a closed window.
     public var interrupted = false
+    /// How long the window took to draw its frames, and the strip's share.
+    public var frameTiming = FrameTiming()
 }

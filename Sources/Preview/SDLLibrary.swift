@@ -43,6 +43,9 @@ struct SDLLibrary: @unchecked Sendable {
     typealias PauseDevice = @convention(c) (SDL_AudioDeviceID, Int32) -> Void
     typealias QueuedSize = @convention(c) (SDL_AudioDeviceID) -> UInt32
     typealias QueueAudio = @convention(c) (SDL_AudioDeviceID, UnsafeRawPointer?, UInt32) -> Int32
+    typealias SizeText = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<Int32>?,
+                                         UnsafeMutablePointer<Int32>?) -> Int32
+    typealias ModState = @convention(c) () -> SDL_Keymod
 
     let initialise: Init, quit: Void0, getError: String0
     let ttfInit: Int0, ttfQuit: Void0, openFont: OpenFont, closeFont: Destroy, renderText: RenderText
@@ -59,6 +62,7 @@ struct SDLLibrary: @unchecked Sendable {
     let currentVideoDriver: String0
     let closeAudioDevice: DeviceCall, pauseAudioDevice: PauseDevice, clearQueuedAudio: DeviceCall
     let queuedAudioSize: QueuedSize, queueAudio: QueueAudio
+    let sizeText: SizeText, modState: ModState
 
     /// The libraries' files, by the sonames their development packages link.
     static let fileNames = ["libSDL2-2.0.so.0", "libSDL2_ttf-2.0.so.0"]
@@ -127,6 +131,8 @@ struct SDLLibrary: @unchecked Sendable {
         clearQueuedAudio = try symbol("SDL_ClearQueuedAudio")
         queuedAudioSize = try symbol("SDL_GetQueuedAudioSize")
         queueAudio = try symbol("SDL_QueueAudio")
+        sizeText = try symbol("TTF_SizeUTF8")
+        modState = try symbol("SDL_GetModState")
     }
 }
 
@@ -210,3 +216,9 @@ func SDL_GetQueuedAudioSize(_ device: SDL_AudioDeviceID) -> UInt32 { sdl.queuedA
 func SDL_QueueAudio(_ device: SDL_AudioDeviceID, _ data: UnsafeRawPointer?, _ length: UInt32) -> Int32 {
     sdl.queueAudio(device, data, length)
 }
+@discardableResult
+func TTF_SizeUTF8(_ font: OpaquePointer?, _ text: UnsafePointer<CChar>?, _ w: UnsafeMutablePointer<Int32>?,
+                  _ h: UnsafeMutablePointer<Int32>?) -> Int32 {
+    sdl.sizeText(font, text, w, h)
+}
+func SDL_GetModState() -> SDL_Keymod { sdl.modState() }

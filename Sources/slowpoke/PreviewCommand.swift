@@ -15,8 +15,17 @@ struct PreviewMovie: ParsableCommand {
             [ ] and Enter are saved to the document at once (locked and replaced atomically, so \
             closing the window never leaves half a document).
 
-            Keys:
-            \(previewKeyHelp.map { "  \($0.keys.padding(toLength: 9, withPad: " ", startingAt: 0)) \($0.action)" }.joined(separator: "\n"))
+            The timeline strip along the bottom of the window draws each section by its speed \
+            (higher is faster, on the log scale of `info`'s speed graph; slow blue, 1x grey, \
+            fast amber, reversed magenta with ◀ marks, freezes cyan, gaps empty), the marks in \
+            yellow and the playhead in white, with the times at its ends. The status shows the \
+            key rate and, where a section changes it, the speed heard there. Every message \
+            also shows in the window for a few seconds. With --no-video the status line carries \
+            the same timeline as text (▁ … █ by speed, ◀ reversed, = frozen, · gap, [ ] marks, \
+            | playhead).
+
+            Keys and mouse:
+            \(previewKeyHelp.map { "  \($0.keys.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.action)" }.joined(separator: "\n"))
 
             The rate ladder is 1/32, 1/16, 1/8, 1/4, 1/2, 3/4, 1, 1.25, 1.5, 2, 4, 8, 16, 32.
 
@@ -64,9 +73,22 @@ struct PreviewMovie: ParsableCommand {
         guard startTime <= timeline.duration else {
             throw CLIError("--start \(start!.value.shown) is after the end of the timeline at \(timeline.duration.readable)")
         }
-        let player = try Player(options: PreviewOptions(document: url, rate: rate, algorithm: algorithm, semitones: semitones,
-                                                        start: startTime, video: !noVideo, autoplay: play))
+        // Raw mode before the audio is made (which takes a while): keys typed meanwhile are not
+        // echoed, and are dropped rather than played when the player starts.
         let terminal = noVideo ? TerminalKeys() : nil
+        var previewOptions = PreviewOptions(document: url, rate: rate, algorithm: algorithm, semitones: semitones,
+                                            start: startTime, video: !noVideo, autoplay: play)
+        let environment = ProcessInfo.processInfo.environment
+        // For measuring what the strip costs a frame (README, "Preview"): off, and the timing printed.
+        previewOptions.strip = environment["SLOWPOKE_PREVIEW_STRIP"] != "off"
+        let player: Player
+        do {
+            player = try Player(options: previewOptions)
+        } catch {
+            terminal?.restore()
+            throw error
+        }
+        terminal?.discardPending()
         let statusLine = StatusLine(enabled: noVideo)
         let summary: PreviewSummary
         do {
@@ -77,6 +99,12 @@ struct PreviewMovie: ParsableCommand {
         statusLine.finish()
         for note in summary.saved { print(note) }
         if !summary.saved.isEmpty { print("the timeline is now \(summary.duration.shown) s") }
+        if environment["SLOWPOKE_PREVIEW_FRAME_TIMES"] == "1" {
+            let t = summary.frameTiming
+            Terminal.note(String(format: "frame timing: %d frames drawn; present median %.3f ms, mean %.3f ms; the strip's drawing median %.3f ms, mean %.3f ms, slowest %.3f ms",
+                                 t.frames, FrameTiming.median(t.present), FrameTiming.mean(t.present),
+                                 FrameTiming.median(t.strip), FrameTiming.mean(t.strip), FrameTiming.slowest(t.strip)))
+        }
         if summary.interrupted { throw PreviewInterrupted() }
     }
 }
@@ -88,31 +116,39 @@ struct PreviewInterrupted: LocalizedError, CustomStringConvertible {
 }
 
 
-/// The one status line of `--no-video` mode, on stderr: redrawn in place on a terminal, one
-/// line per change otherwise.
+/// The status of `--no-video` mode on stderr, its line and the timeline's below it: redrawn in
+/// place on a terminal, as they come otherwise.
 final class StatusLine {
     private let enabled: Bool
     private let isTerminal = isatty(STDERR_FILENO) != 0
-    private var drawn = false
+    /// Lines on screen to draw over.
+    private var drawn = 0
 
     init(enabled: Bool) { self.enabled = enabled }
 
-    func show(_ line: String) {
+    func show(_ text: String) {
         guard enabled else { return }
         if isTerminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
-            drawn = true
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            FileHandle.standardError.write(Data((clear() + lines.joined(separator: "\n\u{1B}[K")).utf8))
+            drawn = lines.count
         } else {
-            FileHandle.standardError.write(Data("\(line)\n".utf8))
+            FileHandle.standardError.write(Data("\(text)\n".utf8))
         }
     }
 
     func note(_ message: String) {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn > 0 { FileHandle.standardError.write(Data(clear().utf8)) }
+        drawn = 0
         Terminal.note(message)
     }
 
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drawn > 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    /// Back to the start of the first line drawn, each cleared on the way up.
+    private func clear() -> String {
+        "\r\u{1B}[K" + String(repeating: "\u{1B}[1A\r\u{1B}[K", count: max(0, drawn - 1))
     }
 }

@@ -2,6 +2,7 @@ import Composition
 import Export
 import Project
 import Foundation
+import Preview
 
 /// Text layouts for people.
 enum Report {
@@ -89,10 +90,11 @@ enum Report {
     ///           █████████████████▆▅▄▂▁       ███████████████████████████████
     ///    0.262x ███████████████████████▇▆▅▃▂▁███████████████████████████████
     static func speedGraph(_ track: CompositionTrack, columns: Int = 60, rows: Int = 3) -> String {
-        let rates = track.segments.compactMap(\.rate)
         let reverses = track.segments.contains(where: \.isReversed)
-        guard let slowest = rates.min(), let fastest = rates.max(), slowest != fastest || reverses, track.duration > .zero else { return "" }
-        let lo = log2(slowest.doubleValue), hi = log2(fastest.doubleValue)
+        // The scale the preview's timeline strip draws with, too.
+        guard let scale = SpeedScale(segments: track.segments), scale.slowest != scale.fastest || reverses,
+              track.duration > .zero else { return "" }
+        let slowest = scale.slowest, fastest = scale.fastest
         let levels = rows * 8
         let length = track.duration.seconds
         var heights: [Int?] = []
@@ -103,8 +105,7 @@ enum Report {
             while index < track.segments.count - 1, track.segments[index].target.end.seconds <= t { index += 1 }
             backwards.append(track.segments[index].isReversed)
             guard let rate = track.segments[index].rate else { heights.append(nil); continue }
-            let fraction = hi > lo ? (log2(rate.doubleValue) - lo) / (hi - lo) : 1
-            heights.append(max(1, Int((fraction * Double(levels)).rounded())))
+            heights.append(max(1, Int((scale.level(of: rate) * Double(levels)).rounded())))
         }
         let blocks = Array(" ▁▂▃▄▅▆▇█")
         // A step's rate such as 16/61 reads as 0.262x here.

@@ -39,6 +39,12 @@ final class TerminalKeys {
         Signals.saveTerminal(nil)
     }
 
+    /// Drops the keys typed so far (while the preview was starting), unread.
+    func discardPending() {
+        if saved != nil { tcflush(STDIN_FILENO, TCIFLUSH) }
+        pending = []
+    }
+
     /// The next key, or nil if none is waiting.
     func next() -> PreviewKey? {
         fill()

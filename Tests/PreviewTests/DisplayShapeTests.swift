@@ -13,17 +13,21 @@ import Testing
     static let cases: [Case] = [
         Case(width: 1920, height: 1080, rotation: nil, sar: nil, shown: (1920, 1080), window: (960, 540), turns: 0),
         // A phone's portrait clip: stored landscape, turned a quarter clockwise.
-        Case(width: 1920, height: 1080, rotation: 90, sar: nil, shown: (1080, 1920), window: (405, 720), turns: 1),
-        Case(width: 640, height: 360, rotation: 90, sar: nil, shown: (360, 640), window: (360, 640), turns: 1),
+        Case(width: 1920, height: 1080, rotation: 90, sar: nil, shown: (1080, 1920), window: (640, 720), turns: 1),
+        // Portrait: at least 640 px wide, the picture letterboxed at the sides (and as tall as fits).
+        Case(width: 640, height: 360, rotation: 90, sar: nil, shown: (360, 640), window: (640, 720), turns: 1),
         Case(width: 640, height: 360, rotation: 180, sar: nil, shown: (640, 360), window: (640, 360), turns: 2),
-        Case(width: 640, height: 360, rotation: 270, sar: nil, shown: (360, 640), window: (360, 640), turns: 3),
-        Case(width: 640, height: 360, rotation: -90, sar: nil, shown: (360, 640), window: (360, 640), turns: 3),
-        Case(width: 640, height: 360, rotation: 89.99, sar: nil, shown: (360, 640), window: (360, 640), turns: 1),
+        Case(width: 640, height: 360, rotation: 270, sar: nil, shown: (360, 640), window: (640, 720), turns: 3),
+        Case(width: 640, height: 360, rotation: -90, sar: nil, shown: (360, 640), window: (640, 720), turns: 3),
+        Case(width: 640, height: 360, rotation: 89.99, sar: nil, shown: (360, 640), window: (640, 720), turns: 1),
         // Anamorphic DV: 720x480 at SAR 32:27 is 16:9, at 8:9 it is 4:3.
         Case(width: 720, height: 480, rotation: nil, sar: (32, 27), shown: (853.333, 480), window: (853, 480), turns: 0),
         Case(width: 720, height: 480, rotation: nil, sar: (8, 9), shown: (640, 480), window: (640, 480), turns: 0),
         // Both: the stretch is along the stored width, which ends up vertical.
-        Case(width: 720, height: 480, rotation: 90, sar: (32, 27), shown: (480, 853.333), window: (405, 720), turns: 1),
+        Case(width: 720, height: 480, rotation: 90, sar: (32, 27), shown: (480, 853.333), window: (640, 720), turns: 1),
+        // Small: scaled up to 640 px wide.
+        Case(width: 320, height: 240, rotation: nil, sar: nil, shown: (320, 240), window: (640, 480), turns: 0),
+        Case(width: 320, height: 180, rotation: nil, sar: nil, shown: (320, 180), window: (640, 360), turns: 0),
     ]
 
     @Test(arguments: cases) func shownSizeAndWindow(_ c: Case) throws {

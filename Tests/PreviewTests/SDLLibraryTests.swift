@@ -51,6 +51,8 @@ import Testing
         let clearQueuedAudio: L.DeviceCall = SDL_ClearQueuedAudio
         let queuedAudioSize: L.QueuedSize = SDL_GetQueuedAudioSize
         let queueAudio: L.QueueAudio = SDL_QueueAudio
+        let sizeText: L.SizeText = TTF_SizeUTF8
+        let modState: L.ModState = SDL_GetModState
         let pairs: [(String, UnsafeRawPointer, UnsafeRawPointer)] = [
             ("SDL_Init", address(l.initialise), address(initialise)),
             ("SDL_Quit", address(l.quit), address(quit)),
@@ -90,6 +92,8 @@ import Testing
             ("SDL_ClearQueuedAudio", address(l.clearQueuedAudio), address(clearQueuedAudio)),
             ("SDL_GetQueuedAudioSize", address(l.queuedAudioSize), address(queuedAudioSize)),
             ("SDL_QueueAudio", address(l.queueAudio), address(queueAudio)),
+            ("TTF_SizeUTF8", address(l.sizeText), address(sizeText)),
+            ("SDL_GetModState", address(l.modState), address(modState)),
         ]
         for (name, opened, linked) in pairs {
             #expect(opened == linked, "\(name)")

@@ -190,8 +190,9 @@ struct PreviewCommandTests {
         let w = paused.width, h = paused.height
         let body = paused.luma[(h / 2) * w + w / 2]
         #expect(abs(Int(body) - 56) < 12, "picture luma \(body)")
-        // The overlay: a dark band along the bottom with white text in it.
-        let band = (h - 24)..<(h - 8)
+        // The overlay: a dark status band with white text in it, above the timeline strip and
+        // its row of times (44 px at the bottom).
+        let band = (h - 44 - 24)..<(h - 44 - 8)
         var white = 0, dark = 0
         for y in band { for x in 0..<w { let v = paused.luma[y * w + x]; if v > 200 { white += 1 } else if v < 30 { dark += 1 } } }
         #expect(white > 150, "white text pixels in the overlay: \(white)")
@@ -279,6 +280,8 @@ extension PreviewCommandTests {
         #expect(process.terminationStatus == 0, "\(stderr)")
         #expect(stderr.contains("▶  1x  varispeed"), "\(stderr)")
         #expect(stderr.contains("▶  2x  varispeed"), "\(stderr)")
+        // The timeline as a line of text under the status: one 1x section, the playhead in it.
+        #expect(stderr.contains("█ 10 s") && stderr.contains("\n0 "), "\(stderr)")
         let data = try Data(contentsOf: audio)
         let all = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let heard = stride(from: 0, to: all.count - 1, by: 2).map { all[$0] }

@@ -27,6 +27,20 @@ extension PreviewCommandTests {
         #expect(stray.isEmpty, "left behind: \(stray)")
     }
 
+    /// Keys typed while `--no-video` starts (issue 54) are neither echoed by the terminal nor
+    /// played once it has started: `Z` does not appear, and `c` does not turn chipmunk on.
+    @Test func keysTypedWhileStartingAreNeitherEchoedNorPlayed() throws {
+        let folder = try TemporaryFolder("preview-early")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let document = try Self.editedDocument(for: clip, in: folder)
+        let run = try PseudoTerminalRun.run(["preview", document.path, "--no-video", "--play"], in: folder.url,
+                                            stop: "early-SIGTERM", audio: folder.file("heard.raw"))
+        #expect(run.ready && run.status == 130, "status \(run.status); terminal said: \(run.output)")
+        #expect(run.output.contains("▶  1x") && run.output.contains("spectral"), "terminal said: \(run.output)")
+        #expect(!run.output.contains("Z"), "the typed key was echoed: \(run.output)")
+        #expect(!run.output.contains("varispeed"), "the key typed while starting was played: \(run.output)")
+    }
+
     /// With a window under Xvfb, SIGTERM and SIGINT end the preview with 130 and the document as
     /// it was. Started through Foundation's Process, the player begins with both signals
     /// blocked (before the fix it then ignored them and had to be killed).
@@ -116,6 +130,14 @@ enum PseudoTerminalRun {
                         output += os.read(master, 4096)
                     except OSError:
                         return
+        if how.startswith("early-"):
+            # Keys typed while the preview starts: once the terminal is in raw mode (the player
+            # is being made), before the audio flows.
+            how = how[len("early-"):]
+            end = time.time() + 10
+            while stty() == before and time.time() < end:
+                drain(0.005)
+            os.write(master, b"Zc")
         deadline = time.time() + 30
         ready = False
         while time.time() < deadline:

@@ -10,7 +10,9 @@ extension PreviewCommandTests {
     /// -90); remuxed with ffmpeg's `rotate` tag it turns 270° (tag 90: ffmpeg 5.1 writes the
     /// opposite turn, see media/README.md) or 180°. The window takes the shown shape and the
     /// picture on it is ffmpeg's own auto-rotated frame, not the stored one nor another turn.
-    @Test(arguments: [(nil, 360, 640), ("90", 360, 640), ("180", 640, 360)] as [(String?, Int, Int)])
+    /// A portrait window is at least 640 px wide (issue 54): the 360x640 picture, scaled to
+    /// 405x720, is letterboxed at the sides; the timeline strip's band (44 px) is below it.
+    @Test(arguments: [(nil, 640, 764), ("90", 640, 764), ("180", 640, 404)] as [(String?, Int, Int)])
     func aRotatedClipShowsUprightInItsShape(_ tag: String?, _ width: Int, _ height: Int) throws {
         let folder = try TemporaryFolder("preview-rotated")
         var clip = try folder.copy(media: "rotated.mp4")
@@ -30,21 +32,34 @@ extension PreviewCommandTests {
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
         #expect(shot.width == width && shot.height == height, "window \(shot.width)x\(shot.height)")
 
-        // ffmpeg's rendering of the same frame, scaled to the window: rotated by its display
+        // Where the picture is: the shown shape's largest centred box (portrait: 405x720 in 640x720).
+        let (shownW, shownH) = tag == "180" ? (640.0, 360.0) : (360.0, 640.0)
+        let pictureHeight = shot.height - 44
+        let scale = min(Double(shot.width) / shownW, Double(pictureHeight) / shownH)
+        let boxW = Int(shownW * scale), boxH = Int(shownH * scale)
+        let x0 = (shot.width - boxW) / 2, y0 = (pictureHeight - boxH) / 2
+
+        // ffmpeg's rendering of the same frame, scaled to the box: rotated by its display
         // matrix (autorotate); and, as the wrong answers the check must reject, the stored
         // picture turned by each quarter turn.
         func reference(_ filters: String, autorotate: Bool) throws -> [UInt8] {
             let raw = folder.file("reference-\(UUID().uuidString).gray")
             let result = try TestSupport.tool("ffmpeg", ["-v", "error"] + (autorotate ? [] : ["-noautorotate"]) + [
-                "-i", clip.path, "-vf", "select=eq(n\\,45),\(filters)scale=\(shot.width):\(shot.height)",
+                "-i", clip.path, "-vf", "select=eq(n\\,45),\(filters)scale=\(boxW):\(boxH)",
                 "-frames:v", "1", "-pix_fmt", "gray", "-f", "rawvideo", "-y", raw.path])
             try #require(result.status == 0, "ffmpeg: \(result.stderr)")
             return [UInt8](try Data(contentsOf: raw))
         }
-        // The status overlay covers the bottom: compare the rows above it.
-        let n = (shot.height - 40) * shot.width
+        // The status band covers the picture's bottom: compare the box's rows above it.
+        let rows = min(boxH, pictureHeight - 40 - y0)
+        let n = rows * boxW
+        var picture: [UInt8] = []
+        for y in 0..<rows {
+            let first: Int = (y0 + y) * shot.width + x0
+            picture += shot.luma[first..<(first + boxW)]
+        }
         func correlation(_ other: [UInt8]) -> Double {
-            let a = shot.luma[0..<n].map(Double.init), b = other[0..<n].map(Double.init)
+            let a = picture.map(Double.init), b = other[0..<n].map(Double.init)
             let ma = a.reduce(0, +) / Double(n), mb = b.reduce(0, +) / Double(n)
             var ab = 0.0, aa = 0.0, bb = 0.0
             for i in 0..<n { ab += (a[i] - ma) * (b[i] - mb); aa += (a[i] - ma) * (a[i] - ma); bb += (b[i] - mb) * (b[i] - mb) }
@@ -79,7 +94,8 @@ extension PreviewCommandTests {
         let geometry = try #require(try session.geometry())
         let shot = try session.screenshot()
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
-        let aspect = Double(geometry.width) / Double(geometry.height)
+        // The picture's part of the window: all but the timeline strip's band (44 px).
+        let aspect = Double(geometry.width) / Double(geometry.height - 44)
         #expect(abs(aspect / (16.0 / 9) - 1) < 0.02, "window \(geometry.width)x\(geometry.height)")
         // The picture fills the window: no black bars at the left and right edges (testsrc2
         // has no black columns there).

@@ -54,7 +54,8 @@ final class PreviewSession {
     private(set) var window = ""
     private let errPipe = Pipe()
 
-    init(_ arguments: [String], in folder: URL, display: VirtualDisplay, channels: Int = 2) throws {
+    init(_ arguments: [String], in folder: URL, display: VirtualDisplay, channels: Int = 2,
+         environment: [String: String] = [:]) throws {
         self.display = display
         self.channels = channels
         audioFile = folder.appendingPathComponent("heard.raw")
@@ -64,7 +65,7 @@ final class PreviewSession {
         process.environment = ProcessInfo.processInfo.environment.merging([
             "DISPLAY": display.display, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": audioFile.path,
             "SWIFT_BACKTRACE": "enable=no",
-        ]) { $1 }
+        ].merging(environment) { $1 }) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
@@ -141,6 +142,22 @@ final class PreviewSession {
             guard result.status == 0 else { throw Failure(message: "xdotool key \(key): \(result.stderr)") }
         }
         return (first, last)
+    }
+
+    /// Runs one xdotool command on this display (mouse moves and buttons, keys held down go
+    /// through XTEST, to the window under the pointer).
+    func xdotool(_ arguments: String...) throws {
+        let result = try display.x("xdotool", arguments)
+        guard result.status == 0 else { throw Failure(message: "xdotool \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+
+    /// Moves the pointer to `fraction` of the timeline strip's width, on the strip (its bars are
+    /// the bottom 28 px of the window).
+    func pointAtStrip(_ fraction: Double) throws {
+        guard let (_, _, width, height) = try geometry() else { throw Failure(message: "no geometry for window \(window)") }
+        let x = min(width - 1, Int((fraction * Double(width)).rounded()))
+        try xdotool("mousemove", "--window", window, "\(x)", "\(height - 14)")
+        usleep(50_000)
     }
 
     /// Presses q and waits for the player to exit. xdotool's error is ignored: the player may

@@ -34,11 +34,12 @@ extension PreviewCommandTests {
         let session = try PreviewSession([document.path, "--start", "1.5"], in: folder.url, display: display)
         try session.waitUntilReady()
         usleep(400_000)
-        /// White (text) pixels in the subtitle band: above the status band at the bottom.
+        /// White (text) pixels in the subtitle band: above the status band, which is above the
+        /// timeline strip and its row of times (44 px).
         func subtitlePixels() throws -> Int {
             let shot = try session.screenshot()
             var white = 0
-            for y in (shot.height - 90)..<(shot.height - 38) {
+            for y in (shot.height - 44 - 90)..<(shot.height - 44 - 38) {
                 for x in 0..<shot.width where shot.luma[y * shot.width + x] > 200 { white += 1 }
             }
             return white
@@ -133,7 +134,7 @@ extension PreviewCommandTests {
                                                    "-preset", "ultrafast", "-color_primaries", "bt709", "-color_trc", "bt709",
                                                    "-colorspace", "bt709", "-y", sdr.path])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
-        /// Mean luma of the frame at 1 s on screen, above the status band, and the window title.
+        /// Mean luma of the frame at 1 s on screen, above the status band and the strip, and the window title.
         func shown(_ clip: URL) throws -> (mean: Double, title: String) {
             let display = try VirtualDisplay()
             let session = try PreviewSession([clip.path, "--start", "1"], in: folder.url, display: display)
@@ -142,7 +143,7 @@ extension PreviewCommandTests {
             let shot = try session.screenshot()
             let title = session.title()
             #expect(session.quit() == 0, "stderr: \(session.stderr())")
-            let rows = shot.luma[0..<((shot.height - 40) * shot.width)]
+            let rows = shot.luma[0..<((shot.height - 44 - 40) * shot.width)]
             return (rows.reduce(0) { $0 + Double($1) } / Double(rows.count), title)
         }
         /// ffmpeg's plain conversion of the frame at 1 s to 8-bit luma: no tone mapping.
