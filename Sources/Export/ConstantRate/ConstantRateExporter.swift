@@ -18,14 +18,17 @@ public struct ConstantRateExporter {
         public var crf: Double?
         public var preset: String?
         public var frames: FrameSelection = .nearest
+        /// With `frames` .interpolate: how much time the motion may take.
+        public var quality: InterpolationQuality = .fast
 
         public init(fps: Rational, codec: VideoCodec? = nil, crf: Double? = nil, preset: String? = nil,
-                    frames: FrameSelection = .nearest) {
+                    frames: FrameSelection = .nearest, quality: InterpolationQuality = .fast) {
             self.fps = fps
             self.codec = codec
             self.crf = crf
             self.preset = preset
             self.frames = frames
+            self.quality = quality
         }
     }
 
@@ -146,7 +149,7 @@ public struct ConstantRateExporter {
         }
 
         let interpolator = try Self.interpolator(for: plan, source: source, encoder: encoder,
-                                                 display: session.destination.destination.path)
+                                                 display: session.destination.destination.path, quality: options.quality)
 
         try Self.encode(plan, from: source, decoder: decoder, pictures: pictures, encoder: encoder,
                         interpolator: interpolator, session: session, stop: stop, progress: progress)
@@ -191,13 +194,13 @@ public struct ConstantRateExporter {
 
     /// The flow interpolator for the interpolated frames of `plan`, or nil when it has none.
     private static func interpolator(for plan: FramePlan, source: any PictureSource, encoder: FrameEncoder,
-                                     display: String) throws -> FlowInterpolator? {
+                                     display: String, quality: InterpolationQuality) throws -> FlowInterpolator? {
         let pairs = plan.sources.reduce(into: [FlowInterpolator.Pair]()) { pairs, frame in
             if case .interpolate(let a, let b, _) = frame, pairs.last != FlowInterpolator.Pair(a: a, b: b) {
                 pairs.append(FlowInterpolator.Pair(a: a, b: b))
             }
         }
-        return pairs.isEmpty ? nil : try FlowInterpolator(source: source, encoder: encoder, display: display, pairs: pairs)
+        return pairs.isEmpty ? nil : try FlowInterpolator(source: source, encoder: encoder, display: display, pairs: pairs, quality: quality)
     }
 
     /// Makes output frame k of `plan` for every k (a source picture converted for the encoder,
