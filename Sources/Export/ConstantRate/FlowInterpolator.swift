@@ -11,7 +11,8 @@ internal import CFFmpeg
 /// picture (a scene cut, a flash) the nearer picture is shown unchanged. Works in the encoder's
 /// pixel format, 8- or 10-bit 4:2:0, at full resolution. The next pair's flow is computed on a
 /// thread of its own while the current pair's frames are made, so that the flow, the warping
-/// and the encoding thread keep both cores busy.
+/// and the encoding thread keep both cores busy. `quality` chooses the flow's resolution (see
+/// InterpolationQuality).
 final class FlowInterpolator {
     private let library: FlowLibrary
     /// The interpolator holding the current pair, and a second one that computes the next
@@ -44,7 +45,7 @@ final class FlowInterpolator {
 
     /// `pairs`: the pairs the export will ask for, in order, so that each one's flow can be
     /// computed while the one before is in use.
-    init(source: any PictureSource, encoder: FrameEncoder, display: String, pairs: [Pair]) throws {
+    init(source: any PictureSource, encoder: FrameEncoder, display: String, pairs: [Pair], quality: InterpolationQuality = .fast) throws {
         let tenBit = encoder.pixelFormat == AV_PIX_FMT_YUV420P10LE
         guard tenBit || encoder.pixelFormat == AV_PIX_FMT_YUV420P else {
             throw ExportError.unavailable(Notice("motion interpolation works on 4:2:0 video without alpha, and this export encodes \(String(cString: av_get_pix_fmt_name(encoder.pixelFormat)))",
@@ -54,8 +55,10 @@ final class FlowInterpolator {
         var made: [OpaquePointer] = []
         for _ in 0..<2 {
             var one: OpaquePointer?
-            let code = library.create(encoder.width, encoder.height, tenBit ? 10 : 8, 0, &one)
+            var code = library.create(encoder.width, encoder.height, tenBit ? 10 : 8, 0, &one)
+            if code == 0, let one { code = library.setQuality(one, quality.code) }
             guard code == 0, let one else {
+                if let one { library.destroy(one) }
                 for h in made { library.destroy(h) }
                 throw ExportError.unavailable(Self.describe(code, size: "\(encoder.width)x\(encoder.height)", detail: ""))
             }

@@ -11,6 +11,7 @@ import Composition
 struct FlowLibrary: @unchecked Sendable {
     // @unchecked: immutable C function pointers into a library that is never closed.
     typealias Create = @convention(c) (Int32, Int32, Int32, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias SetQuality = @convention(c) (OpaquePointer?, Int32) -> Int32
     typealias SetPair = @convention(c) (OpaquePointer?, UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?,
                                         UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?) -> Int32
     typealias Render = @convention(c) (OpaquePointer?, Double, UnsafePointer<UnsafeMutablePointer<UInt8>?>?, UnsafePointer<Int32>?) -> Int32
@@ -24,6 +25,7 @@ struct FlowLibrary: @unchecked Sendable {
     }
 
     let create: Create
+    let setQuality: SetQuality
     let setPair: SetPair
     let render: Render
     let pairReliable: Reliable
@@ -66,6 +68,7 @@ struct FlowLibrary: @unchecked Sendable {
         }
         func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F { try library.symbol(name, as: type) }
         create = try symbol("sp_flow_create", as: Create.self)
+        setQuality = try symbol("sp_flow_set_quality", as: SetQuality.self)
         setPair = try symbol("sp_flow_set_pair", as: SetPair.self)
         render = try symbol("sp_flow_render", as: Render.self)
         pairReliable = try symbol("sp_flow_pair_reliable", as: Reliable.self)
