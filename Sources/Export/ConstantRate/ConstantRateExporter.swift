@@ -99,6 +99,9 @@ public struct ConstantRateExporter {
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false) { warning(line) }
+        // What the encoder loses of the source, said before any packet is read (as
+        // `export --dry-run --fps` says it, from the same call).
+        _ = try encoding(session.header().stream(videoStream.index), movieName: name, warning: warning)
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
         // every sample, which grows with the movie's length. Only passthrough maps packets; the
@@ -131,7 +134,7 @@ public struct ConstantRateExporter {
         let source: any PictureSource = deinterlacer ?? decoder
         let stream = decoder.decoderStream
         let parameters = stream.parameters
-        var encoderSettings = try encoding(stream, movieName: name, warning: warning)
+        var encoderSettings = try encoding(stream, movieName: name, warning: { _ in })
 
         if encoderSettings.codec == .hevc && encoderSettings.tenBit {
             encoderSettings.staticHDR = try Self.staticHDR(of: stream, plan: plan, source: source)
@@ -243,8 +246,8 @@ public struct ConstantRateExporter {
     }
 
     /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the
-    /// user's overrides; what they lose of the source (alpha, bit depth) goes to `warning`.
-    private func encoding(_ stream: StreamView, movieName: String, warning: (String) -> Void) throws -> EncoderSettings {
+    /// user's overrides; what they lose of the source (alpha, bit depth, PQ, HDR10+) goes to `warning`.
+    func encoding(_ stream: StreamView, movieName: String, warning: (String) -> Void) throws -> EncoderSettings {
         let parameters = stream.parameters.pointee
         let depth = SourceAlpha.depth(of: stream), alpha = SourceAlpha.has(stream)
         var settings = EncoderSettings.recommended(codec: codec, width: Int(parameters.width), height: Int(parameters.height),
