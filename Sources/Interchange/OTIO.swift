@@ -34,6 +34,14 @@ public import Composition
 /// unless another tool edited the item. Otherwise the OTIO fields are read: whole values over
 /// whole rates are exact, and other doubles become the simplest fraction within 1e-9 (so
 /// `0.3333333333333333` is 1/3 and `29.97002997002997` is 30000/1001).
+///
+/// **Its own files import exactly.** An import replays the timeline as slowpoke edits on the
+/// whole movie, and some timelines (stacked ramps and cuts on mixed grids) pass through a time
+/// finer than a 32-bit timescale in every order of remove, scale and insert. So slowpoke also
+/// writes the edits that made the timeline, as JSON text in the timeline's
+/// `metadata.slowpoke.edits`; an import replays those first and keeps them when they give
+/// exactly the timeline the tracks describe (any tool's change to an item makes them disagree,
+/// and the tracks win).
 public enum OTIO {
     /// 2: `source_range.duration` is the clip's length in the track (OTIO's convention);
     /// 1: it was the media span (slowpoke before issue 23).
@@ -41,15 +49,16 @@ public enum OTIO {
 
     // MARK: Export
 
-    /// The OTIO JSON text for `composition`, which plays `movie`.
-    public static func export(_ composition: Composition, movie: OTIOMovie) throws(CompositionError) -> String {
-        String(decoding: try exportBytes(composition, movie: movie), as: UTF8.self)
+    /// The OTIO JSON text for `composition`, which plays `movie`; `edits`, the edits that made
+    /// it from the whole movie, are written beside it for an exact import.
+    public static func export(_ composition: Composition, movie: OTIOMovie, edits: [Edit]? = nil) throws(CompositionError) -> String {
+        String(decoding: try exportBytes(composition, movie: movie, edits: edits), as: UTF8.self)
     }
 
-    /// ``export(_:movie:)`` as UTF-8 bytes, as they are written to a file.
-    public static func exportBytes(_ composition: Composition, movie: OTIOMovie) throws(CompositionError) -> [UInt8] {
+    /// ``export(_:movie:edits:)`` as UTF-8 bytes, as they are written to a file.
+    public static func exportBytes(_ composition: Composition, movie: OTIOMovie, edits: [Edit]? = nil) throws(CompositionError) -> [UInt8] {
         var out: [UInt8] = []
-        export(composition, movie: movie) { out += $0 }
+        export(composition, movie: movie, edits: edits) { out += $0 }
         return out
     }
 
@@ -57,15 +66,16 @@ public enum OTIO {
     /// each track's items made one at a time as they are written: a 3000-clip timeline is
     /// 16 MB of text, and holding it and its tree of JSON values took more than 7 KB a segment.
     /// The bytes are those of ``exportTree(_:movie:)`` serialized.
-    public static func export<E: Error>(_ composition: Composition, movie: OTIOMovie, to write: ([UInt8]) throws(E) -> Void) throws(E) {
+    public static func export<E: Error>(_ composition: Composition, movie: OTIOMovie, edits: [Edit]? = nil,
+                                        to write: ([UInt8]) throws(E) -> Void) throws(E) {
         let (rate, reference) = references(composition, movie: movie)
-        let skeleton = timeline(composition, movie: movie) { _ in [] }.serializedBytes()
+        let skeleton = timeline(composition, movie: movie, edits: edits) { _ in [] }.serializedBytes()
         // Each track's empty "children" array, in track order, is where its items go (no
         // other member of the skeleton is named so and empty; strings cannot hold the quotes).
         let marker = Array(#""children": []"#.utf8)
         let places = (0..<max(0, skeleton.count - marker.count + 1)).filter { skeleton[$0] == marker[0] && skeleton[$0 ..< $0 + marker.count].elementsEqual(marker) }
         guard places.count == composition.tracks.count else {
-            return try write(exportTree(composition, movie: movie).serializedBytes())
+            return try write(exportTree(composition, movie: movie, edits: edits).serializedBytes())
         }
         var out: [UInt8] = []
         var from = 0
@@ -91,9 +101,9 @@ public enum OTIO {
     }
 
     /// The whole OTIO timeline for `composition` as one tree of JSON values.
-    static func exportTree(_ composition: Composition, movie: OTIOMovie) -> OrderedJSON {
+    static func exportTree(_ composition: Composition, movie: OTIOMovie, edits: [Edit]? = nil) -> OrderedJSON {
         let (rate, reference) = references(composition, movie: movie)
-        return timeline(composition, movie: movie) { track in
+        return timeline(composition, movie: movie, edits: edits) { track in
             track.segments.enumerated().map { index, segment in item(segment, index: index, movie: movie, reference: reference, rate: rate) }
         }
     }
@@ -121,7 +131,8 @@ public enum OTIO {
     }
 
     /// The timeline object, each track's items given by `children`.
-    private static func timeline(_ composition: Composition, movie: OTIOMovie, children: (CompositionTrack) -> [OrderedJSON]) -> OrderedJSON {
+    private static func timeline(_ composition: Composition, movie: OTIOMovie, edits: [Edit]?,
+                                 children: (CompositionTrack) -> [OrderedJSON]) -> OrderedJSON {
         var tracks: [OrderedJSON] = []
         var counts: [MediaType: Int] = [:]
         for track in composition.tracks {
@@ -141,7 +152,7 @@ public enum OTIO {
         }
         return .object([
             ("OTIO_SCHEMA", .string("Timeline.1")),
-            ("metadata", .object([("slowpoke", .object([("version", .integer(Int64(schemaVersion)))]))])),
+            ("metadata", .object([("slowpoke", .object([("version", .integer(Int64(schemaVersion)))] + editsField(edits)))])),
             ("name", .string(movie.name)),
             ("global_start_time", .null),
             ("tracks", .object([

@@ -30,7 +30,8 @@ extension OTIO {
             throw .malformed("the timeline has no \"tracks\" stack")
         }
         try refuseEffects(stack, label: "the timeline's top-level stack")
-        let version = ((object["metadata"] as? [String: Any])?["slowpoke"] as? [String: Any])?["version"] as? NSNumber
+        let slowpoke = (object["metadata"] as? [String: Any])?["slowpoke"] as? [String: Any]
+        let version = slowpoke?["version"] as? NSNumber
         // Exactly 1: `intValue` reads 1.5 as 1 (and 1e300 as Int.min).
         let spans: SourceRangeConvention = version.flatMap { Int(exactly: $0) } == 1 ? .mediaSpan : .trackLength
         let children = stack["children"] as? [Any] ?? []
@@ -39,7 +40,7 @@ extension OTIO {
             guard let track = child as? [String: Any] else { throw .malformed("child \(index + 1) of the top-level stack is not an object") }
             tracks.append(try readTrack(track, position: index + 1, spans: spans))
         }
-        return OTIOTimeline(name: name, tracks: tracks)
+        return OTIOTimeline(name: name, tracks: tracks, edits: readEdits(slowpoke))
     }
 
     /// What a warped clip's `source_range.duration` measures.

@@ -144,9 +144,11 @@ extension OTIO {
     }
 
     /// The edits that make `original` (the whole movie) play `timeline`, and the result, checked
-    /// against every track. Tries the edits in timeline order, then from the end, then grouped by kind; throws
+    /// against every track. Tries the edits slowpoke wrote beside the timeline (``replayRecorded(_:on:)``),
+    /// then edits in timeline order, then from the end, then grouped by kind; throws
     /// naming the item when the timeline cannot be represented.
     public static func replay(_ timeline: OTIOTimeline, on original: Composition) throws(OTIOError) -> (edits: [Edit], composition: Composition) {
+        if let recorded = replayRecorded(timeline, on: original) { return recorded }
         let (track, reverses) = try forwards(primaryTrack(of: timeline))
         let movieDuration = original.duration
         var failure: CompositionError?

@@ -54,6 +54,10 @@ public struct OTIOTimeline: Sendable, Hashable {
 
     public let name: String
     public let tracks: [Track]
+    /// The slowpoke edits that made the timeline, as slowpoke writes them beside it
+    /// (`metadata.slowpoke.edits`); nil for other tools' files. Only a hint: an import replays
+    /// them when they give exactly the timeline the tracks describe (see ``OTIO/replay(_:on:)``).
+    public var edits: [Edit]? = nil
 
     /// Every clip, with its track.
     public var clips: [LabeledItem] {

@@ -50,7 +50,9 @@ struct ExportMovie: ParsableCommand {
 
             --dry-run writes nothing and prints what a passthrough export would write: its \
             frames, how many are re-encoded at cuts, the fit and every warning, from the same \
-            plan the export runs (`slowpoke info` shows the default export's).
+            plan the export runs (`slowpoke info` shows the default export's). With --fps it \
+            prints the encoder and what it loses of the source (alpha, bit depth, PQ in 8 bits, \
+            HDR10+), as the export says before any work.
 
             --verify checks a passthrough export before it is put in place: the output's frame \
             count and every frame's time against the plan (exact in its timescale), every copied \
@@ -125,7 +127,7 @@ struct ExportMovie: ParsableCommand {
     @Flag(help: "Without --fps: move cuts to keyframes and re-encode nothing, instead of re-encoding the frames between a cut and the next keyframe.")
     var keyframeCuts = false
 
-    @Flag(help: "Without --fps: write nothing; print what the export would write (the same plan `info` shows: frames, cuts, the fit) and what it would say.")
+    @Flag(help: "Write nothing; print what the export would write (without --fps the same plan `info` shows: frames, cuts, the fit; with --fps the encoder) and the warnings it would give.")
     var dryRun = false
 
     @Flag(help: "Without --fps: check the written movie against the export's plan (times, copied bytes, re-encoded frames' quality, streams, sync) and print one line of proof; a difference exits 1 and keeps the output as <name>.FAILED-VERIFY.<ext>.")
@@ -148,9 +150,6 @@ struct ExportMovie: ParsableCommand {
         }
         if dryRun && verify {
             throw ValidationError("--dry-run writes nothing, so there is nothing for --verify to check; leave one out")
-        }
-        if dryRun && fps != nil {
-            throw ValidationError("--dry-run shows a passthrough export's plan; leave --fps out (`slowpoke info` shows the timeline an --fps export follows)")
         }
         if fps != nil && keyframeCuts {
             throw ValidationError("--keyframe-cuts applies to passthrough; --fps re-encodes every frame and cuts exactly")
@@ -280,17 +279,27 @@ struct ExportMovie: ParsableCommand {
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
-        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
         let shown = shown(exporter.output)
-        let e = result.encoder
-        let encoding = switch e.codec {
+        if dryRun {
+            let preview = try exporter.preview()
+            for notice in preview.warnings { reporter.warning(FlagAdvice.text(notice)) }
+            say("would write \(shown): \(fps.shown) fps, \(source.timeline.duration.readable), \(Self.encoding(preview.encoder))")
+            return
+        }
+        let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
+        let encoding = Self.encoding(result.encoder)
+        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.reframed.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        if let line = result.fit?.line { say(line) }
+        reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// The encoder as the summary names it: `h264 high level 3.0 crf 20 preset medium`.
+    static func encoding(_ e: EncoderSettings) -> String {
+        switch e.codec {
         case .h264, .hevc: "\(e.codec.rawValue) \(e.profile) level \(e.level) crf \(e.crf.formatted()) preset \(e.preset)"
         case .prores: "prores \(e.profile) \(e.pixelFormatName)"
         case .vp9: "vp9 \(e.pixelFormatName) crf \(e.crf.formatted()) preset \(e.preset)"
         }
-        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.reframed.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
-        if let line = result.fit?.line { say(line) }
-        reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
     }
 
     /// The output -o names: a file, or standard output in the stream form asked for or chosen

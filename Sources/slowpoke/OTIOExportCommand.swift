@@ -40,7 +40,9 @@ struct OTIOExport: ParsableCommand {
         // piece at a time, and in place only when whole.
         let file = try OutputFile(out, replacing: force, inputs: [movie, url], display: output ?? out.lastPathComponent)
         do {
-            try OTIO.export(document.timeline, movie: otioMovie) { (bytes: [UInt8]) throws(SafeFileError) in try file.write(Data(bytes)) }
+            // The edits beside the timeline, so that `otio import` gives it back exactly.
+            let edits = try document.history.appliedEdits
+            try OTIO.export(document.timeline, movie: otioMovie, edits: edits) { (bytes: [UInt8]) throws(SafeFileError) in try file.write(Data(bytes)) }
             try file.commit()
         } catch {
             file.discard()

@@ -111,6 +111,20 @@ import TestSupport
                 "\(zip(marks, expected).filter { $0.0 != $0.1 }.count) of \(marks.count) frames differ; \(marks)")
         let clean = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", folder.file("out.mp4").path, "-f", "null", "-"])
         #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean.stderr)")
+        // A second decoder: libde265 (single thread) gives FFmpeg's pictures, the SEI spliced
+        // into the re-encoded access units and the rewritten parameter-set ids included.
+        try #require(FileManager.default.isExecutableFile(atPath: HEVCSmartCutTests.dec265.path), "libde265's dec265 is not installed")
+        let frameBytes = 320 * 180 * 3 / 2 * 2
+        let second = try HEVCSmartCutTests.libde265(folder.file("out.mp4"), frameBytes: frameBytes, in: folder)
+        let raw = folder.file("ffmpeg.yuv")
+        let decoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", folder.file("out.mp4").path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                                      "-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-y", raw.path])
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let first = HEVCSmartCutTests.split(try Data(contentsOf: raw), frameBytes: frameBytes)
+        #expect(second.errors.isEmpty, "libde265 says \(second.errors)")
+        #expect(first.count == marks.count && second.frames.count == first.count, "libde265 \(second.frames.count) pictures, ffmpeg \(first.count)")
+        let differ = zip(first, second.frames).filter { $0 != $1 }.count
+        #expect(differ == 0, "\(differ) of \(first.count) libde265 pictures differ from ffmpeg's")
     }
 
     /// `--fps 25` with blended or interpolated frames over a range slowed to 0.25x: each frame
@@ -139,6 +153,34 @@ import TestSupport
         let h264 = try run(["export", "--fps", "25", "--preset", "ultrafast", "--progress", "none", "-o", "sdr.mp4"], in: folder)
         #expect(h264.status == 0)
         #expect(h264.stderr.contains("hdr10plus.mp4's video carries HDR10+ dynamic metadata (SMPTE ST 2094-40), which H.264 here does not: sdr.mp4 drops it (--codec hevc keeps it)"), "\(h264.stderr)")
+    }
+
+    /// `--fps`-only warnings (issue 51): an H.264 `--fps` export of PQ HDR10+ video says before
+    /// any work that it is 8-bit and drops HDR10+, and `export --dry-run` with the same options
+    /// says the same lines and writes nothing; with `--codec hevc` neither says anything.
+    @Test func dryRunSaysTheConstantRateWarnings() throws {
+        let folder = try TemporaryFolder("hdr10plus-dry-run")
+        let movie = try hdr10PlusMovie(folder, audio: false)
+        for edit in [["open", movie.lastPathComponent], ["scale", "--range", "0.5-1", "--rate", "0.5"]] {
+            #expect(try run(edit, in: folder).status == 0)
+        }
+        let options = ["--fps", "25", "--preset", "ultrafast", "--progress", "none", "-o", "sdr.mp4"]
+        let dry = try run(["export", "--dry-run"] + options, in: folder)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("sdr.mp4").path))
+        #expect(dry.stdout.hasPrefix("would write sdr.mp4: 25 fps, "), "\(dry.stdout)")
+        let said = dry.stderr.split(separator: "\n").map(String.init)
+        #expect(said.count == 3, "\(said)")
+        #expect(said.contains("slowpoke: warning: hdr10plus.mp4's video carries HDR10+ dynamic metadata (SMPTE ST 2094-40), which H.264 here does not: sdr.mp4 drops it (--codec hevc keeps it)"), "\(said)")
+        #expect(said.contains { $0.hasPrefix("slowpoke: warning: hdr10plus.mp4's video is HDR (PQ), and H.264 here is 8-bit") }, "\(said)")
+        #expect(said.contains { $0.hasPrefix("slowpoke: warning: hdr10plus.mp4's video is 10-bit") }, "\(said)")
+        // The export says exactly these, first.
+        let export = try run(["export"] + options, in: folder)
+        #expect(export.status == 0)
+        #expect(Array(export.stderr.split(separator: "\n").map(String.init).prefix(said.count)) == said, "\(export.stderr)")
+        let hevc = try run(["export", "--dry-run", "--codec", "hevc"] + options, in: folder)
+        #expect(hevc.status == 0 && hevc.stderr.isEmpty, "\(hevc.stderr)")
+        #expect(hevc.stdout.contains("hevc main10"), "\(hevc.stdout)")
     }
 
     /// A reversed range in `--fps`: its frames carry their messages last first, as they show.

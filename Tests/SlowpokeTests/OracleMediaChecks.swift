@@ -74,13 +74,28 @@ extension OracleCase {
     /// The beeps: each whole second the timeline plays forward, 50 ms or more from a segment's
     /// edges, starts where the timeline puts it (1 ms at 1x, 2 ms stretched; plus what the fit
     /// may move a segment when `fitted`), and no onset is heard where the timeline has none.
+    ///
+    /// In lossily coded sound a beep whose onset is off is measured again by its attack
+    /// (``OracleDecode/attacks(_:onsets:)``), in the output and in the source alike: the codec's
+    /// pre-echo moves the onset, not the attack (seed 0x8337b087a2fa8971: AAC pre-echo of
+    /// 0.05-0.09, 3 ms before a beep whose attack is on time to 0.1 ms). OracleOnsetTests shows
+    /// the measure still fails a beep moved 3 ms.
     func checkBeeps(_ output: URL, _ timeline: OracleTimeline, fitted: Bool) throws {
-        let onsets = try OracleDecode.beeps(output).onsets, sourceBeeps = sourceBeeps
+        let heardBeeps = try OracleDecode.beeps(output), sourceBeeps = sourceBeeps
+        let onsets = heardBeeps.onsets
         run.ran("beep sync"); run.ran("unexpected onset")
         let slack = fitted ? timeline.fitSlack * Double(max(1, timeline.segmentsMoved)) : 0
+        let expectedAttacks = timeline.expectedBeeps(sourceAttacks)
         for beep in timeline.expectedBeeps(sourceBeeps) {
-            guard let heard = onsets.min(by: { abs($0 - beep.at) < abs($1 - beep.at) }) else {
+            guard let index = onsets.indices.min(by: { abs(onsets[$0] - beep.at) < abs(onsets[$1] - beep.at) }) else {
                 return fail("beep sync", "no beep heard at all; the beep of source \(beep.source) s should start at \(beep.at) s")
+            }
+            let heard = onsets[index]
+            if abs(heard - beep.at) > beep.tolerance + slack, heardBeeps.lossy,
+               let attack = expectedAttacks.min(by: { abs($0.at - beep.at) < abs($1.at - beep.at) }), abs(attack.at - beep.at) < 0.005,
+               abs(heardBeeps.attacks[index] - attack.at) <= beep.tolerance + slack {
+                run.ran("beep sync by attack (lossy)")
+                continue
             }
             if abs(heard - beep.at) > beep.tolerance + slack {
                 fail("beep sync", String(format: "the beep of source %.0f s starts at %.4f s, the timeline puts it at %.4f s (%+.1f ms; %.1f ms allowed)",
@@ -104,6 +119,12 @@ extension OracleCase {
     var sourceBeeps: [Double] {
         guard case .audioOnly(let ext) = mode else { return facts.beeps }
         return (try? OracleDecode.beeps(folder.file("m.\(ext)")).onsets) ?? []
+    }
+
+    /// The source's beeps' attacks, measured as ``sourceBeeps`` are.
+    var sourceAttacks: [Double] {
+        guard case .audioOnly(let ext) = mode else { return facts.attacks }
+        return (try? OracleDecode.beeps(folder.file("m.\(ext)")).attacks) ?? []
     }
 
     /// Which segment plays composition time `t`, in words.

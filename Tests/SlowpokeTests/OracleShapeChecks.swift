@@ -32,6 +32,9 @@ extension OracleCase {
     func checkShape(_ export: Export, firstFrame: Int?) throws {
         switch source.kind {
         case .hdr10: try checkHDR10(export)
+        case .hdr10plus:
+            try checkHDR10(export)
+            try checkHDR10Plus(export)
         case .timecode: try checkTimecode(export, firstFrame: firstFrame)
         case .android240, .android30for240:
             run.ran("vendor keys")
@@ -62,6 +65,38 @@ extension OracleCase {
             .components(separatedBy: "\nframe|").filter { !$0.isEmpty }
         let kept = frames.filter { $0.contains("Mastering display metadata") && $0.contains("max_content=1000") }.count
         if kept != frames.count { fail("HDR10 kept", "\(kept) of \(frames.count) output frames carry the mastering display and content light level") }
+    }
+
+    /// HDR10+: an HEVC output's every frame carries the ST 2094-40 message of the source frame
+    /// it shows, copied or re-encoded (frames by MD5, re-encoded ones by the timeline; black
+    /// pictures of gaps need none); an H.264 one says before any work that it drops it.
+    func checkHDR10Plus(_ export: Export) throws {
+        run.ran("HDR10+ kept")
+        let streams = try Self.probe(export.output)["streams"] as? [[String: Any]] ?? []
+        guard streams.first(where: { $0["codec_type"] as? String == "video" })?["codec_name"] as? String == "hevc" else {
+            if !export.result.stderr.contains("carries HDR10+ dynamic metadata (SMPTE ST 2094-40)") {
+                fail("HDR10+ kept", "a non-HEVC export of HDR10+ video does not say it drops HDR10+ (stderr: \(export.result.stderr.prefix(200)))")
+            }
+            return
+        }
+        let sourceMarks = try HDR10PlusTests.marks(facts.movie), marks = try HDR10PlusTests.marks(export.output)
+        guard sourceMarks.count == facts.md5s.count, !sourceMarks.contains(nil) else {
+            return fail("HDR10+ kept", "the source has \(sourceMarks.compactMap { $0 }.count) HDR10+ frames of \(facts.md5s.count)")
+        }
+        guard let frames = try sourceFrames(export.output, label: "HDR10+") else { return }
+        guard frames.count == marks.count else { return fail("HDR10+ kept", "ffprobe lists \(marks.count) frames, ffmpeg decodes \(frames.count)") }
+        let stills = source.reencodesStills && (timeline?.hasReverse == true || timeline?.hasGap == true)
+        let shown = mode == .keyframeCuts ? nil : timeline?.passthroughFrames(times: facts.times, stills: stills)
+        var wrong: [String] = []
+        for (i, frame) in frames.enumerated() {
+            let expected = frame ?? shown.flatMap { $0.count == frames.count ? $0[i] : nil }
+            guard let expected, expected != OracleTimeline.black else { continue }
+            if marks[i] != sourceMarks[expected] {
+                wrong.append("output frame \(i) (\(frame == nil ? "re-encoded" : "copied"), source frame \(expected)) has \(marks[i].map(String.init) ?? "none"), not \(sourceMarks[expected]!)")
+            }
+        }
+        if !wrong.isEmpty { fail("HDR10+ kept", "\(wrong.count) of \(frames.count) frames: \(wrong.prefix(3).joined(separator: "; "))") }
+        if frames.contains(nil) { run.ran("HDR10+ on re-encoded frames") }
     }
 
     /// Timecode: every timecode the output states (global key, streams' keys, tmcd) is the one

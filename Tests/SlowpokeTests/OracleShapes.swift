@@ -24,11 +24,16 @@ extension OracleSource {
         case cavlcSlices = "cavlcslices"
         /// HEVC Main 10, open GOPs, a B-pyramid, Opus in mkv.
         case hevcOpen = "hevcopen"
+        /// HDR10+: the HDR10 shape without B-frames, each picture with an ST 2094-40 SEI of its
+        /// own (written by HDR10PlusTests' script: Debian's x265 cannot). Drawn for half the
+        /// seeds of the HDR10 shape (bit 48 of the seed), so no other seed's shape changes.
+        case hdr10plus
     }
 
-    /// The special shape `shape` (from ``randomShapes`` on).
-    static func special(shape: Int) -> OracleSource {
-        let kinds = Kind.allCases.filter { $0 != .drawn }
+    /// The special shape `shape` (from ``randomShapes`` on); the HDR10 shape's seeds with
+    /// `hdr10Plus` get its HDR10+ form.
+    static func special(shape: Int, hdr10Plus: Bool = false) -> OracleSource {
+        let kinds = Kind.allCases.filter { $0 != .drawn && $0 != .hdr10plus }
         var s = OracleSource(seed: 0)
         s.shape = shape
         s.kind = kinds[(shape - randomShapes) % kinds.count]
@@ -36,10 +41,16 @@ extension OracleSource {
         s.height = 128
         switch s.kind {
         case .drawn: break
-        case .hdr10:
+        case .hdr10, .hdr10plus:
             (s.codec, s.tenBit, s.keyint, s.bframes, s.fps, s.seconds) = (.hevc, true, 24, 2, 120, 2)
             s.codecParams = ":colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
                 + ":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400"
+            if hdr10Plus {
+                // Without B-frames: the raw stream the SEI goes into is muxed again, and a raw
+                // HEVC stream states no presentation times.
+                (s.kind, s.bframes) = (.hdr10plus, 0)
+                s.codecParams += ":aud=1"
+            }
         case .timecode:
             (s.container, s.audio, s.keyint, s.bframes, s.fps) = ("mov", "pcm", 12, 2, 25)
         case .android240:
@@ -77,7 +88,7 @@ extension OracleSource {
     /// The muxer's options of the shape (after the codecs').
     var kindArguments: [String] {
         switch kind {
-        case .hdr10: ["-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc"]
+        case .hdr10, .hdr10plus: ["-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc"]
         case .timecode: ["-timecode", "01:00:00:00", "-movflags", "use_metadata_tags"]
         case .android240, .android30for240:
             ["-movflags", "use_metadata_tags"] + Self.androidKeys.sorted { $0.key < $1.key }.flatMap { ["-metadata", "\($0.key)=\($0.value)"] }

@@ -41,7 +41,7 @@ struct OracleSource: Sendable, Hashable {
         shape = Int((seed >> 56) % Self.shapeCount)
         guard shape != 0 else { return }
         if shape >= Self.randomShapes {
-            self = Self.special(shape: shape)
+            self = Self.special(shape: shape, hdr10Plus: (seed >> 48) & 1 == 1)
             return
         }
         var g = SplitMix64(state: 0x0DAC_1E50 &+ UInt64(shape) &* 0x9E37_79B9)
@@ -109,10 +109,31 @@ struct OracleSource: Sendable, Hashable {
     /// Makes the movie in `folder`.
     func make(in folder: URL) throws -> URL {
         let file = folder.appendingPathComponent(name)
+        if kind == .hdr10plus { return try makeHDR10Plus(file, in: folder) }
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps):duration=\(seconds)",
                                                    "-f", "lavfi", "-i", beeps] + secondProgramInputs + videoArguments + audioArguments
                                         + ["-ac", "1"] + kindArguments + ["-y", file.path])
         guard made.status == 0 else { throw OracleFailure("making \(name): \(made.stderr)") }
+        return file
+    }
+}
+
+extension OracleSource {
+    /// The HDR10+ shape: x265's raw stream, an ST 2094-40 SEI put before each picture by
+    /// HDR10PlusTests' script (targeted luminance 100 + the picture's index), muxed with the beeps.
+    func makeHDR10Plus(_ file: URL, in folder: URL) throws -> URL {
+        let raw = folder.appendingPathComponent("\(name).plain.hevc"), marked = folder.appendingPathComponent("\(name).marked.hevc")
+        let script = folder.appendingPathComponent("hdr10plus.py")
+        defer { for f in [raw, marked] { try? FileManager.default.removeItem(at: f) } }
+        let encoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps):duration=\(seconds)"]
+                                           + videoArguments.filter { $0 != "-tag:v" && $0 != "hvc1" } + ["-f", "hevc", "-y", raw.path])
+        guard encoded.status == 0 else { throw OracleFailure("making \(name): \(encoded.stderr)") }
+        try HDR10PlusTests.script.write(to: script, atomically: true, encoding: .utf8)
+        let marking = try TestSupport.tool("python3", [script.path, raw.path, marked.path])
+        guard marking.status == 0 else { throw OracleFailure("marking \(name): \(marking.stderr)") }
+        let muxed = try TestSupport.tool("ffmpeg", ["-v", "error", "-r", "\(fps)", "-i", marked.path, "-f", "lavfi", "-i", beeps,
+                                                    "-c:v", "copy", "-tag:v", "hvc1"] + audioArguments + ["-ac", "1", "-y", file.path])
+        guard muxed.status == 0 else { throw OracleFailure("muxing \(name): \(muxed.stderr)") }
         return file
     }
 }
@@ -136,6 +157,8 @@ final class OracleSourceFacts: @unchecked Sendable {
     let index: [String: Int]
     /// Where the beeps start, seconds from the first picture (``OracleDecode/beeps(_:)``).
     let beeps: [Double]
+    /// Their attacks (``OracleDecode/attacks(_:onsets:)``).
+    let attacks: [Double]
     private var cachedPictures: [Data]?
     private var cachedOpenH264: Set<Int>?
 
@@ -150,7 +173,8 @@ final class OracleSourceFacts: @unchecked Sendable {
         var index: [String: Int] = [:]
         for (i, md5) in md5s.enumerated() where index[md5] == nil { index[md5] = i }
         self.index = index
-        beeps = try OracleDecode.beeps(movie).onsets
+        let measured = try OracleDecode.beeps(movie)
+        (beeps, attacks) = (measured.onsets, measured.attacks)
         guard beeps.count == source.seconds else { throw OracleFailure("\(source.name): \(beeps.count) beeps heard, \(source.seconds) made: \(beeps)") }
     }
 

@@ -113,6 +113,9 @@ public struct ConstantRateExporter {
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
         for line in try session.preflight(copyingVideo: false) { warning(line) }
+        // What the encoder loses of the source, said before any packet is read (as
+        // `export --dry-run --fps` says it, from the same call).
+        _ = try encoding(session.header().stream(videoStream.index), movieName: name, warning: warning)
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
         // every sample, which grows with the movie's length. Only passthrough maps packets; the
@@ -155,7 +158,7 @@ public struct ConstantRateExporter {
         }
         let parameters = reframed.pointer
         var encoderSettings = try encoding(stream, size: (reframed.pointer.pointee.width, reframed.pointer.pointee.height),
-                                           movieName: name, warning: warning)
+                                           movieName: name, warning: { _ in })
 
         if encoderSettings.codec == .hevc && encoderSettings.tenBit {
             encoderSettings.staticHDR = try Self.staticHDR(of: stream, plan: plan, source: source)
@@ -272,11 +275,13 @@ public struct ConstantRateExporter {
     }
 
     /// The encoder settings for the decoded `stream`: the assistant's for the codec, with the
-    /// user's overrides; what they lose of the source (alpha, bit depth) goes to `warning`.
-    private func encoding(_ stream: StreamView, size: (width: Int32, height: Int32), movieName: String,
-                          warning: (Notice) -> Void) throws -> EncoderSettings {
+    /// user's overrides; what they lose of the source (alpha, bit depth, PQ, HDR10+) goes to `warning`.
+    /// `size` is the encoded picture's (a crop's or zoom's), the stream's own by default.
+    func encoding(_ stream: StreamView, size: (width: Int32, height: Int32)? = nil, movieName: String,
+                  warning: (Notice) -> Void) throws -> EncoderSettings {
         let parameters = stream.parameters.pointee
         let depth = SourceAlpha.depth(of: stream), alpha = SourceAlpha.has(stream)
+        let size = size ?? (parameters.width, parameters.height)
         var settings = EncoderSettings.recommended(codec: codec, width: Int(size.width), height: Int(size.height),
                                                    fps: options.fps, tenBitSource: depth > 8, alphaSource: alpha)
         if let crf = options.crf { settings.crf = crf }

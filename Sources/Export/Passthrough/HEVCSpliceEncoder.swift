@@ -5,8 +5,9 @@ internal import CFFmpeg
 
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
 /// format (8-bit `yuv420p`, 10-bit `yuv420p10le`), profile (Main, Main 10), colour tags,
-/// sample aspect and static HDR metadata (mastering display, content light level: the first
-/// frame's side data, else the stream's), no B-frames, one IDR at the start of each span (a closed GOP).
+/// sample aspect and static HDR metadata (mastering display, content light level: the span's
+/// first frame's side data, else the stream's; a stream stating none waits for a frame that
+/// does), no B-frames, one IDR at the start of each span (a closed GOP).
 /// Each span's first picture carries its VPS, SPS and PPS in-band (``HEVCParameterSets``): no
 /// global header, x265's `repeat-headers`. x265 numbers them 0, like the stream's own sets;
 /// ``HEVCIDRewriter`` renumbers them, and the slices naming them, to ids the stream does not use.
@@ -77,6 +78,14 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     private var rewriter: HEVCIDRewriter
     /// The stream's coding tree block and smallest coding block sizes.
     private let blocks: (tree: Int, smallest: Int)
+    /// Frames held back before x265 opens, while none states static HDR metadata and the stream
+    /// states none (HEVC that carries it only in SEI, as a raw stream muxed again does): a span
+    /// that starts with a gap's black picture then opens with the next decoded frame's, not
+    /// without it (the oracle's HDR10+ shape, seed 0x1801b4b1f77dd0fc: the 20 re-encoded frames
+    /// after a gap lost the mastering display and content light level).
+    private var heldBack: [Frame] = []
+    private static let holdBackLimit = 4
+    private let streamStatesHDR: Bool
 
     /// Prepares libx265 for frames like `source`'s (a stream with side data `stream`), timed in
     /// `timeBase`; it opens at the first frame, whose HDR metadata it takes.
@@ -98,6 +107,14 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         rewriter = HEVCIDRewriter(ids: ids)
         self.blocks = blocks
         packet = try Packet()
+        var size = 0
+        streamStatesHDR = av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size) != nil
+            || av_stream_get_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size) != nil
+    }
+
+    private static func statesHDR(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA) != nil
+            || av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL) != nil
     }
 
     /// Opens libx265 with the static HDR metadata of `frame` (the first of the span), else the
@@ -147,8 +164,24 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     /// Encodes `frame` (nil drains) and hands each packet's NAL units (parameter sets and SEI
     /// kept, no access unit delimiters; sets renumbered) to `deliver`.
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
-        if let frame, !opened { try open(for: frame) }
-        guard opened else { return }
+        if !opened {
+            if let frame, !streamStatesHDR, !Self.statesHDR(frame), heldBack.count < Self.holdBackLimit {
+                guard let copy = av_frame_clone(frame) else {
+                    throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "holding a frame for a frame-exact cut"))
+                }
+                heldBack.append(Frame(owning: copy))
+                return
+            }
+            guard let opening = frame ?? heldBack.first?.pointer else { return }
+            try open(for: opening)
+            let held = heldBack
+            heldBack = []
+            for earlier in held { try encodeOpened(earlier.pointer, deliver: deliver) }
+        }
+        try encodeOpened(frame, deliver: deliver)
+    }
+
+    private func encodeOpened(_ frame: UnsafeMutablePointer<AVFrame>?, deliver: ([[UInt8]]) -> Void) throws {
         var failure: SyntaxError?
         try SpliceSettings.encode(frame, with: context, packet: packet) { units in
             do {
