@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 import Project
+import Interchange
 import Synchronization
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import Composition
 
 extension ConstantRateExporter {
     /// What an `--fps` export would do, known before any work (`export --dry-run --fps N`):
