@@ -1,14 +1,40 @@
 #include "TimeFlow.hpp"
 
 #include <cmath>
+#include <limits>
 #include <opencv2/imgproc.hpp>
 
 namespace slowpoke {
 
 namespace {
 
-/// Round-trip errors are capped at this many flow pixels; a pixel leaving the frame gets it.
+/// Round-trip error at or above this many flow pixels counts as "hidden in the other picture"
+/// when weighting; a pixel leaving the frame gets it too.
 constexpr float hidden = 64.0f;
+/// Error scale of the consistency weight 1 / (1 + (e / tolerance)²).
+constexpr float tolerance = 1.0f;
+/// The weight a visible but inconsistent pixel keeps.
+constexpr float floorWeight = 0.02f;
+
+/// Splats every pixel of one picture to time `tau` along `flow`; keeps at each place the
+/// candidate with the smallest error. `sign` turns the flow into an A → B flow.
+void splat(const cv::Mat &flow, const cv::Mat &error, float tau, float sign, cv::Mat &bestError, cv::Mat &bestFlow) {
+    const int rows = flow.rows, cols = flow.cols;
+    for (int y = 0; y < rows; y++) {
+        const cv::Vec2f *f = flow.ptr<cv::Vec2f>(y);
+        const float *e = error.ptr<float>(y);
+        for (int x = 0; x < cols; x++) {
+            const int tx = (int)std::lround(x + tau * f[x][0]);
+            const int ty = (int)std::lround(y + tau * f[x][1]);
+            if (tx < 0 || ty < 0 || tx >= cols || ty >= rows) continue;
+            float &best = bestError.at<float>(ty, tx);
+            if (e[x] < best) {
+                best = e[x];
+                bestFlow.at<cv::Vec2f>(ty, tx) = cv::Vec2f(sign * f[x][0], sign * f[x][1]);
+            }
+        }
+    }
+}
 
 }
 
@@ -32,18 +58,67 @@ cv::Mat roundTripError(const cv::Mat &forward, const cv::Mat &backward) {
     return error;
 }
 
+void fillHoles(cv::Mat &values, const cv::Mat &mask) {
+    if (cv::countNonZero(mask) == mask.total() || values.rows < 2 || values.cols < 2) return;
+    if (cv::countNonZero(mask) == 0) {
+        values.setTo(cv::Scalar::all(0));
+        return;
+    }
+    const cv::Size half((values.cols + 1) / 2, (values.rows + 1) / 2);
+    cv::Mat weighted, maskChannels, smallValues, smallMask;
+    std::vector<cv::Mat> repeated(values.channels(), mask);
+    cv::merge(repeated, maskChannels);
+    cv::multiply(values, maskChannels, weighted);
+    cv::resize(weighted, smallValues, half, 0, 0, cv::INTER_AREA);
+    cv::resize(mask, smallMask, half, 0, 0, cv::INTER_AREA);
+    for (int y = 0; y < half.height; y++) {
+        float *v = smallValues.ptr<float>(y), *m = smallMask.ptr<float>(y);
+        for (int x = 0; x < half.width; x++) {
+            for (int c = 0; c < values.channels(); c++) v[x * values.channels() + c] = m[x] > 0 ? v[x * values.channels() + c] / m[x] : 0;
+            m[x] = m[x] > 0 ? 1.0f : 0.0f;
+        }
+    }
+    fillHoles(smallValues, smallMask);
+    cv::Mat up;
+    cv::resize(smallValues, up, values.size(), 0, 0, cv::INTER_LINEAR);
+    cv::Mat holes = mask == 0;
+    up.copyTo(values, holes);
+}
+
 void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &weightB) {
     const cv::Size size = flow.forward.size();
-    CV_Assert(!size.empty() && flow.backward.size() == size);
+    CV_Assert(!size.empty() && flow.backward.size() == size && flow.forwardError.size() == size && flow.backwardError.size() == size);
+    const float none = std::numeric_limits<float>::infinity();
+    cv::Mat errorA(size, CV_32F, cv::Scalar(none)), errorB(size, CV_32F, cv::Scalar(none));
     fromA.create(size, CV_32FC2);
     fromB.create(size, CV_32FC2);
+    splat(flow.forward, flow.forwardError, t, 1.0f, errorA, fromA);
+    splat(flow.backward, flow.backwardError, 1.0f - t, -1.0f, errorB, fromB);
     weightB.create(size, CV_32F);
-    weightB.setTo(cv::Scalar(t));
+    cv::Mat mask(size, CV_32F);
     for (int y = 0; y < size.height; y++) {
-        const cv::Vec2f *f = flow.forward.ptr<cv::Vec2f>(y), *b = flow.backward.ptr<cv::Vec2f>(y);
-        cv::Vec2f *a = fromA.ptr<cv::Vec2f>(y), *c = fromB.ptr<cv::Vec2f>(y);
-        for (int x = 0; x < size.width; x++) a[x] = c[x] = (1.0f - t) * f[x] - t * b[x];
+        const float *ea = errorA.ptr<float>(y), *eb = errorB.ptr<float>(y);
+        cv::Vec2f *a = fromA.ptr<cv::Vec2f>(y), *b = fromB.ptr<cv::Vec2f>(y);
+        float *w = weightB.ptr<float>(y), *m = mask.ptr<float>(y);
+        for (int x = 0; x < size.width; x++) {
+            const bool seenA = ea[x] < none, seenB = eb[x] < none;
+            if (!seenA && !seenB) {
+                m[x] = 0;
+                a[x] = b[x] = cv::Vec2f(0, 0);
+                w[x] = t;
+                continue;
+            }
+            m[x] = 1;
+            if (!seenA) a[x] = b[x];
+            if (!seenB) b[x] = a[x];
+            const float ga = seenA ? (1.0f - t) * (1.0f / (1.0f + (ea[x] / tolerance) * (ea[x] / tolerance)) + floorWeight) : 0;
+            const float gb = seenB ? t * (1.0f / (1.0f + (eb[x] / tolerance) * (eb[x] / tolerance)) + floorWeight) : 0;
+            w[x] = gb / (ga + gb);
+        }
     }
+    fillHoles(fromA, mask);
+    fillHoles(fromB, mask);
+    fillHoles(weightB, mask);
 }
 
 }

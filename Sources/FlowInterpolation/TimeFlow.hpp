@@ -15,16 +15,18 @@ struct PairFlow {
     cv::Mat forwardError, backwardError;
 };
 
-/// What the picture at time t is made of, per flow pixel: sample A at x - t × fromA and B at
-/// x + (1 - t) × fromB, and mix in `weightB` of B (CV_32FC2, CV_32FC2, CV_32F). The flow at
-/// time t is the linear blend of both flows read at x itself, (1 - t) × forward - t × backward
-/// (both pictures sampled along one path), mixed by nearness in time. Measured on the bench's
-/// real-footage corpus (six clips, frame-drop test), this scored 0.1 dB above (on the mean; up to 0.6 dB on one clip) splatting
-/// each picture's pixels forward to time t with occlusion-aware weights (the consistent round
-/// trip winning), and weighting the mix by each side's round-trip error, or falling back to a
-/// plain blend where both sides' errors were large, lost 0.05 to 0.4 dB: on footage the
-/// round-trip error marks noise and fine texture more often than true occlusion.
+/// What the picture at time t is made of, per flow pixel: `fromA` is the A → B flow of the
+/// pixel of A seen there (sample A at x - t × fromA), `fromB` that of the pixel of B (sample B
+/// at x + (1 - t) × fromB), `weightB` how much of B goes into the mix (CV_32FC2, CV_32FC2,
+/// CV_32F). Pixels of both pictures are splatted forward to time t; where several land on one
+/// place the one whose round trip is most consistent wins (an occluder over what it hides);
+/// where only one picture sees a place it alone is used; places nothing lands on take their
+/// neighbours' values.
 void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &weightB);
+
+/// Fills the pixels of `values` whose `mask` (CV_32F) is 0 from their surroundings, coarse to
+/// fine (push-pull).
+void fillHoles(cv::Mat &values, const cv::Mat &mask);
 
 /// The round-trip error of `forward` against `backward` (see PairFlow).
 cv::Mat roundTripError(const cv::Mat &forward, const cv::Mat &backward);
