@@ -1,5 +1,5 @@
 /// The global translation between two grey pictures, found by block matching: the mean absolute
-/// difference over the middle of the picture, searched coarse (a quarter size, ±12 px there)
+/// difference over the middle of the picture, searched coarse (a quarter size, ±12 px there, every second pixel)
 /// then fine (±3 px, every second pixel), with a parabola through the best and its neighbours
 /// for the fraction. `d` is such that `b(p) ≈ a(p + d)`.
 enum GlobalShift {
@@ -8,7 +8,7 @@ enum GlobalShift {
         let (qw, qh) = (width / 4, height / 4)
         var best = (x: 0, y: 0, cost: Double.infinity)
         for dy in -12...12 { for dx in -12...12 {
-            let c = cost(qa, qb, width: qw, height: qh, dx: dx, dy: dy, margin: 14, step: 1)
+            let c = cost(qa, qb, width: qw, height: qh, dx: dx, dy: dy, margin: 14, step: 2)
             if c < best.cost { best = (dx, dy, c) }
         } }
         var costs: [Int: Double] = [:]
