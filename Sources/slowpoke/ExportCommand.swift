@@ -121,6 +121,12 @@ struct ExportMovie: ParsableCommand {
     @Option(help: ArgumentHelp("With --frames interpolate: fast (the default: motion found on the picture scaled down, several times faster than ffmpeg's minterpolate) or high (motion at full resolution: about three times the CPU time, sharper on panning shots and fine texture; for a final render).", valueName: "q"))
     var quality: InterpolationQuality = .fast
 
+    @Option(help: ArgumentHelp("With --fps: steady the picture with libvidstab, the camera's path smoothed over S frames either side (1-100; --stabilize alone: 10), after the retime. The movie is analysed once; the analysis is kept in <document>.slowpoke-stab beside the document and used again until the movie changes.", valueName: "S"))
+    var stabilize: Int?
+
+    @Option(help: ArgumentHelp("With --stabilize: zoom (the default: zoomed in just enough that no edge shows) or keep (the whole picture, the edges filled from the previous picture).", valueName: "b"))
+    var stabilizeBorders: Stabilization.Borders?
+
     @Flag(help: "Keep the timeline exactly as edited. By default each edit is fitted to whole frames of the copied audio (AAC, Opus), moving it by less than half a frame, so every unchanged audio packet is copied and stays in sync.")
     var exact = false
 
@@ -163,6 +169,10 @@ struct ExportMovie: ParsableCommand {
         if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
         if fps == nil && (crop != nil || zoom != nil) {
             throw ValidationError("--\(crop != nil ? "crop" : "zoom") re-encodes the picture; add --fps N (passthrough cannot crop yet)")
+        }
+        if stabilizeBorders != nil && stabilize == nil { throw ValidationError("--stabilize-borders says how --stabilize fills the edges; add --stabilize") }
+        if fps == nil && stabilize != nil {
+            throw ValidationError("--stabilize re-encodes the picture; add --fps N (passthrough copies the pictures as they are)")
         }
         if fps == nil {
             if crf != nil || preset != nil || codec != nil || frames != .nearest {
@@ -273,7 +283,13 @@ struct ExportMovie: ParsableCommand {
         do { reframing = try crop.map { try Reframing(crop: $0) } ?? zoom.map { try Reframing(zoom: $0) } } catch {
             throw CLIError("--\(crop != nil ? "crop" : "zoom"): \((error as? ExportError)?.description ?? "\(error)")")
         }
-        let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames, reframing: reframing, quality: quality)
+        let stabilization: Stabilization?
+        do {
+            stabilization = try stabilize.map { try Stabilization(strength: $0, borders: stabilizeBorders ?? .zoom, cache: Self.stabilizationCache(url),
+                                                                  movieKey: Self.movieKey(document.movie.fingerprint)) }
+        } catch { throw CLIError("--stabilize: \((error as? ExportError)?.description ?? "\(error)")") }
+        let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames, reframing: reframing,
+                                                   quality: quality, stabilization: stabilization)
         let target = try target(document)
             ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
@@ -288,9 +304,25 @@ struct ExportMovie: ParsableCommand {
         }
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
         let encoding = Self.encoding(result.encoder)
-        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.reframed.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.reframed.map { ", \($0)" } ?? "")\(result.stabilized.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         if let line = result.fit?.line { say(line) }
         reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// Where `--stabilize` keeps its analyses: `clip.slowpoke-stab` beside `clip.slowpoke`.
+    static func stabilizationCache(_ document: URL) -> URL {
+        URL(fileURLWithPath: document.deletingPathExtension().path + ".slowpoke-stab", isDirectory: true)
+    }
+
+    /// The movie's content as the analysis file names it: size, modification time, hash.
+    static func movieKey(_ f: Fingerprint) -> String {
+        "\(f.size)-\(Int64(f.modified.timeIntervalSince1970))-\(f.sha256HeadTail.prefix(16))"
+    }
+
+    /// `--stabilize` alone (no `=S`) as `--stabilize=10`: its value is optional.
+    static func optionalValues(_ arguments: [String]) -> [String] {
+        guard arguments.first == "export" else { return arguments }
+        return arguments.map { $0 == "--stabilize" ? "--stabilize=\(Stabilization.defaultStrength)" : $0 }
     }
 
     /// The encoder as the summary names it: `h264 high level 3.0 crf 20 preset medium`.
@@ -338,3 +370,5 @@ struct ExportMovie: ParsableCommand {
         }
     }
 }
+
+extension Stabilization.Borders: ExpressibleByArgument {}

@@ -23,9 +23,13 @@ public struct ConstantRateExporter {
         public var reframing: Reframing?
         /// With `frames` .interpolate: how much time the motion may take.
         public var quality: InterpolationQuality = .fast
+        /// Steadied with libvidstab, after the retime (see ``Stabilization``).
+        public var stabilization: Stabilization?
 
         public init(fps: Rational, codec: VideoCodec? = nil, crf: Double? = nil, preset: String? = nil,
-                    frames: FrameSelection = .nearest, reframing: Reframing? = nil, quality: InterpolationQuality = .fast) {
+                    frames: FrameSelection = .nearest, reframing: Reframing? = nil, quality: InterpolationQuality = .fast,
+                    stabilization: Stabilization? = nil) {
+            self.stabilization = stabilization
             self.fps = fps
             self.codec = codec
             self.crf = crf
@@ -53,6 +57,8 @@ public struct ConstantRateExporter {
         public let fit: FrameGridFit.Summary?
         /// What was taken of the picture (`cropped to 640x360 at 320,180`); nil for all of it.
         public let reframed: String?
+        /// How the picture was steadied (`stabilized (strength 10, …)`); nil when it was not.
+        public let stabilized: String?
     }
 
     public let source: ExportSource
@@ -142,10 +148,11 @@ public struct ConstantRateExporter {
                                       waiting: { try stop.check() }, warning: facts)
 
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan,
-                                       needed: pictures.framesNeeded(plan.needed, frameCount: scan.frameCount),
+                                       needed: needed(plan, pictures: pictures, frameCount: scan.frameCount),
                                        name: name, warning: facts)
         let deinterlacer = fieldOrder == nil ? nil : try Deinterlacer(decoder: decoder, frameCount: scan.frameCount)
-        let source: any PictureSource = deinterlacer ?? decoder
+        let (source, stabilized) = try steadied(deinterlacer ?? decoder, session: session, input: input, scan: scan, pictures: pictures,
+                                                fieldOrder: fieldOrder, progress: progress, warning: warning)
         let stream = decoder.decoderStream
         // A crop or zoom: the encoder takes the reframed picture's size.
         let source0 = stream.parameters.pointee
@@ -183,7 +190,7 @@ public struct ConstantRateExporter {
                       audio: audio.handling, encoder: encoderSettings, decodedFrames: decoder.decodedCount,
                       sourceFrames: scan.frameCount,
                       deinterlaced: fieldOrder.map { "bwdif, \($0); \(deinterlacer?.framesCombed ?? 0) of \(deinterlacer?.framesChecked ?? 0) frames combed, the rest kept whole" },
-                      fit: fit, reframed: geometry.flatMap { options.reframing?.said($0) })
+                      fit: fit, reframed: geometry.flatMap { options.reframing?.said($0) }, stabilized: stabilized)
     }
 
     /// Encodes the frames of `plan` and muxes them: encoding, muxing and waiting for audio run

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A constant-rate export steadied with libvidstab (through libavfilter's vidstabdetect and
+/// vidstabtransform): the source's motion is analysed once, in source order, and kept in
+/// `cache`; each source picture is then moved by its share of the smoothed motion, and the
+/// retimed frames show the steadied pictures (see ``StabilizedPictures``).
+public struct Stabilization: Sendable, Equatable {
+    /// What fills the edges a moved picture leaves uncovered.
+    public enum Borders: String, Sendable, CaseIterable {
+        /// Zoomed in just enough that no edge shows (vidstab's optimal static zoom).
+        case zoom
+        /// The whole picture, unzoomed: the edges show what the previous picture had there.
+        case keep
+    }
+
+    /// How many source frames either side the camera path is smoothed over (vidstab's
+    /// `smoothing`): higher is steadier and leaves a larger zoom.
+    public let strength: Int
+    public let borders: Borders
+    /// The folder the analysis is kept in, made when missing.
+    public let cache: URL
+    /// What identifies the movie's content (its fingerprint); part of the analysis file's name,
+    /// so a changed movie is analysed again.
+    public let movieKey: String
+
+    public static let defaultStrength = 10
+    public static let strengths = 1...100
+    /// vidstabdetect's settings, fixed (its defaults): part of the analysis file's name.
+    static let shakiness = 5, accuracy = 15
+
+    public init(strength: Int = Self.defaultStrength, borders: Borders = .zoom, cache: URL, movieKey: String) throws(ExportError) {
+        guard Self.strengths.contains(strength) else {
+            throw .unsupported("a stabilization strength is a whole number of frames from \(Self.strengths.lowerBound) to \(Self.strengths.upperBound), not \(strength)")
+        }
+        self.strength = strength
+        self.borders = borders
+        self.cache = cache
+        self.movieKey = movieKey
+    }
+
+    /// The analysis of this movie at these settings (the strength and borders apply later, so
+    /// one analysis serves them all).
+    var analysisFile: URL {
+        let safe = String(movieKey.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+        return cache.appendingPathComponent("\(safe)-shakiness\(Self.shakiness)-accuracy\(Self.accuracy).trf")
+    }
+
+    /// vidstabtransform's chain for the analysis at `path`.
+    func transformChain(_ path: String) -> String {
+        let border = borders == .zoom ? "optzoom=1:crop=black" : "optzoom=0:zoom=0:crop=keep"
+        return "vidstabtransform=input=\(Self.escaped(path)):smoothing=\(strength):\(border):interpol=bicubic"
+    }
+
+    /// How the summary says it: `stabilized (strength 10, zoomed to hide the edges; analysis reused)`.
+    func said(reused: Bool) -> String {
+        "stabilized (strength \(strength), \(borders == .zoom ? "zoomed to hide the edges" : "edges kept unzoomed"); analysis \(reused ? "reused" : "made and kept in \(cache.lastPathComponent)"))"
+    }
+
+    /// `path` as a filter option's value inside a graph: escaped for the option parser, then
+    /// for the graph parser.
+    static func escaped(_ path: String) -> String {
+        func escape(_ s: String, _ special: Set<Character>) -> String {
+            String(s.flatMap { special.contains($0) ? ["\\", $0] : [$0] })
+        }
+        return escape(escape(path, ["\\", "'", ":", "="]), ["\\", "'", "[", "]", ",", ";"])
+    }
+}
