@@ -160,6 +160,9 @@ struct ExportMovie: ParsableCommand {
         if quality != .fast && frames != .interpolate {
             throw ValidationError("--quality sets how motion is found for --frames interpolate; add --fps N --frames interpolate")
         }
+        if fps == nil && verify && (crop != nil || zoom != nil) {
+            throw ValidationError("--verify compares the output's pictures with the source's whole pictures, so a cropped passthrough export cannot be verified yet; leave out --verify")
+        }
         if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
         if fps == nil {
             if crf != nil || preset != nil || codec != nil || frames != .nearest {

@@ -21,9 +21,12 @@ struct PassthroughCrop {
     let aligned: Notice?
 
     /// Works out the window for `reframing` of `source`'s video; throws, before any work, what
-    /// makes the crop impossible without re-encoding.
-    init(_ reframing: Reframing, source: ExportSource) throws {
+    /// makes the crop impossible without re-encoding (or its verification, which is not done yet).
+    init(_ reframing: Reframing, source: ExportSource, verifying: Bool) throws {
         let name = source.name
+        if verifying {
+            throw ExportError.unsupported("a cropped passthrough export cannot be verified: the verifier compares the output's pictures with the source's whole pictures")
+        }
         guard let index = source.media.primaryVideo?.index else { throw ExportError.unsupported("\(name) has no video") }
         let header = try InputFormatContext(path: source.movie.path)
         let p = header.stream(index).parameters.pointee
