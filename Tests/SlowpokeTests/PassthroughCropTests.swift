@@ -117,6 +117,22 @@ import Testing
         #expect(cropped.frames.count == Self.frames && cropped.frames == pictures, "\(name): \(cropped.frames.count) pictures")
     }
 
+    /// A zoom by 3 takes the middle 106x80 of 320x240, whose centred left edge (107) moves
+    /// onto the chroma grid (106).
+    @Test func zoomCropsTheMiddle() throws {
+        let folder = try TemporaryFolder("passthrough-zoom")
+        let file = try Self.make(Self.sources[0], in: folder)
+        let out = folder.file("zoomed.mp4")
+        let export = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--zoom", "3", "-o", out.path])
+        try #require(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("zoomed 3x (the middle 106x80 at 106,80, which players scale) by the stream's cropping window, every packet copied"), "\(export.stdout)")
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0", out.path])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "106,80")
+        let decoded = try Self.framemd5(["-flags", "unaligned", "-i", out.path, "-map", "0:v", "-fps_mode", "passthrough"])
+        let expected = try Self.framemd5(["-i", file.path, "-map", "0:v", "-fps_mode", "passthrough", "-vf", "crop=106:80:106:80"])
+        #expect(decoded.count == Self.frames && decoded == expected)
+    }
+
     @Test func refusalsComeBeforeAnyWork() throws {
         let folder = try TemporaryFolder("passthrough-crop-refused")
         let file = try Self.make(Self.sources[2], in: folder)

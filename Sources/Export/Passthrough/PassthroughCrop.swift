@@ -46,11 +46,14 @@ struct PassthroughCrop {
         do {
             let current = try CroppingWindow(record: extradata, hevc: hevc)
             let g = try reframing.geometry(width: current.width, height: current.height)
-            window = try current.cropped(width: g.width, height: g.height, x: g.x, y: g.y)
+            var (x, y) = (g.x, g.y)
+            // A zoom's centred window moves onto the chroma grid (a pixel left or up at most).
+            if case .zoom = reframing { (x, y) = (x - x % current.unitX, y - y % current.unitY) }
+            window = try current.cropped(width: g.width, height: g.height, x: x, y: y)
             record = try window.written(intoRecord: extradata, hevc: hevc)
             let what = switch reframing {
             case .crop: "cropped to \(g.width)x\(g.height) at \(g.x),\(g.y)"
-            case .zoom(let f): "zoomed \(String(format: "%g", f))x (the middle \(g.width)x\(g.height), which players scale)"
+            case .zoom(let f): "zoomed \(String(format: "%g", f))x (the middle \(g.width)x\(g.height) at \(x),\(y), which players scale)"
             }
             said = what + " by the stream's cropping window, every packet copied"
             // FFmpeg keeps the chroma planes' start 32-byte aligned: 64 pixels for 8 bits, 32 above.
