@@ -139,19 +139,46 @@ import Testing
         let out = folder.file("out.mkv")
         let odd = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--crop", "160:120:41:20", "-o", out.path])
         #expect(odd.status == 1 && odd.stderr.contains("x265.mkv cannot be cropped without re-encoding: the crop's left edge (41) is not a multiple of 2, the grid the stream's chroma samples allow a cropping window on (export with --fps to crop by re-encoding)"), "\(odd.stderr)")
-        // A frame-exact cut re-encodes frames, which would not carry the window.
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let verify = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--crop", "160:120", "--verify", "-o", out.path])
+        #expect(verify.status == 64 && verify.stderr.contains("a cropped passthrough export cannot be verified yet; leave out --verify"), "\(verify.stderr)")
+        #expect(try folder.listing().sorted() == ["x265.mkv", "x265.slowpoke"])
+    }
+
+    /// A frame-exact cut re-encodes the frames from the cut to the next keyframe; their in-band
+    /// SPS (HEVC) or the record's SPS beside the stream's (H.264) get the same window: the
+    /// cropped export's pictures are the uncropped export's, cropped (FFmpeg and the second
+    /// decoder), and every packet's slices are the uncropped export's.
+    @Test(arguments: [0, 2]) func smartCutsCarryTheCrop(source index: Int) throws {
+        let folder = try TemporaryFolder("passthrough-crop-cut")
+        let source = Self.sources[index]
+        let file = try Self.make(source, in: folder)
         let removed = try TestSupport.run(TestSupport.slowpoke, ["remove", Self.document(file), "--range", "0.52-0.8"])
         try #require(removed.status == 0, "\(removed.stderr)")
-        let cut = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--crop", "160:120", "-o", out.path])
-        #expect(cut.status == 1 && cut.stderr.contains("cannot be cropped without re-encoding here: its cuts re-encode")
-                && cut.stderr.contains("--keyframe-cuts"), "\(cut.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: out.path))
-        let verify = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--crop", "160:120", "--keyframe-cuts", "--verify", "-o", out.path])
-        #expect(verify.status == 64 && verify.stderr.contains("a cropped passthrough export cannot be verified yet; leave out --verify"), "\(verify.stderr)")
-        let snapped = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--crop", "160:120", "--keyframe-cuts", "-o", out.path])
-        #expect(snapped.status == 0, "\(snapped.stderr)")
-        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0", out.path])
-        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "160,120")
-        #expect(try folder.listing().sorted() == ["out.mkv", "x265.mkv", "x265.slowpoke"])
+        let ext = file.pathExtension, out = folder.file("cropped.\(ext)"), whole = folder.file("whole.\(ext)")
+        let crop = "\(Self.width):\(Self.height):\(Self.x):\(Self.y)"
+        for (target, flags) in [(out, ["--crop", crop]), (whole, [])] {
+            let export = try TestSupport.run(TestSupport.slowpoke, ["export", Self.document(file), "--exact", "-o", target.path] + flags)
+            try #require(export.status == 0 && export.stdout.contains("re-encoded"), "\(export.stdout)\(export.stderr)")
+        }
+        let decoded = try Self.framemd5(["-flags", "unaligned", "-i", out.path, "-map", "0:v", "-fps_mode", "passthrough"])
+        let expected = try Self.framemd5(["-i", whole.path, "-map", "0:v", "-fps_mode", "passthrough", "-vf", "crop=\(crop)"])
+        #expect(decoded.count >= 40 && decoded == expected, "\(decoded.count) frames")
+        let sets = source.hevc ? "32|33|34" : "7|8"
+        let packets = { (f: URL) in try Self.framemd5(["-i", f.path, "-map", "0:v", "-c", "copy", "-bsf:v", "filter_units=remove_types=\(sets)"]) }
+        #expect(try packets(out) == packets(whole))
+        let frameBytes = Self.width * Self.height * 3 / 2
+        let second = { (f: URL, bytes: Int) in
+            try source.hevc ? HEVCSmartCutTests.libde265(f, frameBytes: bytes, in: folder)
+                : SmartCutTests.openH264(f, frameBytes: bytes, decoder: SmartCutTests.buildOpenH264(in: folder), in: folder)
+        }
+        let full = try second(whole, 320 * 240 * 3 / 2), fullFile = folder.file("full.yuv"), raw = folder.file("cropped.yuv")
+        try full.frames.reduce(Data(), +).write(to: fullFile)
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "rawvideo", "-s", "320x240", "-pix_fmt", "yuv420p", "-i", fullFile.path,
+                                                   "-vf", "crop=\(crop)", "-f", "rawvideo", "-y", raw.path])
+        try #require(made.status == 0 && full.errors.isEmpty, "\(made.stderr)\(full.errors)")
+        let cropped = try second(out, frameBytes)
+        #expect(cropped.errors.isEmpty && cropped.frames.count == decoded.count, "\(cropped.errors)")
+        #expect(cropped.frames == HEVCSmartCutTests.split(try Data(contentsOf: raw), frameBytes: frameBytes))
     }
 }

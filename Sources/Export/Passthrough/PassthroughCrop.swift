@@ -12,7 +12,8 @@ struct PassthroughCrop {
     let window: CroppingWindow
     let hevc: Bool
     let lengthSize: Int
-    /// The output's configuration record, stating the window.
+    /// The stream's configuration record stating the window: rewritten before any work, to
+    /// refuse what cannot be (``describe(_:setExtradata:)`` rewrites the output's own).
     let record: [UInt8]
     /// What the summary says: `cropped to 640x360 at 320,180 (the SPS cropping window; every packet copied)`.
     let said: String
@@ -73,16 +74,20 @@ struct PassthroughCrop {
         }
     }
 
-    /// The output stream's record and display size.
-    func describe(_ stream: UnsafeMutablePointer<AVStream>, setExtradata: ([UInt8], UnsafeMutablePointer<AVStream>) -> Void) {
-        setExtradata(record, stream)
-        stream.pointee.codecpar.pointee.width = Int32(window.width)
-        stream.pointee.codecpar.pointee.height = Int32(window.height)
+    /// `bytes` (a re-encoded or rewritten sample) with its in-band SPS stating the window.
+    func sample(_ bytes: [UInt8]) throws -> [UInt8] {
+        try bytes.withUnsafeBufferPointer { try sample($0) } ?? bytes
     }
 
-    /// Re-encoded frames at cuts would not carry the window: the export refuses them.
-    static func refusal(name: String, reencoded: Int) -> ExportError {
-        ExportError.unavailable(Notice("\(name) cannot be cropped without re-encoding here: its cuts re-encode \(reencoded) frames, and a cropped passthrough copies every frame",
-                                       remedies: [Remedy(.keyframeCuts, "to copy every frame"), Remedy(.constantRate, "to crop by re-encoding")]))
+    /// The output stream's record (the stream's, or with a smart cut's parameter sets beside
+    /// them, which code pictures of the same size) stating the window, and its display size.
+    func describe(_ stream: UnsafeMutablePointer<AVStream>, setExtradata: ([UInt8], UnsafeMutablePointer<AVStream>) -> Void) throws {
+        let p = stream.pointee.codecpar.pointee
+        let current = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(p.extradata_size))) } ?? []
+        do { setExtradata(try window.written(intoRecord: current, hevc: hevc), stream) } catch {
+            throw ExportError.unsupported("the output's parameter sets cannot be cropped: \(error)")
+        }
+        stream.pointee.codecpar.pointee.width = Int32(window.width)
+        stream.pointee.codecpar.pointee.height = Int32(window.height)
     }
 }

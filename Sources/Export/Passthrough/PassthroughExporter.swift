@@ -100,7 +100,6 @@ public struct PassthroughExporter {
         // to keyframes, the timeline fitted to the copied audio; the audio follows it.
         let plan = try PassthroughPlan.make(source: source, container: session.container, header: session.header(), settings: settings,
                                             keyframeCuts: keyframeCuts, exact: exactTimeline)
-        if crop != nil && plan.reencodedFrames > 0 { throw PassthroughCrop.refusal(name: source.name, reencoded: plan.reencodedFrames) }
         for line in plan.warnings + [crop?.aligned].compactMap({ $0 }) { warning(line) }
         let (scan, segments, map) = (plan.scan, plan.timeline, plan.map)
         let rendered = try plan.video.smart.flatMap { smart in
@@ -150,7 +149,6 @@ public struct PassthroughExporter {
         let header = try InputFormatContext(path: source.movie.path)
         var plan = try PassthroughPlan.make(source: source, container: container, header: header, settings: settings,
                                             keyframeCuts: keyframeCuts, exact: exactTimeline)
-        if crop != nil && plan.reencodedFrames > 0 { throw PassthroughCrop.refusal(name: source.name, reencoded: plan.reencodedFrames) }
         (plan.reframed, plan.warnings) = (crop?.said, plan.warnings + [crop?.aligned].compactMap { $0 })
         return plan
     }
@@ -258,7 +256,7 @@ public struct PassthroughExporter {
                           metadata: video, warning: { warning(Notice($0)) }) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
             Self.describe(stream, resumed: resumed, rendered: rendered, session: session, warning: warning)
-            crop?.describe(stream, setExtradata: Self.setExtradata)
+            try crop?.describe(stream, setExtradata: Self.setExtradata)
             return (stream, ())
         }
 
@@ -279,7 +277,7 @@ public struct PassthroughExporter {
             if var sample = try encodedSample(entry) {
                 if sample.idr, let separation { (sample.bytes, lastIDR) = try separation.separated(sample.bytes, previous: lastIDR) } else { lastIDR = nil }
                 resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
-                try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
+                try writeEncoded((try crop?.sample(sample.bytes) ?? sample.bytes, sample.idr), entry: entry, session: session, timeBase: mapTimeBase)
                 afterEncoded = true
             } else if let source = sourceItem(entry) {
                 let read = try reader.packet(at: source)
@@ -291,9 +289,11 @@ public struct PassthroughExporter {
                 if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
                     // A recovery point made an IDR picture, or a picture renumbered after one.
                     changedCopies.insert(n)
-                    try writeEncoded((rewritten, p.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
+                    try writeEncoded((try crop?.sample(rewritten) ?? rewritten, p.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
                 } else {
-                    let changed = try (resumes ? format?.resumed(bytes) : nil) ?? crop?.sample(bytes)
+                    // The stream's own sets restored, and the cropping window in every SPS.
+                    let restored = resumes ? format?.resumed(bytes) : nil
+                    let changed = try restored.map { try crop?.sample($0) ?? $0 } ?? crop?.sample(bytes)
                     if changed != nil { changedCopies.insert(n) }
                     try Self.write(changed.map { try Self.packet($0, flags: p.flags) } ?? read, entry: entry, session: session, timeBase: mapTimeBase)
                 }
