@@ -15,7 +15,7 @@ struct PassthroughCrop {
     /// The stream's configuration record stating the window: rewritten before any work, to
     /// refuse what cannot be (``describe(_:setExtradata:)`` rewrites the output's own).
     let record: [UInt8]
-    /// What the summary says: `cropped to 640x360 at 320,180 (the SPS cropping window; every packet copied)`.
+    /// What the summary says: `cropped to 640x360 at 320,180 by the stream's cropping window, nothing re-encoded for it`.
     let said: String
     /// Said when FFmpeg's decoders, which keep their planes 32-byte aligned unless asked not to
     /// (`AV_CODEC_FLAG_UNALIGNED`), would show the picture wider, from further left.
@@ -56,7 +56,7 @@ struct PassthroughCrop {
             case .crop: "cropped to \(g.width)x\(g.height) at \(g.x),\(g.y)"
             case .zoom(let f): "zoomed \(String(format: "%g", f))x (the middle \(g.width)x\(g.height) at \(x),\(y), which players scale)"
             }
-            said = what + " by the stream's cropping window, every packet copied"
+            said = what + " by the stream's cropping window, nothing re-encoded for it"
             // FFmpeg keeps the chroma planes' start 32-byte aligned: 64 pixels for 8 bits, 32 above.
             let multiple = p.format == AV_PIX_FMT_YUV420P.rawValue || p.format == AV_PIX_FMT_YUVJ420P.rawValue ? 64 : 32
             aligned = window.unitX == 2 && window.left % multiple != 0
