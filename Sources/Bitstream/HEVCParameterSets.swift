@@ -15,7 +15,7 @@ public struct HEVCParameterSets: Equatable, Sendable {
     /// size).
     private let header: [UInt8]
     /// The record's arrays: NAL type and units (no start codes), in the record's order.
-    private let arrays: [(type: UInt8, units: [[UInt8]])]
+    private var arrays: [(type: UInt8, units: [[UInt8]])]
 
     public static func == (a: Self, b: Self) -> Bool {
         a.header == b.header && a.arrays.map(\.type) == b.arrays.map(\.type) && a.arrays.map(\.units) == b.arrays.map(\.units)
@@ -58,6 +58,15 @@ public struct HEVCParameterSets: Equatable, Sendable {
             for unit in array.units { out += [UInt8(unit.count >> 8), UInt8(unit.count & 0xFF)] + unit }
         }
         return out
+    }
+
+    /// The record with every SPS NAL unit replaced by `transform`'s (``CroppingWindow``).
+    func replacingSequences(_ transform: ([UInt8]) throws -> [UInt8]) rethrows -> HEVCParameterSets {
+        var copy = self
+        for i in copy.arrays.indices where copy.arrays[i].type == HEVCNALType.sequenceParameterSet.rawValue {
+            copy.arrays[i].units = try copy.arrays[i].units.map(transform)
+        }
+        return copy
     }
 
     /// The video, sequence and picture parameter sets, in decoding order.

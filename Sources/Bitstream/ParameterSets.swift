@@ -83,6 +83,13 @@ public struct ParameterSets: Equatable, Sendable {
         return copy
     }
 
+    /// The record with every SPS NAL unit replaced by `transform`'s (``CroppingWindow``).
+    func replacingSequences(_ transform: ([UInt8]) throws -> [UInt8]) rethrows -> ParameterSets {
+        var copy = self
+        copy.sequence = try sequence.map(transform)
+        return copy
+    }
+
     /// The ids the stream's SPS and PPS use (`seq_parameter_set_id`, `pic_parameter_set_id`).
     var usedIDs: Set<Int> {
         Set(sequence.compactMap { Self.firstExpGolomb(in: $0, after: 4) } + picture.compactMap { Self.firstExpGolomb(in: $0, after: 1) })

@@ -112,10 +112,10 @@ struct ExportMovie: ParsableCommand {
     @Option(help: ArgumentHelp("With --fps: how frames between source frames are made: nearest, blend or interpolate.", valueName: "mode"))
     var frames: FrameSelection = .nearest
 
-    @Option(help: ArgumentHelp("With --fps: export part of the picture, W:H:X:Y in pixels (W:H alone is centred), cropped exactly; the output is W x H.", valueName: "W:H:X:Y"))
+    @Option(help: ArgumentHelp("Export part of the picture, W:H:X:Y in pixels (W:H alone is centred); the output is W x H. With --fps it is cropped exactly; without, H.264 and HEVC are cropped without re-encoding (the cropping window of the stream's parameter sets is rewritten and every packet copied), which needs X, Y, W and H on the chroma grid (even for 4:2:0).", valueName: "W:H:X:Y"))
     var crop: String?
 
-    @Option(help: ArgumentHelp("With --fps: zoom into the centre by a factor from 1 to 8, the middle 1/F of the picture scaled back to its size (Lanczos).", valueName: "F"))
+    @Option(help: ArgumentHelp("Zoom into the centre by a factor from 1 to 8: with --fps the middle 1/F of the picture is scaled back to its size (Lanczos); without, H.264 and HEVC are cropped to the middle 1/F without re-encoding, and players scale it.", valueName: "F"))
     var zoom: Double?
 
     @Option(help: ArgumentHelp("With --frames interpolate: fast (the default: motion found on the picture scaled down, several times faster than ffmpeg's minterpolate) or high (motion at full resolution: about three times the CPU time, sharper on panning shots and fine texture; for a final render).", valueName: "q"))
@@ -166,10 +166,10 @@ struct ExportMovie: ParsableCommand {
         if quality != .fast && frames != .interpolate {
             throw ValidationError("--quality sets how motion is found for --frames interpolate; add --fps N --frames interpolate")
         }
-        if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
-        if fps == nil && (crop != nil || zoom != nil) {
-            throw ValidationError("--\(crop != nil ? "crop" : "zoom") re-encodes the picture; add --fps N (passthrough cannot crop yet)")
+        if fps == nil && verify && (crop != nil || zoom != nil) {
+            throw ValidationError("--verify compares the output's pictures with the source's whole pictures, so a cropped passthrough export cannot be verified yet; leave out --verify")
         }
+        if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
         if stabilizeBorders != nil && stabilize == nil { throw ValidationError("--stabilize-borders says how --stabilize fills the edges; add --stabilize") }
         if fps == nil && stabilize != nil {
             throw ValidationError("--stabilize re-encodes the picture; add --fps N (passthrough copies the pictures as they are)")
@@ -212,6 +212,7 @@ struct ExportMovie: ParsableCommand {
         exporter.exactTimeline = exact
         exporter.keyframeCuts = keyframeCuts
         exporter.verify = verify
+        exporter.reframing = try reframing()
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let shown = shown(exporter.output)
         if dryRun {
@@ -221,6 +222,7 @@ struct ExportMovie: ParsableCommand {
                   + Self.cuts(plan.reencodedFrames, at: plan.reencodedCuts, reversals: plan.reencodedReversals, copied: plan.copiedFrames,
                               held: plan.heldFrames, black: plan.blackFrames))
             if let line = plan.fit?.line { say(line) }
+            if let reframed = plan.reframed { say(reframed) }
             return
         }
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
@@ -229,7 +231,15 @@ struct ExportMovie: ParsableCommand {
                                                            held: result.heldFrames, black: result.blackFrames))
         if let line = result.fit?.line { say(line) }
         if let line = result.verification?.line { say(line) }
+        if let reframed = result.reframed { say(reframed) }
         reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
+    }
+
+    /// `--crop` or `--zoom` as a ``Reframing``; nil for the whole picture.
+    private func reframing() throws -> Reframing? {
+        do { return try crop.map { try Reframing(crop: $0) } ?? zoom.map { try Reframing(zoom: $0) } } catch {
+            throw CLIError("--\(crop != nil ? "crop" : "zoom"): \((error as? ExportError)?.description ?? "\(error)")")
+        }
     }
 
     /// `66 frames, 2.745 s (every frame at its exact time)`.
@@ -279,10 +289,7 @@ struct ExportMovie: ParsableCommand {
 
     private func exportConstantRate(fps: Rational, source: ExportSource, document: ProjectDocument, at url: URL,
                                     settings: TimePitchSettings) throws {
-        let reframing: Reframing?
-        do { reframing = try crop.map { try Reframing(crop: $0) } ?? zoom.map { try Reframing(zoom: $0) } } catch {
-            throw CLIError("--\(crop != nil ? "crop" : "zoom"): \((error as? ExportError)?.description ?? "\(error)")")
-        }
+        let reframing = try reframing()
         let stabilization: Stabilization?
         do {
             stabilization = try stabilize.map { try Stabilization(strength: $0, borders: stabilizeBorders ?? .zoom, cache: Self.stabilizationCache(url),

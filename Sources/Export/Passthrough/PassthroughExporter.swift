@@ -26,6 +26,8 @@ public struct PassthroughExporter {
     /// Checks the written file against the plan before it is put in place (``ExportVerifier``,
     /// `--verify`): a file that differs is kept under a name saying so, and the export throws.
     public var verify = false
+    /// Part of the picture, cropped by the stream's cropping window (``PassthroughCrop``).
+    public var reframing: Reframing?
 
     /// What an export did.
     public struct Result: Sendable {
@@ -50,6 +52,8 @@ public struct PassthroughExporter {
         public var heldFrames = 0, blackFrames = 0
         /// What ``verify`` proved; nil without it.
         public var verification: ExportVerification?
+        /// The crop or zoom, as the summary says it; nil for the whole picture.
+        public var reframed: String?
     }
 
     /// Prepares to export `source` to `output`, whose container is checked here, before any work.
@@ -66,6 +70,7 @@ public struct PassthroughExporter {
         // The warnings of the stages that state only facts.
         let facts: (String) -> Void = { warning(Notice($0)) }
         try ReversePassthrough.check(source, container: ExportSession.container(of: output), keyframeCuts: keyframeCuts)
+        let crop = try reframing.map { try PassthroughCrop($0, source: source, verifying: verify) }
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
         let grid = try session.copiedAudioGrid(exact: exactTimeline)
@@ -95,7 +100,7 @@ public struct PassthroughExporter {
         // to keyframes, the timeline fitted to the copied audio; the audio follows it.
         let plan = try PassthroughPlan.make(source: source, container: session.container, header: session.header(), settings: settings,
                                             keyframeCuts: keyframeCuts, exact: exactTimeline)
-        for line in plan.warnings { warning(line) }
+        for line in plan.warnings + [crop?.aligned].compactMap({ $0 }) { warning(line) }
         let (scan, segments, map) = (plan.scan, plan.timeline, plan.map)
         let rendered = try plan.video.smart.flatMap { smart in
             smart.spans.isEmpty ? nil
@@ -117,7 +122,7 @@ public struct PassthroughExporter {
 
         // 4. Interleave the mapped video packets with the audio into the output.
         let rewritten = try copyVideo(map: map, smart: plan.video.smart, rendered: rendered, scan: scan, audio: audioOutput, segments: segments,
-                      origin: scan.origin, session: session, warning: warning, progress: { fraction in
+                      origin: scan.origin, session: session, crop: crop, warning: warning, progress: { fraction in
             done = fraction
             try progress(fraction)
         })
@@ -127,7 +132,7 @@ public struct PassthroughExporter {
                       timescale: plan.timescale, exact: plan.exact, audio: audioOutput.handling, cuts: plan.movedCuts,
                       fit: plan.fit, reencodedFrames: plan.reencodedFrames, reencodedCuts: plan.reencodedCuts,
                       reencodedReversals: plan.reencodedReversals, copiedFrames: plan.copiedFrames)
-        result.verification = verification
+        (result.verification, result.reframed) = (verification, crop?.said)
         (result.heldFrames, result.blackFrames) = (plan.heldFrames, plan.blackFrames)
         return result
     }
@@ -140,9 +145,12 @@ public struct PassthroughExporter {
         guard source.media.primaryVideo != nil else {
             throw ExportError.unsupported("\(source.name) has no video")
         }
+        let crop = try reframing.map { try PassthroughCrop($0, source: source, verifying: verify) }
         let header = try InputFormatContext(path: source.movie.path)
-        return try PassthroughPlan.make(source: source, container: container, header: header, settings: settings,
-                                        keyframeCuts: keyframeCuts, exact: exactTimeline)
+        var plan = try PassthroughPlan.make(source: source, container: container, header: header, settings: settings,
+                                            keyframeCuts: keyframeCuts, exact: exactTimeline)
+        (plan.reframed, plan.warnings) = (crop?.said, plan.warnings + [crop?.aligned].compactMap { $0 })
+        return plan
     }
 
     // MARK: Cuts
@@ -230,7 +238,7 @@ public struct PassthroughExporter {
 
     /// Copies the video packets that `map` keeps, with its timestamps, into the session.
     private func copyVideo(map: PacketMap, smart: SmartCut?, rendered: GOPRenderer?, scan: VideoScan, audio: AudioTracks,
-                           segments: [CompositionTrackSegment], origin: Time, session: ExportSession, warning: (Notice) -> Void,
+                           segments: [CompositionTrackSegment], origin: Time, session: ExportSession, crop: PassthroughCrop?, warning: (Notice) -> Void,
                            progress: (Double) throws -> Void) throws -> Set<Int> {
         let videoStream = session.videoStream.index
         let video = try InputFormatContext(path: session.movie.path)
@@ -248,6 +256,7 @@ public struct PassthroughExporter {
                           metadata: video, warning: { warning(Notice($0)) }) { writer in
             let stream = try writer.addStream(copying: video.stream(videoStream), timeBase: AVRational(num: 1, den: map.timescale))
             Self.describe(stream, resumed: resumed, rendered: rendered, session: session, warning: warning)
+            try crop?.describe(stream, setExtradata: Self.setExtradata)
             return (stream, ())
         }
 
@@ -268,7 +277,7 @@ public struct PassthroughExporter {
             if var sample = try encodedSample(entry) {
                 if sample.idr, let separation { (sample.bytes, lastIDR) = try separation.separated(sample.bytes, previous: lastIDR) } else { lastIDR = nil }
                 resumed?.rewriter.encoded(sample.bytes, idr: sample.idr)
-                try writeEncoded(sample, entry: entry, session: session, timeBase: mapTimeBase)
+                try writeEncoded((try crop?.sample(sample.bytes) ?? sample.bytes, sample.idr), entry: entry, session: session, timeBase: mapTimeBase)
                 afterEncoded = true
             } else if let source = sourceItem(entry) {
                 let read = try reader.packet(at: source)
@@ -280,9 +289,11 @@ public struct PassthroughExporter {
                 if let resumed, let rewritten = try Self.rewrite(bytes, n: n, resumed, name: session.movieName) {
                     // A recovery point made an IDR picture, or a picture renumbered after one.
                     changedCopies.insert(n)
-                    try writeEncoded((rewritten, p.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
+                    try writeEncoded((try crop?.sample(rewritten) ?? rewritten, p.flags & AV_PKT_FLAG_KEY != 0), entry: entry, session: session, timeBase: mapTimeBase)
                 } else {
-                    let changed = resumes ? format?.resumed(bytes) : nil
+                    // The stream's own sets restored, and the cropping window in every SPS.
+                    let restored = resumes ? format?.resumed(bytes) : nil
+                    let changed = try restored.map { try crop?.sample($0) ?? $0 } ?? crop?.sample(bytes)
                     if changed != nil { changedCopies.insert(n) }
                     try Self.write(changed.map { try Self.packet($0, flags: p.flags) } ?? read, entry: entry, session: session, timeBase: mapTimeBase)
                 }

@@ -36,7 +36,9 @@ public struct PassthroughPlan {
     /// frame-exact (or the timeline cuts nothing).
     public let keyframeCutsBecause: String?
     /// What the export says before any work, one sentence each.
-    public let warnings: [Notice]
+    public internal(set) var warnings: [Notice]
+    /// The crop or zoom done by the stream's cropping window, as the summary says it (``PassthroughCrop``).
+    public internal(set) var reframed: String?
 
     /// The output timescale, and whether every timestamp is exact in it.
     public var timescale: Int32 { map.timescale }
