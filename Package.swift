@@ -80,8 +80,8 @@ let package = Package(
         .target(name: "Bitstream"),
         // What reads movies, below Export (issue 53, moving in steps): `MediaError` (facts only:
         // which file, which operation, what libav said), `AVFailure`, the threads readers and
-        // writers share (`Threads/`) and `StandardOutput`. LibAV/, Reading/, Container and
-        // OutputNaming are still in Export (see docs/architecture.md).
+        // writers share (`Threads/`), `StandardOutput` and `SharedLibrary`. LibAV/, Reading/,
+        // Container and OutputNaming are still in Export (see docs/architecture.md).
         .target(name: "Media", dependencies: ["CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
                                                "Bitstream", "Media",

@@ -57,6 +57,12 @@ extension ExportError: LocalizedError {
     public var errorDescription: String? { description }
 }
 
+/// Runs `body`, which reads media or opens a library, throwing its ``MediaError`` as the
+/// ``ExportError`` of the same name.
+func media<T>(_ body: () throws(MediaError) -> T) throws(ExportError) -> T {
+    do throws(MediaError) { return try body() } catch { throw ExportError(error) }
+}
+
 /// Throws an ``AVFailure`` for a negative libav return code.
 @discardableResult
 func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(AVFailure) -> Int32 {
