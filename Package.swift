@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Project", targets: ["Project"]),
         .library(name: "Interchange", targets: ["Interchange"]),
         .library(name: "TimePitch", targets: ["TimePitch"]),
+        .library(name: "Media", targets: ["Media"]),
         .library(name: "Export", targets: ["Export"]),
         .library(name: "Preview", targets: ["Preview"]),
         // `export --frames interpolate`'s optical flow (OpenCV), a shared library of its own that
@@ -77,8 +78,13 @@ let package = Package(
         // Pure Swift, no libav and no I/O: H.264 and HEVC bitstreams (NAL units, parameter sets,
         // slice headers, SEI, avcC and hvcC), read and written for smart rendering and the scans.
         .target(name: "Bitstream"),
+        // What reads movies, below Export (issue 53, moving in steps): `MediaError` (facts only:
+        // which file, which operation, what libav said), `AVFailure`, the threads readers and
+        // writers share (`Threads/`), `StandardOutput` and `SharedLibrary`. LibAV/, Reading/,
+        // Container and OutputNaming are still in Export (see docs/architecture.md).
+        .target(name: "Media", dependencies: ["CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
-                                               "Bitstream",
+                                               "Bitstream", "Media",
                                               ]),
         // Where documents meet exports: batch recipes, their plans, jobs and shards, run by
         // BatchRunner, and a document turned into the ExportSource every exporter takes. Export
@@ -89,7 +95,7 @@ let package = Package(
             name: "slowpoke",
             dependencies: [
                 "Composition", "Project", "TimePitch", "Export", "Batch", "Preview", "SafeFiles",
-                "Interchange",
+                "Interchange", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

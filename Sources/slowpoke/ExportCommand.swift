@@ -5,6 +5,7 @@ import Export
 import Foundation
 import Project
 import TimePitch
+import Media
 
 struct ExportMovie: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Composition
 import Project
 import Export
 import Foundation
+import Media
 import Preview
 import SafeFiles
 import TimePitch
@@ -32,7 +33,7 @@ enum Main {
             try MisspeltArguments.check(Array(arguments.dropFirst()))
             var command = try Slowpoke.parseAsRoot(ExportMovie.optionalValues(Array(arguments.dropFirst())))
             try command.run()
-        } catch ExportError.interrupted {
+        } catch ExportError.interrupted, MediaError.interrupted {
             fail(ExportError.interrupted.description, code: 130)
         } catch let stop as PreviewInterrupted {
             fail(stop.description, code: 130)

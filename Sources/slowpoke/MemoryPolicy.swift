@@ -1,4 +1,5 @@
 import Export
+import Media
 
 /// How the process hands freed memory back, set once at start.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// An opened audio encoder fed planar float blocks of any length. It cuts them into the frames
 /// the codec wants, converts the samples, and hands each finished packet (in the encoder's time

@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// An audio track of a movie rendered through a timeline and encoded (see ``AudioCodecChoice``)
 /// while the video is written.

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Encodes the edited stretches of a smart-audio track (see ``SplicedAudio``), one after the
 /// other, on the thread that calls ``take(_:)``: each with a fresh encoder fed a lead-in before

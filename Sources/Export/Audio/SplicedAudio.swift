@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// An audio track exported by smart audio: the source's own packets where the timeline leaves
 /// the audio unchanged, and the edited stretches rendered through TimePitch and encoded with

@@ -2,6 +2,7 @@ import Foundation
 import SafeFiles
 public import Composition
 public import TimePitch
+import Media
 
 /// `slowpoke stretch`: one audio file played at a rate (and optionally shifted in pitch),
 /// written as WAV or FLAC.

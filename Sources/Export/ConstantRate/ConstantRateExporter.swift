@@ -3,6 +3,7 @@ public import Composition
 public import TimePitch
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// `slowpoke export --fps N`: AVVideoComposition's `frameDuration` export. The composition is
 /// flattened to N frames per second and re-encoded (H.264, HEVC, ProRes 4444 or VP9); output frame k sits at
@@ -145,7 +146,8 @@ public struct ConstantRateExporter {
         // thread gives up (an interrupt, an error), since progress is reported only from here.
         let stop = StopSignal()
         let audio = try session.audio(segments: segments, origin: scan.origin, end: track.duration,
-                                      waiting: { try stop.check() }, warning: facts)
+                                      waiting: { do throws(MediaError) { try stop.check() } catch { throw ExportError(error) } },
+                                      warning: facts)
 
         let decoder = try FrameDecoder(input: input, stream: videoStream.index, scan: scan,
                                        needed: needed(plan, pictures: pictures, frameCount: scan.frameCount),

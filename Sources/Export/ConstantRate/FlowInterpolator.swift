@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Motion-interpolated in-between frames for slowed sections, from dense optical flow (the
 /// FlowInterpolation library, opened on first use). The flow of a pair of neighbouring source

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import Composition
 
 /// The FlowInterpolation library (C++ on OpenCV's DIS optical flow; see
@@ -60,13 +61,17 @@ struct FlowLibrary: @unchecked Sendable {
         }
         let library: SharedLibrary
         do {
-            library = try SharedLibrary(found.path, cannotLoad: {
-                "motion interpolation needs \(found.path), which cannot be loaded: \($0) (is libopencv-video406 installed?)"
-            }, missingNote: "; motion interpolation is unavailable")
+            library = try media { () throws(MediaError) in
+                try SharedLibrary(found.path, cannotLoad: {
+                    "motion interpolation needs \(found.path), which cannot be loaded: \($0) (is libopencv-video406 installed?)"
+                }, missingNote: "; motion interpolation is unavailable")
+            }
         } catch .unsupported(let why) {
             throw .unavailable(Notice(why, remedies: [Remedy(.blendFrames)]))
         }
-        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F { try library.symbol(name, as: type) }
+        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F {
+            try media { () throws(MediaError) -> F in try library.symbol(name, as: type) }
+        }
         create = try symbol("sp_flow_create", as: Create.self)
         setQuality = try symbol("sp_flow_set_quality", as: SetQuality.self)
         setPair = try symbol("sp_flow_set_pair", as: SetPair.self)

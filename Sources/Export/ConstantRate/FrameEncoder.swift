@@ -2,6 +2,7 @@ import Foundation
 import Composition
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// An opened libx264, libx265, prores_ks or libvpx-vp9 encoder for the constant-rate export,
 /// with the picture conversion into its pixel format. Frame k has timestamp k in a time base of 1/N.

@@ -1,6 +1,7 @@
 public import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// The video codecs constant-rate export encodes with, and the facts about each that the
 /// export asks: its encoder, the containers it goes into, and whether it keeps an alpha channel.

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 internal import CFFmpeg
 
 /// libavfilter, opened on first use instead of linked. Only the `--fps` export of interlaced
@@ -41,10 +42,14 @@ struct AVFilterLibrary: @unchecked Sendable {
     static let fileName = "libavfilter.so.\(LIBAVFILTER_VERSION_MAJOR)"
 
     private init() throws(ExportError) {
-        let library = try SharedLibrary(Self.fileName, cannotLoad: {
-            "deinterlacing needs libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
-        }, missingNote: "; the --fps export of interlaced video is unavailable")
-        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F { try library.symbol(name, as: type) }
+        let library = try media { () throws(MediaError) in
+            try SharedLibrary(Self.fileName, cannotLoad: {
+                "deinterlacing needs libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
+            }, missingNote: "; deinterlacing is unavailable")
+        }
+        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F {
+            try media { () throws(MediaError) -> F in try library.symbol(name, as: type) }
+        }
         getByName = try symbol("avfilter_get_by_name", as: GetByName.self)
         graphAlloc = try symbol("avfilter_graph_alloc", as: GraphAlloc.self)
         graphFree = try symbol("avfilter_graph_free", as: GraphFree.self)

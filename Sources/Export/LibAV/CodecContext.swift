@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// An owned `AVCodecContext`, freed on deinit.
 final class CodecContext {

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// An owned `AVCodecParameters`, freed on deinit: an encoder's output format kept for the
 /// muxer's stream after the encoder has moved to a thread of its own, or a probed stream's

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// An owned libavfilter graph with one video input (`buffer`) and one output (`buffersink`)
 /// around a chain of filters such as `bwdif=…`. Frames go in with the

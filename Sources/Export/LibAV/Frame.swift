@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// An owned `AVFrame`.
 final class Frame {

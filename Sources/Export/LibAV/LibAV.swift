@@ -1,4 +1,5 @@
 import Foundation
+import Media
 internal import CFFmpeg
 
 /// Process-wide libav set-up. Libraries never print: libav's own logger is silenced, and every
@@ -193,10 +194,14 @@ struct AVLibraries: @unchecked Sendable {
 
     private init() throws(ExportError) {
         func open(_ name: String) throws(ExportError) -> SharedLibrary {
-            try SharedLibrary(name, cannotLoad: { "slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \($0)" })
+            try media { () throws(MediaError) in
+                try SharedLibrary(name, cannotLoad: { "slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \($0)" })
+            }
         }
         let avformat = try open(Self.fileNames.avformat), avcodec = try open(Self.fileNames.avcodec)
-        func symbol<F>(_ library: SharedLibrary, _ name: String) throws(ExportError) -> F { try library.symbol(name) }
+        func symbol<F>(_ library: SharedLibrary, _ name: String) throws(ExportError) -> F {
+            try media { () throws(MediaError) -> F in try library.symbol(name) }
+        }
         openInput = try symbol(avformat, "avformat_open_input")
         closeInput = try symbol(avformat, "avformat_close_input")
         findStreamInfo = try symbol(avformat, "avformat_find_stream_info")

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// An owned copy of an `AVDictionary` (a stream's language, handler name …), freed on deinit.
 final class MetadataDictionary {

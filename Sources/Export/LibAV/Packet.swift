@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// An owned `AVPacket`.
 final class Packet {

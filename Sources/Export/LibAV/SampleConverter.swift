@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// An owned `SwrContext` converting between sample formats, layouts and rates.
 final class SampleConverter {

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// A black picture the size, pixel format and colour tags of a stream's frames: what a gap
 /// shows when passthrough re-encodes it (``GOPRenderer``). Black is the format's own (luma 16

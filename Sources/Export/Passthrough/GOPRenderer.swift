@@ -1,6 +1,7 @@
 import Foundation
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// Re-encodes the frames of a ``SmartCut`` that cannot be copied: for each span of
 /// presentation ranks, the source is decoded from the keyframe at or before it (an open GOP's

@@ -1,5 +1,6 @@
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// The libav side of ``HDR10PlusSEI``: finding the message in a stream's packets, and putting it
 /// into an encoder's packets.

@@ -2,6 +2,7 @@ import Foundation
 import Composition
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// A libx265 encoder whose pictures splice into a copied HEVC stream: the source's size, pixel
 /// format (8-bit `yuv420p`, 10-bit `yuv420p10le`), profile (Main, Main 10), colour tags,

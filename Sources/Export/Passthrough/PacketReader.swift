@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// The video packets of a movie by decode index, for passthrough: in the demuxer's order by
 /// reading on (what every forward run asks for), and backwards (a reversed run of intra frames)

@@ -3,6 +3,7 @@ public import Composition
 public import TimePitch
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// `slowpoke export` without `--fps`: AVAssetExportSession's passthrough preset. Every video
 /// packet is copied unchanged with its timestamps mapped exactly through the timeline; the audio

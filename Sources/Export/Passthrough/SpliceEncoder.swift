@@ -2,6 +2,7 @@ import Foundation
 import Composition
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// A libx264 encoder whose pictures splice into a copied H.264 stream: the source's size,
 /// pixel format (8-bit, or 10-bit High 10: Debian's libx264 encodes both), profile, level, colour tags and sample aspect, progressive, no B-frames (its

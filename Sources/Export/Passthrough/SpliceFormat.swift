@@ -2,6 +2,7 @@ import Foundation
 import Composition
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// How a smart cut's re-encoded pictures live beside the copied ones, by codec: H.264's new
 /// parameter sets under a free id, listed in the output's `avcC` (``ParameterSets``); HEVC's

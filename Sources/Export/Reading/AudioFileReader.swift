@@ -2,6 +2,7 @@ import Foundation
 public import TimePitch
 public import Composition
 internal import CFFmpeg
+import Media
 
 /// An audio stream of a file, decoded to planar float at its own sample rate and read by frame
 /// position, as an ``AudioSource``.

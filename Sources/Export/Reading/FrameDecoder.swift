@@ -1,6 +1,7 @@
 import Foundation
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// Decodes the frames of one video stream by their presentation index, in any order, for the
 /// constant-rate export. Forward requests decode onwards; a request behind the decoder, or past

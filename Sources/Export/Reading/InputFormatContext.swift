@@ -1,6 +1,7 @@
 import Foundation
 import SafeFiles
 internal import CFFmpeg
+import Media
 
 /// An opened input file: owns an `AVFormatContext` from `avformat_open_input` until deinit.
 final class InputFormatContext {

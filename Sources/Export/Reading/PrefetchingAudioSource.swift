@@ -1,5 +1,6 @@
 import Foundation
 public import TimePitch
+import Media
 
 /// A file reader (``AudioFileReader`` or ``WAVFileReader``) read ahead on a thread of its own:
 /// while the caller works on one block, the next ones are being decoded. Reads that follow on

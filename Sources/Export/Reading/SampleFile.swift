@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// A movie opened to read samples straight from where its index says they lie (``IndexedPackets``),
 /// without a demuxer: an 8-hour mp4's demuxer holds the index of every stream, 20 MB, and

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// A movie's chapters, retimed through the timeline: a chapter starting in a removed range
 /// starts where the cut is, one in a scaled range stretches with it, and one wholly removed is

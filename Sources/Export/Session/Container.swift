@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import Foundation
+import Media
 
 /// A file format slowpoke writes, made once from the output's extension. Every question about
 /// the container (which muxer, whether it is Matroska, whether it can hide frames behind an

@@ -1,32 +1,8 @@
 import Foundation
 public import SafeFiles
 public import Composition
+public import Media
 internal import CFFmpeg
-
-/// A failed libav call: its return code and what slowpoke was doing. The message comes from
-/// `av_strerror`.
-public struct AVFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    public let code: Int32
-    public let operation: String
-
-    public init(code: Int32, operation: String) {
-        self.code = code
-        self.operation = operation
-    }
-
-    /// libav's own wording for `code`, such as "Invalid data found when processing input".
-    public var message: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        return buffer.withUnsafeMutableBufferPointer { pointer in
-            String(cString: sp_av_err2str(code, pointer.baseAddress, pointer.count))
-        }
-    }
-
-    public var description: String { "\(operation) failed: \(message)" }
-
-    /// Whether libav said the input is not data it understands.
-    var isInvalidData: Bool { code == sp_averror_invaliddata() }
-}
 
 /// Errors from probing, reading and exporting media.
 public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -81,8 +57,10 @@ extension ExportError: LocalizedError {
     public var errorDescription: String? { description }
 }
 
-extension AVFailure: LocalizedError {
-    public var errorDescription: String? { description }
+/// Runs `body`, which reads media or opens a library, throwing its ``MediaError`` as the
+/// ``ExportError`` of the same name.
+func media<T>(_ body: () throws(MediaError) -> T) throws(ExportError) -> T {
+    do throws(MediaError) { return try body() } catch { throw ExportError(error) }
 }
 
 /// Throws an ``AVFailure`` for a negative libav return code.
@@ -93,6 +71,19 @@ func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(AVFailu
 }
 
 extension ExportError {
+    /// The same fact as an export error: each ``MediaError`` has a case of the same name here,
+    /// with the same message.
+    init(_ error: MediaError) {
+        switch error {
+        case .cannotOpen(let path, let reason): self = .cannotOpen(path: path, reason: reason)
+        case .notMedia(let path, let reason): self = .notMedia(path: path, reason: reason)
+        case .av(let path, let failure): self = .av(path: path, failure)
+        case .libav(let failure): self = .libav(failure)
+        case .unsupported(let what): self = .unsupported(what)
+        case .interrupted: self = .interrupted
+        }
+    }
+
     /// Throws ``unsupported(_:)`` unless `url` ends in one of `allowed`, saying, for example,
     /// "slowpoke stretch writes .wav or .flac, not .mp3".
     static func requireExtension(of url: URL, in allowed: [String], _ verb: String) throws(ExportError) {

@@ -1,5 +1,6 @@
 import Foundation
 import SafeFiles
+import Media
 
 /// Where an export session's bytes go: a file, claimed through SafeFiles' ``OutputFile`` (the one
 /// way slowpoke writes a file: a temporary name beside it, inputs refused, renamed when

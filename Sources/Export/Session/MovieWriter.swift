@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// An output file being written by a libavformat muxer: owns the `AVFormatContext` and its
 /// file, and frees them whatever happens. Movies and audio files alike are written through it.

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Turns text subtitles of one codec into another (SRT, ASS or WebVTT into mov_text for mp4
 /// and mov; mov_text into SRT for Matroska): each cue is decoded to ASS events and encoded

@@ -1,6 +1,7 @@
 import Foundation
 public import Composition
 internal import CFFmpeg
+import Media
 
 /// One subtitle cue on the timeline: plain text (styling dropped, lines split at `\n`) and
 /// when it shows.

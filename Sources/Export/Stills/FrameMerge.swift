@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// A still with less noise: neighbouring source frames aligned to the frame shown by dense
 /// optical flow and averaged in where they agree with it (``MergeLibrary``), on 8- or 10-bit

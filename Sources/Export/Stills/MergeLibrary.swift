@@ -1,4 +1,5 @@
 import Foundation
+import Media
 
 /// `sp_flow_merge` of the FlowInterpolation library (Sources/FlowInterpolation/include/FlowMerge.h),
 /// opened on first use from where ``FlowLibrary`` finds the library: only `still` with
@@ -21,9 +22,11 @@ struct MergeLibrary: @unchecked Sendable {
             throw .unsupported("merging frames needs \(FlowLibrary.fileName), which is not installed (looked for "
                 + places.map(\.path).joined(separator: " and ") + ")")
         }
-        let library = try SharedLibrary(found.path, cannotLoad: {
-            "merging frames needs \(found.path), which cannot be loaded: \($0) (is libopencv-video406 installed?)"
-        }, missingNote: "; merging frames is unavailable")
-        merge = try library.symbol("sp_flow_merge", as: Merge.self)
+        let library = try media { () throws(MediaError) in
+            try SharedLibrary(found.path, cannotLoad: {
+                "merging frames needs \(found.path), which cannot be loaded: \($0) (is libopencv-video406 installed?)"
+            }, missingNote: "; merging frames is unavailable")
+        }
+        merge = try media { () throws(MediaError) in try library.symbol("sp_flow_merge", as: Merge.self) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Encodes one picture as a PNG, JPEG or TIFF file's bytes with libavcodec's own encoders
 /// (`png`, `mjpeg` at quality scale 2, `tiff` with deflate), keeping the picture's colour tags

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Checks a written passthrough output against its ``PassthroughPlan`` (`export --verify`),
 /// without decoding the whole of it:

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Decodes a few chosen packets of one video stream in a single pass over the file, without
 /// decoding the rest: each chosen packet is decoded from the keyframe before it (from the one

@@ -4,7 +4,7 @@ import Synchronization
 /// A bounded first-in, first-out queue between threads. A producer waits while it is full and a
 /// consumer while it is empty, so memory stays bounded however long the stream. Either side can
 /// stop the other: ``fail(_:)`` wakes everyone, and every later push or pop throws that error.
-final class BlockingQueue<Element>: @unchecked Sendable {
+package final class BlockingQueue<Element>: @unchecked Sendable {
     // @unchecked: every stored property is read and written only under `condition`'s lock;
     // elements move from one thread to another and are never touched by both.
     private let condition = NSCondition()
@@ -12,15 +12,15 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     private var head = 0
     private var closed = false
     private var failure: (any Error)?
-    let capacity: Int
+    package let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity
     }
 
     /// What a ``pop(timeout:)`` found.
-    enum Popped {
+    package enum Popped {
         case item(Element)
         /// The producer closed the queue and everything in it has been taken.
         case end
@@ -29,7 +29,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// Appends `item`, waiting while the queue is full. Throws once the queue has failed.
-    func push(_ item: Element) throws {
+    package func push(_ item: Element) throws {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head >= capacity && failure == nil { condition.wait() }
@@ -40,7 +40,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// Takes the oldest item, waiting up to `timeout` seconds (forever when nil) for one.
-    func pop(timeout: TimeInterval? = nil) throws -> Popped {
+    package func pop(timeout: TimeInterval? = nil) throws -> Popped {
         condition.lock()
         defer { condition.unlock() }
         let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
@@ -65,7 +65,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// No more items will come; consumers get ``Popped/end`` once they have taken the rest.
-    func close() {
+    package func close() {
         condition.lock()
         closed = true
         condition.broadcast()
@@ -73,7 +73,7 @@ final class BlockingQueue<Element>: @unchecked Sendable {
     }
 
     /// Stops both sides: the first error wins and is thrown by every later push and pop.
-    func fail(_ error: any Error) {
+    package func fail(_ error: any Error) {
         condition.lock()
         if failure == nil { failure = error }
         condition.broadcast()

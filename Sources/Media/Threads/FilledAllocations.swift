@@ -13,11 +13,11 @@ import Foundation
 /// block allocated and freed while it is on: only the few re-encoded frames of a cut run under it.
 ///
 /// Nested and concurrent uses share one switch: it is on while any of them runs.
-enum FilledAllocations {
+package enum FilledAllocations {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var users = 0
 
-    static func during<T>(_ body: () throws -> T) rethrows -> T {
+    package static func during<T>(_ body: () throws -> T) rethrows -> T {
         change(by: 1)
         defer { change(by: -1) }
         return try body()

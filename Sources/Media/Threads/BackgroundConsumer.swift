@@ -5,14 +5,14 @@ import Synchronization
 /// producer (decoding and stretching, say) and a consumer (encoding or writing) use two cores.
 /// ``finish()`` waits for the consumer and runs `finished` on its thread; either side's error
 /// stops both, and ``finish()`` or the next ``push(_:)`` throws it.
-final class BackgroundConsumer<Element>: @unchecked Sendable {
+package final class BackgroundConsumer<Element>: @unchecked Sendable {
     // @unchecked: the worker thread owns `consume` and `finished`; the queue is locked, and
     // `joined` is touched only by the owner.
     private let queue: BlockingQueue<Element>
     private let done = DispatchSemaphore(value: 0)
     private var joined = false
 
-    init(capacity: Int = 16, name: String, consume: @escaping (Element) throws -> Void,
+    package init(capacity: Int = 16, name: String, consume: @escaping (Element) throws -> Void,
          finished: @escaping () throws -> Void = {}) {
         let queue = BlockingQueue<Element>(capacity: capacity)
         self.queue = queue
@@ -35,13 +35,13 @@ final class BackgroundConsumer<Element>: @unchecked Sendable {
     deinit { cancel() }
 
     /// Queues `item`, waiting while the queue is full; throws the worker's error.
-    func push(_ item: Element) throws { try queue.push(item) }
+    package func push(_ item: Element) throws { try queue.push(item) }
 
     /// Waits for the worker to consume everything and run `finished`; throws its error. With
     /// `poll`, that runs on the calling thread about every `interval` seconds while it waits, so
     /// that the caller can report progress and notice an interrupt; when it throws, the worker
     /// is cancelled and the error rethrown.
-    func finish(interval: TimeInterval = 0.05, polling poll: (() throws -> Void)? = nil) throws {
+    package func finish(interval: TimeInterval = 0.05, polling poll: (() throws -> Void)? = nil) throws {
         queue.close()
         if let poll {
             while !joined && done.wait(timeout: .now() + interval) == .timedOut {
@@ -58,8 +58,8 @@ final class BackgroundConsumer<Element>: @unchecked Sendable {
     }
 
     /// Stops the worker without finishing and waits for it.
-    func cancel() {
-        queue.fail(ExportError.interrupted)
+    package func cancel() {
+        queue.fail(MediaError.interrupted)
         join()
     }
 

@@ -3,15 +3,15 @@ import Foundation
 /// A shared library opened at run time with `dlopen` and never closed, for the libav libraries
 /// that load on first use instead of with every command (see ``AVLibraries`` and
 /// ``AVFilterLibrary``).
-struct SharedLibrary: @unchecked Sendable {
+package struct SharedLibrary: @unchecked Sendable {
     // @unchecked: a handle that is never closed.
-    let fileName: String
+    package let fileName: String
     private let handle: UnsafeMutableRawPointer
     /// Appended to the error for a missing function, saying what is unavailable.
     private let missingNote: String
 
     /// Opens `fileName`; `cannotLoad` words the error from dlopen's reason.
-    init(_ fileName: String, cannotLoad: (_ reason: String) -> String, missingNote: String = "") throws(ExportError) {
+    package init(_ fileName: String, cannotLoad: (_ reason: String) -> String, missingNote: String = "") throws(MediaError) {
         guard let handle = dlopen(fileName, RTLD_NOW | RTLD_LOCAL) else {
             throw .unsupported(cannotLoad(dlerror().map { String(cString: $0) } ?? "not found"))
         }
@@ -21,7 +21,7 @@ struct SharedLibrary: @unchecked Sendable {
     }
 
     /// The function `name`, as the C function type `F`.
-    func symbol<F>(_ name: String, as type: F.Type = F.self) throws(ExportError) -> F {
+    package func symbol<F>(_ name: String, as type: F.Type = F.self) throws(MediaError) -> F {
         guard let address = dlsym(handle, name) else { throw .unsupported("\(fileName) has no \(name)\(missingNote)") }
         return unsafeBitCast(address, to: type)
     }

@@ -29,5 +29,5 @@ public enum StandardOutput {
     }
 
     /// How messages name it.
-    static let displayName = "standard output"
+    package static let displayName = "standard output"
 }
