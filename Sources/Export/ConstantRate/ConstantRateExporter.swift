@@ -156,15 +156,8 @@ public struct ConstantRateExporter {
         let (source, stabilized) = try steadied(deinterlacer ?? decoder, session: session, input: input, scan: scan, pictures: pictures,
                                                 fieldOrder: fieldOrder, progress: progress, warning: warning)
         let stream = decoder.decoderStream
-        // A crop or zoom: the encoder takes the reframed picture's size.
-        let source0 = stream.parameters.pointee
-        let geometry = try options.reframing?.geometry(width: Int(source0.width), height: Int(source0.height))
+        let (geometry, reframed) = try reframing(stream)
         let reframer = geometry.map(Reframer.init)
-        let reframed = try CodecParameters(copying: stream.parameters)
-        if let geometry {
-            reframed.pointer.pointee.width = Int32(geometry.outputWidth)
-            reframed.pointer.pointee.height = Int32(geometry.outputHeight)
-        }
         let parameters = reframed.pointer
         var encoderSettings = try encoding(stream, size: (reframed.pointer.pointee.width, reframed.pointer.pointee.height),
                                            movieName: name, warning: { _ in })
@@ -193,6 +186,19 @@ public struct ConstantRateExporter {
                       sourceFrames: scan.frameCount,
                       deinterlaced: fieldOrder.map { "bwdif, \($0); \(deinterlacer?.framesCombed ?? 0) of \(deinterlacer?.framesChecked ?? 0) frames combed, the rest kept whole" },
                       fit: fit, reframed: geometry.flatMap { options.reframing?.said($0) }, stabilized: stabilized)
+    }
+
+    /// A crop or zoom: its geometry, and the stream's parameters at the reframed picture's size,
+    /// which the encoder takes (the stream's own without one).
+    private func reframing(_ stream: StreamView) throws -> (Reframing.Geometry?, CodecParameters) {
+        let source = stream.parameters.pointee
+        let geometry = try options.reframing?.geometry(width: Int(source.width), height: Int(source.height))
+        let reframed = try CodecParameters(copying: stream.parameters)
+        if let geometry {
+            reframed.pointer.pointee.width = Int32(geometry.outputWidth)
+            reframed.pointer.pointee.height = Int32(geometry.outputHeight)
+        }
+        return (geometry, reframed)
     }
 
     /// Encodes the frames of `plan` and muxes them: encoding, muxing and waiting for audio run
