@@ -21,10 +21,7 @@ final class Reframer {
             let g = geometry
             var chain = "crop=\(g.width):\(g.height):\(g.x):\(g.y):exact=1"
             if g.scales { chain += ",scale=\(g.outputWidth):\(g.outputHeight):flags=lanczos+accurate_rnd+full_chroma_int" }
-            let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
-            graph = try FilterGraph(chain: chain, filter: "the crop", input:
-                "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=1/90000:pixel_aspect=\(sar.num)/\(sar.den)",
-                work: "cropping a picture")
+            graph = try FilterGraph(chain: chain, filter: "the crop", input: FilterGraph.input(like: frame), work: "cropping a picture")
             input = (f.width, f.height, f.format)
         }
         pts += 1

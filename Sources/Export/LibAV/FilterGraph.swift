@@ -13,6 +13,14 @@ final class FilterGraph {
     /// What the chain does, for errors, such as "deinterlacing".
     private let work: String
 
+    /// The `input` that describes pictures like `frame`: its size, pixel format and sample
+    /// aspect ratio (1:1 when it has none), at `timeBase`.
+    static func input(like frame: Frame, timeBase: String = "1/90000") -> String {
+        let f = frame.pointer.pointee
+        let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
+        return "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase):pixel_aspect=\(sar.num)/\(sar.den)"
+    }
+
     /// A graph running `chain` (named `filter` in errors) on input pictures described by
     /// `input`: `video_size=WxH:pix_fmt=N:time_base=a/b:pixel_aspect=c/d`.
     init(chain: String, filter: String, input arguments: String, work: String) throws {

@@ -38,11 +38,8 @@ enum StabilizationAnalysis {
         for i in 0..<count {
             let frame = try pictures(i)
             if graph == nil {
-                let f = frame.pointer.pointee
-                let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
-                graph = try FilterGraph(chain: chain, filter: "the stabilization analysis", input:
-                    "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=1/90000:pixel_aspect=\(sar.num)/\(sar.den)",
-                    work: "analysing the camera's motion")
+                graph = try FilterGraph(chain: chain, filter: "the stabilization analysis", input: FilterGraph.input(like: frame),
+                                        work: "analysing the camera's motion")
             }
             try graph!.add(frame, pts: Int64(i))
             while try graph!.next() != nil {}

@@ -40,11 +40,8 @@ final class StabilizedPictures: PictureSource {
         while next <= p {
             let frame = try source.picture(next)
             if graph == nil {
-                let f = frame.pointer.pointee
-                let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
-                graph = try FilterGraph(chain: chain, filter: "the stabilization", input:
-                    "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=1/90000:pixel_aspect=\(sar.num)/\(sar.den)",
-                    work: "steadying a picture")
+                graph = try FilterGraph(chain: chain, filter: "the stabilization", input: FilterGraph.input(like: frame),
+                                        work: "steadying a picture")
             }
             try graph!.add(frame, pts: Int64(next))
             guard let out = try graph!.next() else { throw ExportError.unsupported("steadying picture \(next) gave no picture") }

@@ -49,11 +49,7 @@ enum StillPictures {
 
     /// Runs `chain` on the one picture `frame`.
     private static func run(_ chain: String, on frame: Frame, work: String) throws -> Frame {
-        let f = frame.pointer.pointee
-        let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
-        let graph = try FilterGraph(chain: chain, filter: work,
-                                    input: "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=1/25:pixel_aspect=\(sar.num)/\(sar.den)",
-                                    work: work)
+        let graph = try FilterGraph(chain: chain, filter: work, input: FilterGraph.input(like: frame, timeBase: "1/25"), work: work)
         try graph.add(frame)
         try graph.add(nil)
         guard let out = try graph.next() else {
