@@ -135,4 +135,21 @@ import TestSupport
         let misused = try slowpoke(["info", "--codec", "hevc"], in: folder)
         #expect(misused.status != 0 && misused.stderr.contains("add --fps N"), "\(misused.stderr)")
     }
+
+    /// A transport stream's second program: `info --fps 25 --program 2` plans program B alone
+    /// (program A's streams "not in the export", in the table and in the warnings `export`
+    /// gives), and its words are `export --program 2`'s; the streams written are B's.
+    @Test func infoPlansTheProgramAnExportTakes() throws {
+        let folder = try TemporaryFolder("info-export-mode-program")
+        try TransportProgramTests().twoPrograms(folder)
+        #expect(try slowpoke(["open", "two.ts"], in: folder).status == 0)
+        let flags = ["--fps", "25", "--program", "2", "-o", "b.mkv", "--preset", "ultrafast"]
+        let said = try said(flags, in: folder)
+        #expect(said.info.count >= 3 && said.info.allSatisfy { $0.hasPrefix("two.ts stream ") && $0.contains("is not in the export") }, "\(said.info)")
+        #expect(said.json == said.info && said.dryRun == said.info && said.export == said.info,
+                "info \(said.info), --json \(said.json), --dry-run \(said.dryRun), export \(said.export)")
+        #expect(said.infoWouldWrite != nil && said.infoWouldWrite == said.dryRunWouldWrite)
+        let kinds = try TestSupport.ffprobe(folder.file("b.mkv"), ["-show_entries", "stream=codec_type"])["streams"] as? [[String: Any]] ?? []
+        #expect(kinds.count == 2, "\(kinds)")
+    }
 }
