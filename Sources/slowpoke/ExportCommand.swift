@@ -187,7 +187,7 @@ struct ExportMovie: ParsableCommand {
         let settings = try audio.settings()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
-        let source = try exportSource(document, at: url)
+        let source = try ExportChoice.source(document, at: url, program: program)
         if source.media.primaryVideo == nil {
             if fps != nil {
                 throw CLIError("--fps sets a video frame rate, and \(document.movie.path) has no video; leave --fps out to export its audio (.m4a, .wav, .flac, .mp3 or .opus)")
@@ -202,9 +202,7 @@ struct ExportMovie: ParsableCommand {
             return
         }
         if let fps {
-            let rate: Rational
-            do { rate = try FrameRateParser.parse(fps) } catch { throw CLIError("--fps \(error.description)") }
-            try exportConstantRate(fps: rate, source: source, document: document, at: url, settings: settings)
+            try exportConstantRate(fps: try ExportChoice.rate(fps), source: source, document: document, at: url, settings: settings)
             return
         }
         var exporter = try PassthroughExporter(source: source,
@@ -261,20 +259,6 @@ struct ExportMovie: ParsableCommand {
         return said.isEmpty ? "" : " (\(said) among them)"
     }
 
-    /// What the export reads: the document, or with `--program` the program it names.
-    private func exportSource(_ document: ProjectDocument, at url: URL) throws -> ExportSource {
-        guard let program else { return ExportSource(document: document, at: url) }
-        let chosen: ExportSource?
-        do { chosen = try ExportSource(document: document, at: url, program: program) } catch {
-            // Program N may be shorter than the one the edits were made on.
-            throw CLIError("--program \(program): the edits of \(url.lastPathComponent) cannot be replayed on program \(program): \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
-        }
-        guard let source = chosen else {
-            throw CLIError("--program \(program): \(document.movie.path) has no program \(program): \(document.media.missingProgram(program) ?? "")")
-        }
-        return source
-    }
-
     private func exportAudio(_ source: ExportSource, document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
         var exporter = try AudioExporter(source: source,
                                          output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.audio(for: document, at: url),
@@ -298,8 +282,7 @@ struct ExportMovie: ParsableCommand {
         } catch { throw CLIError("--stabilize: \((error as? ExportError)?.description ?? "\(error)")") }
         let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames, reframing: reframing,
                                                    quality: quality, stabilization: stabilization)
-        let target = try target(document)
-            ?? DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: ConstantRateExporter.encodesWebM(source, codec: codec))
+        let target = try target(document) ?? ExportChoice.constantRateOutput(document, at: url, source: source, fps: fps, codec: codec)
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
@@ -307,7 +290,7 @@ struct ExportMovie: ParsableCommand {
         if dryRun {
             let preview = try exporter.preview()
             for notice in preview.warnings { reporter.warning(FlagAdvice.text(notice)) }
-            say("would write \(shown): \(fps.shown) fps, \(source.timeline.duration.readable), \(Self.encoding(preview.encoder))")
+            say(ExportChoice.wouldWrite(shown, fps: fps, duration: source.timeline.duration, encoder: preview.encoder))
             return
         }
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
@@ -345,13 +328,12 @@ struct ExportMovie: ParsableCommand {
     /// The output -o names: a file, or standard output in the stream form asked for or chosen
     /// from the movie; nil for the default name.
     private func target(_ document: ProjectDocument) -> URL? {
-        guard output == "-" else { return output.map { URL(fileURLWithPath: $0) } }
-        return StandardOutput.url(format: format ?? StandardOutput.defaultFormat(forMovie: URL(fileURLWithPath: document.movie.path)))
+        ExportChoice.target(output: output, format: format, document: document)
     }
 
     /// The output as the summary names it: as typed, `standard output (mkv)`, or the default's name.
     private func shown(_ written: URL) -> String {
-        StandardOutput.isStandardOutput(written) ? "standard output (\(written.pathExtension))" : output ?? written.lastPathComponent
+        ExportChoice.shown(written, output: output)
     }
 
     /// A line of the summary: on standard output, or on standard error when the movie goes

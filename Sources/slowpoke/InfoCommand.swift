@@ -21,13 +21,27 @@ struct Info: ParsableCommand {
             cuts the video, it also says how many frames the cuts re-encode and how many are \
             copied (or why the cuts move to keyframes).
 
+            With the flags that choose another export (--fps N, --codec, --crf, --preset, -o, \
+            --format, --program) "Export" is that export's plan instead: with --fps, what \
+            becomes of every stream, each warning `export --fps` gives before any work, word for \
+            word ("export will say: …": a 10-bit or PQ source into 8-bit H.264, HDR10+ that \
+            H.264 drops, an alpha channel, streams left out), and the line `export --dry-run \
+            --fps` prints (the output, the rate and the encoder); --json puts the same under \
+            "exportConstantRate", each warning as its facts and its remedies. Nothing is \
+            written or encoded.
+
             Examples:
               slowpoke info
               slowpoke info clip.mp4 --json
               slowpoke info --all
+              slowpoke info --fps 30
+              slowpoke info --fps 30 --codec hevc -o clip-30.mov
+              slowpoke info broadcast.ts --program 2 --json
             """)
 
     @OptionGroup var options: DocumentOptions
+
+    @OptionGroup var export: InfoExportOptions
 
     @Flag(help: "Print JSON for scripts instead of text.")
     var json = false
@@ -40,20 +54,32 @@ struct Info: ParsableCommand {
 
     func validate() throws {
         if frames && !json { throw ValidationError("--frames lists the export's frames in the JSON; add --json") }
+        if frames && export.fps != nil { throw ValidationError("--frames lists the frames of a passthrough export, which copies them; leave out --fps") }
     }
 
     func run() throws {
         LibAV.preload()
         let url = try DocumentLocator.locate(options.document)
         let document = try DocumentStore.read(url)
-        let streams = Result { try Self.exportPlan(document, at: url) }
+        let source = try ExportChoice.source(document, at: url, program: export.program)
+        if let constantRate = try export.constantRate(source, document: document, at: url) {
+            if json {
+                try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: nil, constantRate: constantRate))
+            } else {
+                print(try Report.info(document, documentName: url.lastPathComponent, all: all), terminator: "")
+                print(Report.constantRate(constantRate), terminator: "")
+            }
+            return
+        }
+        let output = export.passthroughOutput(document, at: url)
+        let streams = Result<StreamPlan?, any Error> { try StreamPlan.make(source: source, output: output, copyingVideo: true) }
         // The passthrough export's own plan (nil for audio alone, or a timeline that cuts
         // nothing): the fit, the cuts and what the export will say come from it.
         let video: Result<PassthroughPlan?, any Error> = document.media.primaryVideo == nil ? .success(nil)
-            : Result { try CutPreview.plan(source: ExportSource(document: document, at: url), output: DefaultOutput.movie(for: document, at: url)) }
+            : Result { try CutPreview.plan(source: source, output: output) }
         let planned = (try? video.get()) ?? nil
         let exports = (try? streams.get()) != nil
-        let fit = !exports ? nil : planned.map(\.fit) ?? ((try? Self.exportFit(document, at: url)) ?? nil)
+        let fit = !exports ? nil : planned.map(\.fit) ?? ((try? FrameGridFit.exportSummary(of: source, output: output)) ?? nil)
         let cuts = video.map { $0.flatMap { CutPreview(plan: $0) } }
         if json {
             try Terminal.printJSON(InfoJSON(documentURL: url, document: document, export: try? streams.get(), fit: fit,
@@ -65,21 +91,6 @@ struct Info: ParsableCommand {
             print(Report.cuts(cuts), terminator: "")
             if exports { print(Report.planned(video), terminator: "") }
         }
-    }
-
-    /// How the default `slowpoke export` fits the timeline to the copied audio's frames.
-    static func exportFit(_ document: ProjectDocument, at url: URL) throws -> FrameGridFit.Summary? {
-        let output = document.media.primaryVideo == nil ? DefaultOutput.audio(for: document, at: url)
-            : DefaultOutput.movie(for: document, at: url)
-        return try FrameGridFit.exportSummary(of: ExportSource(document: document, at: url), output: output)
-    }
-
-    /// What the default `slowpoke export` does with each stream (for a document without video,
-    /// the audio export's).
-    static func exportPlan(_ document: ProjectDocument, at url: URL) throws -> StreamPlan? {
-        let output = document.media.primaryVideo == nil ? DefaultOutput.audio(for: document, at: url)
-            : DefaultOutput.movie(for: document, at: url)
-        return try StreamPlan.make(source: ExportSource(document: document, at: url), output: output, copyingVideo: true)
     }
 }
 
@@ -112,6 +123,8 @@ struct InfoJSON: Encodable {
     let exportPlan: Plan?
     /// Why the default passthrough export refuses the timeline, before any work.
     let exportRefusal: String?
+    /// With `--fps`: that export's plan, in place of the passthrough keys above (issue 51).
+    let exportConstantRate: ConstantRate?
 
     struct Plan: Encodable {
         let videoFrames: Int
@@ -154,8 +167,9 @@ struct InfoJSON: Encodable {
     }
 
     init(documentURL: URL, document: ProjectDocument, export: StreamPlan??, fit: FrameGridFit.Summary? = nil, cuts: CutPreview? = nil,
-         plan: Result<PassthroughPlan?, any Error> = .success(nil), frames: Bool = false) {
+         plan: Result<PassthroughPlan?, any Error> = .success(nil), frames: Bool = false, constantRate: ConstantRatePlan? = nil) {
         self.export = export ?? nil
+        exportConstantRate = constantRate.map(ConstantRate.init)
         switch plan {
         case .success(let plan?):
             exportPlan = Plan(videoFrames: plan.videoFrames, copiedFrames: plan.copiedFrames, reencodedFrames: plan.reencodedFrames,

@@ -135,17 +135,23 @@ enum Report {
         case .success(nil):
             return ""
         case .success(let plan?):
-            var out = plan.isAudioOnly ? "\nExport (the audio alone, to .\(plan.container)):\n"
+            let heading = plan.isAudioOnly ? "\nExport (the audio alone, to .\(plan.container)):\n"
                 : "\nExport (passthrough, to .\(plan.container); `export --fps` re-encodes the video\(plan.container == "webm" ? ", to .mkv" : "")):\n"
-            let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, FlagAdvice.text(Notice($0.detail, remedies: $0.remedies))] }
-            let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-            for row in rows {
-                out += "  " + (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "   ")
-                    + "   " + row[3] + "\n"
-            }
-            if plan.chapters > 0 { out += "  \(plural(plan.chapters, "chapter")), retimed through the timeline\n" }
-            return out
+            return heading + streams(plan)
         }
+    }
+
+    /// What an export does with each stream, a row each, and the chapters.
+    static func streams(_ plan: StreamPlan) -> String {
+        var out = ""
+        let rows = plan.entries.map { ["stream \($0.index)", $0.kind, $0.fate.label, FlagAdvice.text(Notice($0.detail, remedies: $0.remedies))] }
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            out += "  " + (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "   ")
+                + "   " + row[3] + "\n"
+        }
+        if plan.chapters > 0 { out += "  \(plural(plan.chapters, "chapter")), retimed through the timeline\n" }
+        return out
     }
 
     /// What the export does at the timeline's cuts (nothing when it copies every frame).

@@ -119,10 +119,11 @@ public struct ConstantRateExporter {
         let facts: (String) -> Void = { warning(Notice($0)) }
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let (name, videoStream) = (session.movieName, session.videoStream)
-        for line in try session.preflight(copyingVideo: false) { warning(line) }
-        // What the encoder loses of the source, said before any packet is read (as
-        // `export --dry-run --fps` says it, from the same call).
-        _ = try encoding(session.header().stream(videoStream.index), movieName: name, warning: warning)
+        // What the export leaves out and what the encoder loses of the source, said before any
+        // packet is read (as `export --dry-run --fps` and `info --fps` say it, from the same call).
+        for line in try beforeAnyWork(preflight: session.preflight(copyingVideo: false), stream: session.header().stream(videoStream.index)).warnings {
+            warning(line)
+        }
 
         // One demuxer serves the scan and then the decoding: each open movie holds an index of
         // every sample, which grows with the movie's length. Only passthrough maps packets; the

@@ -93,19 +93,33 @@ final class ExportSession {
     /// export does not carry, one sentence each, for the exporter to warn with (every stream of
     /// a movie is the user's; none goes without a word).
     func preflight(copyingVideo: Bool) throws -> [Notice] {
-        let input = try header()
-        if copyingVideo { try checkContainerHolds(videoOf: input) }
-        let sizes = try sizeChangeWarning(copyingVideo: copyingVideo, encodedSize: input.stream(videoStream.index).parameters.pointee)
-        let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
+        let (notices, plan) = try Self.preflight(header: try header(), source: source, container: container,
+                                                 copyingVideo: copyingVideo, settings: settings)
         subtitlePlan = plan.subtitles
         streamPlan = plan
-        return sizes + plan.warnings(movieName: movieName, input: input).map { Notice($0) }
+        return notices
+    }
+
+    /// ``preflight(copyingVideo:)`` for `source` exported to `container`, from its movie's
+    /// `header`, without a session (nothing claimed): the warnings, and the plan they come from.
+    /// `ConstantRateExporter.preview()` (`export --dry-run --fps`, `info --fps`) says these too.
+    static func preflight(header input: InputFormatContext, source: ExportSource, container: Container, copyingVideo: Bool,
+                          settings: TimePitchSettings) throws -> (notices: [Notice], plan: StreamPlan) {
+        guard let videoStream = source.media.primaryVideo else {
+            throw ExportError.unsupported("\(source.name) has no video; export its audio alone with AudioExporter (`slowpoke export` does, to .m4a, .wav, .flac, .mp3 or .opus)")
+        }
+        if copyingVideo { try checkContainerHolds(videoOf: input, stream: videoStream, container: container, movieName: source.name) }
+        let sizes = try sizeChangeWarning(videoStream, container: container, movieName: source.name, copyingVideo: copyingVideo,
+                                          encodedSize: input.stream(videoStream.index).parameters.pointee)
+        let plan = StreamPlan(input: input, source: source, container: container, copyingVideo: copyingVideo, settings: settings)
+        return (sizes + plan.warnings(movieName: source.name, input: input).map { Notice($0) }, plan)
     }
 
     /// Video that changes size mid-file (``VideoSizeChange``): passthrough into mp4 or mov, whose
     /// track states one sample description, is refused; into Matroska it is copied as it is, and
     /// a constant-rate export scales every picture to the encoder's size with its aspect kept. Either is said.
-    private func sizeChangeWarning(copyingVideo: Bool, encodedSize: AVCodecParameters) throws -> [Notice] {
+    private static func sizeChangeWarning(_ videoStream: StreamInfo, container: Container, movieName: String, copyingVideo: Bool,
+                                          encodedSize: AVCodecParameters) throws -> [Notice] {
         guard let sizes = videoStream.sizeChanges else { return [] }
         let ext = container.fileExtension
         let what = "\(movieName)'s video changes size mid-file (\(VideoSizeChange.summary(sizes)))"
@@ -125,7 +139,8 @@ final class ExportSession {
     private var subtitlePlan: [(stream: Int, fate: SubtitleTracks.Fate)] = []
 
     /// Refuses a passthrough video codec the output container cannot hold.
-    private func checkContainerHolds(videoOf input: InputFormatContext) throws {
+    private static func checkContainerHolds(videoOf input: InputFormatContext, stream videoStream: StreamInfo, container: Container,
+                                            movieName: String) throws {
         let codec = input.stream(videoStream.index).parameters.pointee.codec_id
         guard container.format.map({ avformat_query_codec($0, codec, 0) == 0 }) ?? false else { return }
         let name = String(cString: avcodec_get_name(codec))
