@@ -1,5 +1,7 @@
 # slowpoke: `make demo` and `make test` work on a fresh Debian 12 machine with Swift installed.
-# Both first install any missing Debian packages with apt (as root, or through sudo).
+# Both first install any missing Debian packages with apt (as root, or through sudo); make
+# itself and git come first, from the README's set-up (Swift's own packages leave make out).
+# tools/fresh-debian-check.sh types that set-up on a fresh debootstrapped root.
 
 SHELL := /bin/bash
 SWIFT ?= swift
