@@ -1,5 +1,7 @@
 # slowpoke: `make demo` and `make test` work on a fresh Debian 12 machine with Swift installed.
-# Both first install any missing Debian packages with apt (as root, or through sudo).
+# Both first install any missing Debian packages with apt (as root, or through sudo); make
+# itself and git come first, from the README's set-up (Swift's own packages leave make out).
+# tools/fresh-debian-check.sh types that set-up on a fresh debootstrapped root.
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -17,6 +19,7 @@ APT_PACKAGES := pkg-config libavformat-dev libavcodec-dev libavutil-dev libswres
                 xdotool x11-apps python3-venv python3-pip parallel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/debug/slowpoke
+RELEASE_BIN := .build/release/slowpoke
 DEMO_DIR := .build/demo
 # The tests' OpenTimelineIO oracle: Debian's python3 (not whatever python3 is first on PATH),
 # with the versions the tests were written against. Created once; later runs reuse it.
@@ -127,15 +130,16 @@ test-tsan: deps
 
 # A real retime of a clip from media/: open, slow 3.2-5.0 s to quarter speed, show the
 # timeline, and export it twice: passthrough (every frame kept) to .build/demo/clip-slowpoke.mp4,
-# and re-encoded at a constant 30 fps to .build/demo/clip-30fps.mp4.
-demo: build
+# and re-encoded at a constant 30 fps to .build/demo/clip-30fps.mp4. It runs the release build,
+# the one `make install` then installs without compiling again: the README's set-up is one build.
+demo: release
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR) && cp media/clip60.mp4 $(DEMO_DIR)/clip.mp4
-	cd $(DEMO_DIR) && ../debug/slowpoke open clip.mp4
-	cd $(DEMO_DIR) && ../debug/slowpoke scale --range 3.2-5.0 --rate 0.25
-	cd $(DEMO_DIR) && ../debug/slowpoke info
-	cd $(DEMO_DIR) && ../debug/slowpoke export --progress none
-	cd $(DEMO_DIR) && ../debug/slowpoke export --fps 30 --progress none
-	@echo "slowpoke is $(abspath $(BIN)); run it as that, or put it on the PATH:"
+	cd $(DEMO_DIR) && ../release/slowpoke open clip.mp4
+	cd $(DEMO_DIR) && ../release/slowpoke scale --range 3.2-5.0 --rate 0.25
+	cd $(DEMO_DIR) && ../release/slowpoke info
+	cd $(DEMO_DIR) && ../release/slowpoke export --progress none
+	cd $(DEMO_DIR) && ../release/slowpoke export --fps 30 --progress none
+	@echo "slowpoke is $(abspath $(RELEASE_BIN)); put it on the PATH (no second build) with:"
 	@echo "  make install PREFIX=~/.local && export PATH=\"\$$HOME/.local/bin:\$$PATH\""
 
 # Times slowpoke against the rubberband and ffmpeg CLIs on the same inputs; prints ratios.
