@@ -203,9 +203,11 @@ private func infoSeconds(_ value: Any?) -> Double {
         }
     }
 
+    // man renders in ASCII, and troff then complains about every "…" and "◀", where LANG is
+    // unset (a debootstrap or container Debian); the page is UTF-8, so it is read as UTF-8.
     @Test func theManPageRendersAndCoversEveryCommandAndFlag() throws {
         let page = TestSupport.root.appendingPathComponent("slowpoke.1")
-        let rendered = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["MANPAGER=cat", "MANWIDTH=100", "man", "./slowpoke.1"],
+        let rendered = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["MANPAGER=cat", "MANWIDTH=100", "LC_ALL=C.UTF-8", "man", "./slowpoke.1"],
                                            in: TestSupport.root)
         #expect(rendered.status == 0, "\(rendered.stderr)")
         #expect(rendered.stderr.isEmpty, "\(rendered.stderr)")
