@@ -19,7 +19,9 @@ final class FrameDecoder {
     private let stream: Int
     private let scan: VideoScan
     private let needed: [Bool]
-    let decoder: CodecContext
+    /// The decoder, opened afresh for each span of ``frames(_:deliver:)``.
+    private var decoder: CodecContext
+    private let threads: Int
     private let packet: Packet
     private let warning: (String) -> Void
     private let name: String
@@ -29,6 +31,9 @@ final class FrameDecoder {
     private var position = -1
     private var draining = false
     private var finished = false
+    /// Whether a decoding error ends the decoding instead of being skipped with a warning (the
+    /// frames of a frame-exact cut, ``frames(_:deliver:)``), and no packet is skipped.
+    private var exact = false
     /// How many frames were decoded, and how many the decoder skipped.
     private(set) var decodedCount = 0
     /// Whether frames are asked for last to first (a reversed range).
@@ -47,9 +52,9 @@ final class FrameDecoder {
     static let windowBytes = 160 << 20
 
     /// Decodes from `input`, wherever its read position is (such as the end, after a scan): the
-    /// first request seeks.
+    /// first request seeks. `threads` is the decoder's thread count.
     init(input: InputFormatContext, stream: Int, scan: VideoScan, needed: [Bool], name: String,
-         warning: @escaping (String) -> Void) throws {
+         threads: Int = FrameDecoder.threadCount(), warning: @escaping (String) -> Void) throws {
         self.input = input
         finished = true
         input.readOnly(stream: stream)
@@ -58,7 +63,8 @@ final class FrameDecoder {
         self.needed = needed
         self.name = name
         self.warning = warning
-        decoder = try CodecContext.decoder(for: input.stream(stream), threads: Self.threadCount())
+        self.threads = threads
+        decoder = try CodecContext.decoder(for: input.stream(stream), threads: threads)
         packet = try Packet()
         let parameters = input.stream(stream).parameters.pointee
         hevc = parameters.codec_id == AV_CODEC_ID_HEVC
@@ -102,12 +108,83 @@ final class FrameDecoder {
                 }
                 throw ExportError.notMedia(path: name, reason: "no video frame near \(seconds(i)) s could be decoded")
             }
-            try step(wanted: i)
+            if let (frame, index) = try step(wanted: i), needed[index] && index >= keepFrom || index == i { cache[index] = frame }
         }
     }
 
     /// The stream being decoded.
     var decoderStream: StreamView { input.stream(stream) }
+
+    /// The frames of `span` (presentation ranks) for a frame-exact cut, handed to `deliver` in
+    /// order with their indices (each frame's `pts` its presentation ticks), decoded from the
+    /// keyframe before the span; where the decoder gives a frame of the span not from there,
+    /// the frames from that one on are decoded from a keyframe earlier, back to the first: a
+    /// recovery point of an intra-refresh stream gives whole pictures only a refresh period after
+    /// it, and x264's open-GOP P picture after an I picture's leading B pictures may refer to one
+    /// of them (the last frame of a CAVLC B-pyramid stream, cut after its last I picture, was
+    /// refused). Damage is an error here, not a warning, and every packet is decoded.
+    func frames(_ span: Range<Int>, deliver: (Frame, Int) throws -> Void) throws {
+        var key = scan.keyframe(before: span.lowerBound)
+        var rest = span
+        while true {
+            do {
+                return try frames(rest, from: key, deliver: deliver)
+            } catch let missing as NotWholeYet {
+                guard key > 0 else { throw missing.error }
+                rest = missing.next..<span.upperBound
+                key = scan.keyframe(before: key - 1)
+            }
+        }
+    }
+
+    /// Decoding from a keyframe did not give frame `next` of a span (those before it were
+    /// delivered): an earlier start may give it.
+    private struct NotWholeYet: Error {
+        let error: ExportError
+        let next: Int
+    }
+
+    /// The frames of `span` decoded from keyframe `key` by ``step(wanted:)``, ``exact``ly.
+    private func frames(_ span: Range<Int>, from key: Int, deliver: (Frame, Int) throws -> Void) throws {
+        exact = true
+        defer { exact = false }
+        try start(atKeyframe: key)
+        var next = span.lowerBound
+        while next < span.upperBound && !finished {
+            guard let (frame, index) = try step(wanted: next), index >= next, index < span.upperBound else { continue }
+            guard index == next else {
+                let error = ExportError.unsupported("\(name): the frame at \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+                throw NotWholeYet(error: error, next: next)
+            }
+            frame.pointer.pointee.pts = scan.presentationTicks[index]
+            try deliver(frame, index)
+            next += 1
+        }
+        guard next == span.upperBound else {
+            let error = ExportError.unsupported("\(name): \(span.upperBound - next) frames from \(scan.presentationTimes[next]) could not be decoded for a frame-exact cut")
+            throw NotWholeYet(error: error, next: next)
+        }
+    }
+
+    /// Positions a decoder opened afresh on keyframe `key` itself and sends it that keyframe:
+    /// packets before it (an imprecise seek) are not fed, nor is an earlier keyframe the seek
+    /// lands on, and when the keyframe is never read the decoding is ``finished`` with nothing.
+    /// Afresh, not flushed: a flushed decoder keeps what it learnt of the stream (parameter
+    /// sets, recovery points), and a cut's frames are what decoding from `key` alone gives.
+    private func start(atKeyframe key: Int) throws {
+        let target = scan.presentationTicks[key]
+        if input.seek(stream: stream, to: target) < 0 {
+            _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
+        }
+        decoder = try CodecContext.decoder(for: input.stream(stream), threads: threads)
+        (draining, finished, position) = (false, false, key - 1)
+        while try input.read(into: packet) {
+            let p = packet.pointer.pointee
+            guard Int(p.stream_index) == stream, p.flags & AV_PKT_FLAG_KEY != 0, p.pts == target else { continue }
+            return try send(skipping: false, at: key)
+        }
+        finished = true
+    }
 
     /// Forgets cached frames the export has left behind: before `i` going forwards, after it
     /// going ``backwards``.
@@ -153,62 +230,67 @@ final class FrameDecoder {
             if found == nil && fromTop { finished = true; position = key - 1; return }
             if let landed = found, landed <= target || fromTop {
                 position = (scan.frame(ticks: landed) ?? key) - 1
-                send(skipping: false, at: position + 1)
+                try send(skipping: false, at: position + 1)
                 return
             }
             aim = aim > 0 ? scan.keyframe(before: aim - 1) : 0
         }
     }
 
-    /// Feeds one packet or takes one frame.
-    private func step(wanted: Int) throws {
+    /// Feeds one packet or takes one frame: the frame taken, with its index, when it is one of
+    /// the scan's. The loop every request of this class decodes with.
+    private func step(wanted: Int) throws -> (Frame, Int)? {
         let frame = try Frame()
         let got: CodecContext.Step
         do { got = try decoder.receive(frame) } catch {
+            if exact { throw ExportError.av(path: name, error) }
             warning("damaged video near \(seconds(max(0, position))) s of \(name): \(error.message); skipped")
-            return
+            return nil
         }
         switch got {
         case .ok:
             decodedCount += 1
             let ticks = frame.pointer.pointee.pts != sp_av_nopts_value() ? frame.pointer.pointee.pts : frame.pointer.pointee.best_effort_timestamp
-            guard let index = scan.frame(ticks: ticks) else { return }
+            guard let index = scan.frame(ticks: ticks) else { return nil }
             if index > position { position = index }
-            if needed[index] && index >= keepFrom || index == wanted { cache[index] = frame }
+            return (frame, index)
         case .endOfStream:
             finished = true
         case .needsInput:
-            if draining { finished = true; return }
+            if draining { finished = true; return nil }
             while true {
                 let more: Bool
                 do { more = try input.read(into: packet) } catch {
+                    if exact { throw error }
                     warning("stopped reading \(name) at a damaged packet: \(error)")
                     more = false
                 }
                 guard more else {
                     draining = true
                     _ = decoder.send(nil)
-                    return
+                    return nil
                 }
                 guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
                 // A frame no output needs, and that no other frame refers to, is not decoded.
                 let pts = packet.pointer.pointee.pts
                 let index = pts != sp_av_nopts_value() ? scan.frame(ticks: pts) : nil
-                let skippable = index.map { !needed[$0] && $0 != wanted } ?? false
-                send(skipping: skippable, at: index)
-                return
+                let skippable = !exact && (index.map { !needed[$0] && $0 != wanted } ?? false)
+                try send(skipping: skippable, at: index)
+                return nil
             }
         }
+        return nil
     }
 
     /// Sends the packet read last to the decoder (discarding it inside the decoder when
     /// `skipping` and nothing refers to it); a packet it refuses is skipped with a warning naming
-    /// frame `index`.
-    private func send(skipping: Bool, at index: Int?) {
+    /// frame `index` (an error for an ``exact`` decoding).
+    private func send(skipping: Bool, at index: Int?) throws {
         if hevc, let index, let found = HDR10PlusSEI.find(in: packet.pointer, lengthSize: lengthSize) { dynamicHDR[index] = found }
         decoder.pointer.pointee.skip_frame = skipping ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
         let sent = decoder.send(packet)
         if sent < 0 && sent != sp_averror_eagain() {
+            if exact { throw ExportError.av(path: name, AVFailure(code: sent, operation: "decoding at a cut")) }
             let at = index.map { seconds(max(0, $0)) } ?? "?"
             warning("damaged video packet at \(at) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
         }
