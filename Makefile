@@ -53,7 +53,7 @@ deps:
 # environment, rebuilt only when it cannot import both packages.
 # The second decoders the frame-exact cut tests check exports with: Cisco's OpenH264 (a
 # test program built against libopenh264-dev with cc) and libde265's dec265.
-TEST_APT_PACKAGES := libopenh264-dev libde265-examples gcc libc6-dev
+TEST_APT_PACKAGES := libopenh264-dev libde265-examples gcc libc6-dev libimage-exiftool-perl
 
 test-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_APT_PACKAGES)"

@@ -38,9 +38,15 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
         public var program: Int?
         /// Stills taken from the timeline beside the export (``StillSpec``).
         public var stills: StillSpec?
+        /// With `fps`: steady the picture (`export --stabilize=S`), the camera's path smoothed over
+        /// this many frames either side; `true` in a recipe is the default strength.
+        public var stabilize: Int?
+        /// `zoom` or `keep` (`export --stabilize-borders`).
+        public var stabilizeBorders: String?
 
         public init(algorithm: String? = nil, semitones: Double? = nil, fps: Rational? = nil, container: String? = nil,
-                    verify: Bool? = nil, program: Int? = nil, stills: StillSpec? = nil) {
+                    verify: Bool? = nil, program: Int? = nil, stills: StillSpec? = nil, stabilize: Int? = nil,
+                    stabilizeBorders: String? = nil) {
             self.algorithm = algorithm
             self.semitones = semitones
             self.fps = fps
@@ -48,6 +54,8 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             self.verify = verify
             self.program = program
             self.stills = stills
+            self.stabilize = stabilize
+            self.stabilizeBorders = stabilizeBorders
         }
 
         /// `self`, with `other`'s fields where it sets them.
@@ -55,10 +63,14 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             guard let other else { return self }
             return ExportSpec(algorithm: other.algorithm ?? algorithm, semitones: other.semitones ?? semitones,
                               fps: other.fps ?? fps, container: other.container ?? container, verify: other.verify ?? verify,
-                              program: other.program ?? program, stills: other.stills ?? stills)
+                              program: other.program ?? program, stills: other.stills ?? stills,
+                              stabilize: other.stabilize ?? stabilize, stabilizeBorders: other.stabilizeBorders ?? stabilizeBorders)
         }
 
-        private enum CodingKeys: String, CodingKey, CaseIterable { case algorithm, semitones, fps, container, verify, program, stills }
+        private enum CodingKeys: String, CodingKey, CaseIterable {
+            case algorithm, semitones, fps, container, verify, program, stills, stabilize
+            case stabilizeBorders = "stabilize_borders"
+        }
 
         public init(from decoder: any Decoder) throws {
             try RecipeKeys.check(decoder, known: CodingKeys.allCases.map(\.stringValue), in: "an export")
@@ -70,6 +82,13 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             verify = try c.decodeIfPresent(Bool.self, forKey: .verify)
             program = try c.decodeIfPresent(Int.self, forKey: .program)
             stills = try c.decodeIfPresent(StillSpec.self, forKey: .stills)
+            // `true` as `export --stabilize` alone; `false` as leaving it out.
+            if let on = try? c.decodeIfPresent(Bool.self, forKey: .stabilize) {
+                stabilize = on ? Stabilization.defaultStrength : nil
+            } else {
+                stabilize = try c.decodeIfPresent(Int.self, forKey: .stabilize)
+            }
+            stabilizeBorders = try c.decodeIfPresent(String.self, forKey: .stabilizeBorders)
             // Pasted into output names: one of a fixed set, never a path.
             if let container, !OutputNaming.movieExtensions.contains(container.lowercased()) {
                 throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(OutputNaming.movieExtensions.joined(separator: ", "))")

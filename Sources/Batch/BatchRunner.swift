@@ -173,10 +173,16 @@ public struct BatchRunner: Sendable {
             do { rate = try FrameRateParser.parse(fps.exactDecimal() ?? fps.description) } catch {
                 throw BatchError.job("\"fps\": \(error.description)")
             }
-            let exporter = try ConstantRateExporter(source: source, output: output, options: .init(fps: rate),
-                                                    settings: settings, force: replace)
+            let options = ConstantRateExporter.Options(fps: rate, stabilization: try stabilization(spec, movie: source.movie, output: output))
+            let exporter = try ConstantRateExporter(source: source, output: output, options: options, settings: settings, force: replace)
             let result = try exporter.run(progress: progress, warning: warning)
-            return "\(result.frames) frames at \(rate.shown) fps, \(result.duration.readable)" + (result.fit?.line.map { "; \($0)" } ?? "")
+            return "\(result.frames) frames at \(rate.shown) fps, \(result.duration.readable)" + (result.stabilized.map { ", \($0)" } ?? "")
+                + (result.fit?.line.map { "; \($0)" } ?? "")
+        }
+        if spec.stabilize != nil || spec.stabilizeBorders != nil {
+            // Worded in recipe keys by RecipeAdvice, as the library's refusals are.
+            throw ExportError.unavailable(Notice("a passthrough export copies the pictures as they are, and steadying them re-encodes them",
+                                                 remedies: [Remedy(.constantRate, "to steady them")]))
         }
         var exporter = try PassthroughExporter(source: source, output: output, settings: settings, force: replace)
         exporter.verify = spec.verify ?? false

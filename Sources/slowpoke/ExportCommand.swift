@@ -64,7 +64,9 @@ struct ExportMovie: ParsableCommand {
             audio's start and end against the video's. It prints one line of proof; a difference \
             exits 1, names the frame, and keeps the output as <name>.FAILED-VERIFY.<ext>. Only \
             the re-encoded and rewritten frames are decoded, so it adds a fraction of the export's \
-            time. It does not apply to --fps or to audio alone.
+            time; with --crop or --zoom every picture is decoded (cropped exactly, as the \
+            rewritten window says) and must equal the source's picture cut to the same region. \
+            It does not apply to --fps or to audio alone.
 
             The output goes to <movie-stem>-slowpoke.<ext> beside the document unless -o says \
             otherwise (for audio, the source's extension when it is one of those, else .m4a). It \
@@ -167,10 +169,9 @@ struct ExportMovie: ParsableCommand {
         if quality != .fast && frames != .interpolate {
             throw ValidationError("--quality sets how motion is found for --frames interpolate; add --fps N --frames interpolate")
         }
-        if fps == nil && verify && (crop != nil || zoom != nil) {
-            throw ValidationError("--verify compares the output's pictures with the source's whole pictures, so a cropped passthrough export cannot be verified yet; leave out --verify")
-        }
         if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
+        // What the flags say alone is checked before any work; whether it fits the picture, after reading it.
+        do { _ = try reframing() } catch let error as CLIError { throw ValidationError(error.description) }
         if stabilizeBorders != nil && stabilize == nil { throw ValidationError("--stabilize-borders says how --stabilize fills the edges; add --stabilize") }
         if fps == nil && stabilize != nil {
             throw ValidationError("--stabilize re-encodes the picture; add --fps N (passthrough copies the pictures as they are)")
@@ -307,7 +308,7 @@ struct ExportMovie: ParsableCommand {
 
     /// The movie's content as the analysis file names it: size, modification time, hash.
     static func movieKey(_ f: Fingerprint) -> String {
-        "\(f.size)-\(Int64(f.modified.timeIntervalSince1970))-\(f.sha256HeadTail.prefix(16))"
+        Stabilization.movieKey(size: f.size, modified: f.modified, digest: f.sha256HeadTail)
     }
 
     /// `--stabilize` alone (no `=S`) as `--stabilize=10`: its value is optional.

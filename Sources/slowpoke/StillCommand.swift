@@ -16,8 +16,11 @@ struct StillCommand: ParsableCommand {
             source's full resolution, upright (the stream's rotation applied) and at its display \
             shape (non-square pixels scaled to square ones across, with Lanczos), 16 bits a \
             sample in PNG and TIFF when the source has more than 8 (JPEG holds 8). PNG keeps \
-            the colour primaries and transfer (a cICP chunk); every format gets the movie's \
-            capture date, location, make and model as EXIF where the movie has them.
+            the colour primaries and transfer (a cICP chunk, and sRGB for BT.709); JPEG and \
+            TIFF get an ICC profile where one describes the source (sRGB for BT.709, Display \
+            P3) and EXIF ColorSpace (sRGB, else uncalibrated: BT.2020 with PQ or HLG has no \
+            standard ICC form). Every format gets the movie's capture date, location, make and \
+            model as EXIF and XMP where the movie has them.
 
             --best N compares the frame shown with the N frames either side (within the same \
             range of the timeline) and takes the sharpest, measured as the variance of the \
@@ -115,7 +118,8 @@ struct StillCommand: ParsableCommand {
         if r.merged > 1 {
             line += "; \(r.merged) frames merged" + (r.mergeWeight.map { String(format: " (neighbours counted %.0f%%)", $0 * 100) } ?? "")
         }
-        if !r.metadata.isEmpty { line += "; EXIF: " + r.metadata.joined(separator: ", ") }
+        if !r.metadata.isEmpty { line += "; EXIF and XMP: " + r.metadata.joined(separator: ", ") }
+        line += "; colour: " + r.colour
         return line
     }
 }

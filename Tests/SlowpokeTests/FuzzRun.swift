@@ -14,6 +14,9 @@ struct FuzzCase {
     /// Whether the outputs may be written when the command exits 1 too (a batch whose other
     /// jobs failed).
     var outputsOnFailure = false
+    /// What the case itself must have done (re-analysed, refused with a fact), checked after it
+    /// runs: why it did not, or nil.
+    var verdict: ((BoundedRun.Outcome) -> String?)? = nil
 
     func allows(_ path: String, created: Bool) -> Bool {
         outputs.contains(path) || created && newFilesUnder.map { path.hasPrefix($0) } == true
@@ -67,6 +70,9 @@ final class FuzzRun {
             let changes = try sandbox.changes(since: before)
             for (problem, _) in problems(outcome, changes, fuzzCase) {
                 report(problem, seed: seed, fuzzCase, outcome)
+            }
+            if !outcome.timedOut, !outcome.signalled, let why = fuzzCase.verdict?(outcome) {
+                report(why, seed: seed, fuzzCase, outcome)
             }
         }
         print("fuzz \(kind): \(executed.value) of \(seeds.count) cases ran, \(succeeded.value) exited 0")

@@ -41,7 +41,7 @@ import Testing
         for ext in ["jpg", "png", "tiff"] {
             let run = try TestSupport.run(TestSupport.slowpoke, ["still", "--at", "1", "-o", "still.\(ext)"], in: folder.url)
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stdout.contains("EXIF: date, location, make, model"), "\(run.stdout)")
+            #expect(run.stdout.contains("EXIF and XMP: date, location, make, model"), "\(run.stdout)")
             #expect(run.stdout.contains(ext == "jpg" ? "8-bit JPEG" : "16-bit RGB"), "\(run.stdout)")
             let probed = try Self.probe(folder.file("still.\(ext)"))
             switch ext {

@@ -7,7 +7,11 @@ public enum Reframing: Sendable, Equatable {
     case crop(width: Int, height: Int, x: Int, y: Int)
     case zoom(Double)
 
-    /// `W:H:X:Y`, or `W:H` for a centred crop.
+    /// The largest crop side or offset taken, in pixels.
+    public static let largestSide = 32768
+
+    /// `W:H:X:Y`, or `W:H` for a centred crop: whole pixels, even sides, checked before the
+    /// movie is read (whether it fits the picture is checked against the picture).
     public init(crop text: String) throws(ExportError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 2 || parts.count == 4, parts.allSatisfy({ $0 != nil }) else {
@@ -16,6 +20,13 @@ public enum Reframing: Sendable, Equatable {
         let v = parts.map { $0! }
         guard v[0] > 0, v[1] > 0, v.allSatisfy({ $0 >= 0 }) else {
             throw .unsupported("the crop \(text) needs a positive width and height and offsets of 0 or more")
+        }
+        // No H.264, HEVC or AV1 picture is larger (their levels stop at 16384 or below).
+        guard v.allSatisfy({ $0 <= Self.largestSide }) else {
+            throw .unsupported("the crop \(text) reaches past \(Self.largestSide) pixels, larger than any video picture")
+        }
+        guard v[0] % 2 == 0, v[1] % 2 == 0 else {
+            throw .unsupported("a crop of \(v[0])x\(v[1]) has an odd side; 4:2:0 video needs an even width and height")
         }
         self = parts.count == 4 ? .crop(width: v[0], height: v[1], x: v[2], y: v[3]) : .crop(width: v[0], height: v[1], x: -1, y: -1)
     }

@@ -15,6 +15,8 @@ struct PassthroughCrop {
     /// The stream's configuration record stating the window: rewritten before any work, to
     /// refuse what cannot be (``describe(_:setExtradata:)`` rewrites the output's own).
     let record: [UInt8]
+    /// The part of the source's decoded pictures the output shows (what `--verify` compares).
+    let region: PictureRegion
     /// What the summary says: `cropped to 640x360 at 320,180 by the stream's cropping window, nothing re-encoded for it`.
     let said: String
     /// Said when FFmpeg's decoders, which keep their planes 32-byte aligned unless asked not to
@@ -22,12 +24,9 @@ struct PassthroughCrop {
     let aligned: Notice?
 
     /// Works out the window for `reframing` of `source`'s video; throws, before any work, what
-    /// makes the crop impossible without re-encoding (or its verification, which is not done yet).
-    init(_ reframing: Reframing, source: ExportSource, verifying: Bool) throws {
+    /// makes the crop impossible without re-encoding.
+    init(_ reframing: Reframing, source: ExportSource) throws {
         let name = source.name
-        if verifying {
-            throw ExportError.unsupported("a cropped passthrough export cannot be verified: the verifier compares the output's pictures with the source's whole pictures")
-        }
         guard let index = source.media.primaryVideo?.index else { throw ExportError.unsupported("\(name) has no video") }
         let header = try InputFormatContext(path: source.movie.path)
         let p = header.stream(index).parameters.pointee
@@ -51,6 +50,7 @@ struct PassthroughCrop {
             // A zoom's centred window moves onto the chroma grid (a pixel left or up at most).
             if case .zoom = reframing { (x, y) = (x - x % current.unitX, y - y % current.unitY) }
             window = try current.cropped(width: g.width, height: g.height, x: x, y: y)
+            region = PictureRegion(x: x, y: y, width: g.width, height: g.height)
             record = try window.written(intoRecord: extradata, hevc: hevc)
             let what = switch reframing {
             case .crop: "cropped to \(g.width)x\(g.height) at \(g.x),\(g.y)"

@@ -71,7 +71,7 @@ public struct PassthroughExporter {
         // The warnings of the stages that state only facts.
         let facts: (String) -> Void = { warning(Notice($0)) }
         try ReversePassthrough.check(source, container: ExportSession.container(of: output), keyframeCuts: keyframeCuts)
-        let crop = try reframing.map { try PassthroughCrop($0, source: source, verifying: verify) }
+        let crop = try reframing.map { try PassthroughCrop($0, source: source) }
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)
         let videoTrack = session.videoTrack
         let grid = try session.copiedAudioGrid(exact: exactTimeline)
@@ -127,7 +127,7 @@ public struct PassthroughExporter {
             done = fraction
             try progress(fraction)
         })
-        let verification = try verify ? session.verify(plan, rewritten: rewritten) : nil
+        let verification = try verify ? session.verify(plan, rewritten: rewritten, crop: crop?.region) : nil
         try session.commit(progress: progress)
         var result = Result(output: session.destination.destination, videoFrames: plan.videoFrames, duration: plan.duration,
                       timescale: plan.timescale, exact: plan.exact, audio: audioOutput.handling, cuts: plan.movedCuts,
@@ -146,7 +146,7 @@ public struct PassthroughExporter {
         guard source.media.primaryVideo != nil else {
             throw ExportError.unsupported("\(source.name) has no video")
         }
-        let crop = try reframing.map { try PassthroughCrop($0, source: source, verifying: verify) }
+        let crop = try reframing.map { try PassthroughCrop($0, source: source) }
         let header = try InputFormatContext(path: source.movie.path)
         var plan = try PassthroughPlan.make(source: source, container: container, header: header, settings: settings,
                                             keyframeCuts: keyframeCuts, exact: exactTimeline)

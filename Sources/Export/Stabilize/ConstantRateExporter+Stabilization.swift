@@ -31,7 +31,7 @@ extension ConstantRateExporter {
                            stream: Int, scan: VideoScan, pictures: PictureTimes, fieldOrder: String?, name: String,
                            progress: @escaping (Double) throws -> Void) throws -> (source: StabilizedPictures, said: String) {
         let count = pictures.count
-        let (file, reused) = try StabilizationAnalysis.prepare(
+        let (file, reused, redone) = try StabilizationAnalysis.prepare(
             stabilization, count: count, inputs: inputs,
             pictures: { [lazy = LazyReader(movie: movie, stream: stream, scan: scan, fields: fieldOrder != nil, name: name)] i in
                 let reader = try lazy.reader()
@@ -42,7 +42,7 @@ extension ConstantRateExporter {
             release: { _ in },
             progress: { try progress(0) })
         let steadied = StabilizedPictures(source: source, stabilization: stabilization, analysis: file, count: count)
-        return (steadied, stabilization.said(reused: reused))
+        return (steadied, stabilization.said(reused: reused, redone: redone))
     }
 
     /// A decoder of every frame of the movie, opened on first use (not at all when the

@@ -38,6 +38,12 @@ public struct Stabilization: Sendable, Equatable {
         self.movieKey = movieKey
     }
 
+    /// What identifies a movie's content in the analysis file's name: its size, modification
+    /// time (whole seconds) and the first 16 digits of a digest of its content.
+    public static func movieKey(size: Int64, modified: Date, digest: String) -> String {
+        "\(size)-\(Int64(modified.timeIntervalSince1970))-\(digest.prefix(16))"
+    }
+
     /// The analysis of this movie at these settings (the strength and borders apply later, so
     /// one analysis serves them all).
     var analysisFile: URL {
@@ -51,9 +57,12 @@ public struct Stabilization: Sendable, Equatable {
         return "vidstabtransform=input=\(Self.escaped(path)):smoothing=\(strength):\(border):interpol=bicubic"
     }
 
-    /// How the summary says it: `stabilized (strength 10, zoomed to hide the edges; analysis reused)`.
-    func said(reused: Bool) -> String {
-        "stabilized (strength \(strength), \(borders == .zoom ? "zoomed to hide the edges" : "edges kept unzoomed"); analysis \(reused ? "reused" : "made and kept in \(cache.lastPathComponent)"))"
+    /// How the summary says it: `stabilized (strength 10, zoomed to hide the edges; analysis
+    /// reused)`; `redone`: why the analysis kept was not used (`analysis made again, as the kept
+    /// one was damaged (its checksum differs), and kept in …`).
+    func said(reused: Bool, redone: String? = nil) -> String {
+        let analysis = reused ? "reused" : (redone.map { "made again, as the kept one \($0)," } ?? "made") + " and kept in \(cache.lastPathComponent)"
+        return "stabilized (strength \(strength), \(borders == .zoom ? "zoomed to hide the edges" : "edges kept unzoomed"); analysis \(analysis))"
     }
 
     /// `path` as a filter option's value inside a graph: escaped for the option parser, then

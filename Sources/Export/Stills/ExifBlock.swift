@@ -1,8 +1,9 @@
 import Foundation
 
 /// EXIF as a TIFF structure (little-endian), built from ``CaptureMetadata``: IFD0 with the
-/// make, model, software and date, an EXIF IFD with the original date and its UTC offset, and
-/// a GPS IFD with latitude, longitude and altitude. ``standalone(_:)`` is the block JPEG's APP1
+/// make, model, software and date, an EXIF IFD with its version, the original date and its UTC
+/// offset and the colour space (``StillColour/exifColorSpace``), and a GPS IFD with latitude,
+/// longitude and altitude. ``standalone(_:)`` is the block JPEG's APP1
 /// and PNG's eXIf chunk hold; ``TIFFDirectory`` adds the same entries to a TIFF file.
 enum ExifBlock {
     struct Entry {
@@ -31,16 +32,25 @@ enum ExifBlock {
         Entry(tag: tag, type: 1, count: UInt32(values.count), value: values)
     }
 
+    static func undefined(_ tag: UInt16, _ values: [UInt8]) -> Entry {
+        Entry(tag: tag, type: 7, count: UInt32(values.count), value: values)
+    }
+
+    static func short(_ tag: UInt16, _ value: UInt16) -> Entry {
+        Entry(tag: tag, type: 3, count: 1, value: le(value))
+    }
+
     static func le(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] }
     static func le(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 
     /// The entries of IFD0 (without the pointers to the other two), the EXIF IFD and the GPS IFD.
-    static func entries(_ m: CaptureMetadata) -> (main: [Entry], exif: [Entry], gps: [Entry]) {
+    static func entries(_ m: CaptureMetadata, colorSpace: UInt16?) -> (main: [Entry], exif: [Entry], gps: [Entry]) {
         var main: [Entry] = []
         if let make = m.make { main.append(ascii(0x010F, make)) }
         if let model = m.model { main.append(ascii(0x0110, model)) }
         main.append(ascii(0x0131, "slowpoke"))
         var exif: [Entry] = []
+        if let colorSpace { exif += [undefined(0x9000, Array("0232".utf8)), short(0xA001, colorSpace)] }
         if let date = m.dateTime {
             main.append(ascii(0x0132, date))
             exif.append(ascii(0x9003, date))
@@ -94,12 +104,14 @@ enum ExifBlock {
         2 + 12 * entries.count + 4 + entries.reduce(0) { $0 + ($1.raw || $1.value.count <= 4 ? 0 : ($1.value.count + 1) / 2 * 2) }
     }
 
-    /// IFD0 with `main` (plus `kept`, entries already in a file) and the EXIF and GPS IFDs
-    /// after it, IFD0 at `offset`; the bytes from `offset` on.
-    static func directories(_ m: CaptureMetadata, kept: [Entry] = [], at offset: Int) -> [UInt8] {
-        let (main, exif, gps) = entries(m)
+    /// IFD0 with `main` (plus `kept`, entries already in a file, and `extra`, entries of this
+    /// file's own such as TIFF's XMP and ICC profile) and the EXIF and GPS IFDs after it, IFD0
+    /// at `offset`; the bytes from `offset` on.
+    static func directories(_ m: CaptureMetadata, colorSpace: UInt16? = nil, kept: [Entry] = [], extra: [Entry] = [],
+                            at offset: Int) -> [UInt8] {
+        let (main, exif, gps) = entries(m, colorSpace: colorSpace)
         let keptTags = Set(kept.map(\.tag))
-        var first = kept + main.filter { !keptTags.contains($0.tag) }
+        var first = kept + (main + extra).filter { !keptTags.contains($0.tag) }
         let pointers = (exif.isEmpty ? 0 : 1) + (gps.isEmpty ? 0 : 1)
         let exifOffset = offset + size(first) + 12 * pointers
         let gpsOffset = exifOffset + (exif.isEmpty ? 0 : size(exif))
@@ -112,7 +124,7 @@ enum ExifBlock {
     }
 
     /// A TIFF header and the directories: the EXIF block of JPEG's APP1 and PNG's eXIf.
-    static func standalone(_ m: CaptureMetadata) -> [UInt8] {
-        [0x49, 0x49, 0x2A, 0x00] + le(UInt32(8)) + directories(m, at: 8)
+    static func standalone(_ m: CaptureMetadata, colorSpace: UInt16? = nil) -> [UInt8] {
+        [0x49, 0x49, 0x2A, 0x00] + le(UInt32(8)) + directories(m, colorSpace: colorSpace, at: 8)
     }
 }

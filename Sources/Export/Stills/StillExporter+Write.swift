@@ -39,7 +39,7 @@ extension StillExporter {
         let still = try StillPictures.display(picture, displayWidth: displayWidth, rotation: rotation,
                                               format: format.pixelFormat(deep: deep, fullChroma: StillPictures.hasFullChroma(picture)))
         var bytes = try StillEncoder.encode(still, as: format, display: plan.request.output.lastPathComponent)
-        let colour = Self.codedColour(p)
+        let colour = StillColour(primaries: Int(p.color_primaries.rawValue), transfer: Int(p.color_trc.rawValue))
         bytes = PictureFileMetadata.add(metadata, colour: colour, to: bytes, format: format)
         do {
             try OutputFile.write(bytes, to: plan.request.output, replacing: force, inputs: source.inputs)
@@ -51,15 +51,6 @@ extension StillExporter {
                       sourceFrame: taken, sourceTime: scan.presentationTimes[taken], shownFrame: plan.choice.frame,
                       width: Int(s.width), height: Int(s.height), bitsPerSample: deep ? 16 : 8,
                       compared: plan.options.best > 0 ? candidates.count : 1, sharpness: sharpness,
-                      merged: merged, mergeWeight: weight, metadata: metadata.found)
-    }
-
-    /// The picture's colour primaries and transfer as coded (ITU-T H.273, as libav numbers
-    /// them), for PNG's cICP chunk; nil when either is unspecified.
-    static func codedColour(_ frame: AVFrame) -> (primaries: UInt8, transfer: UInt8)? {
-        let primaries = frame.color_primaries.rawValue, transfer = frame.color_trc.rawValue
-        guard primaries != AVCOL_PRI_UNSPECIFIED.rawValue, transfer != AVCOL_TRC_UNSPECIFIED.rawValue,
-              primaries > 0, primaries < 256, transfer > 0, transfer < 256 else { return nil }
-        return (UInt8(primaries), UInt8(transfer))
+                      merged: merged, mergeWeight: weight, metadata: metadata.found, colour: colour.said(in: format))
     }
 }

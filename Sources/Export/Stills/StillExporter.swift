@@ -6,7 +6,8 @@ internal import CFFmpeg
 /// `slowpoke still`: the picture the timeline shows at a time, written as a PNG, JPEG or TIFF
 /// file at the source's full resolution, upright (the stream's rotation applied) and at its
 /// display shape (non-square pixels made square across), 16 bits a sample in PNG and TIFF for
-/// sources deeper than 8, with the movie's capture date, place, make and model as EXIF. The
+/// sources deeper than 8, with the movie's capture date, place, make and model as EXIF and XMP, and its colour
+/// tags as the format can hold them (``StillColour``). The
 /// frame is the one ``StillFrameChoice`` names, decided as `export --fps` decides; it may be
 /// replaced by the sharpest frame near it (``Options/best``, ``Sharpness``) and merged with
 /// its neighbours to lower the noise (``Options/merge``, ``FrameMerge``).
@@ -52,8 +53,10 @@ public struct StillExporter {
         /// The frames merged (1: none), and the mean weight the neighbours got (0 to 1).
         public let merged: Int
         public let mergeWeight: Double?
-        /// The capture metadata written (`date`, `location`, `make`, `model`).
+        /// The capture metadata written as EXIF and XMP (`date`, `location`, `make`, `model`).
         public let metadata: [String]
+        /// The colour tags written (`ICC sRGB IEC61966-2.1`, `cICP 9/18`, …; ``StillColour``).
+        public let colour: String
     }
 
     public let source: ExportSource

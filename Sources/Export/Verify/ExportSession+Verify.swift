@@ -2,15 +2,16 @@ import Foundation
 
 extension ExportSession {
     /// Checks the finished file, before it is put in place, against `plan` (``ExportVerifier``;
-    /// `rewritten`: the output positions of copied packets whose bytes the exporter changed). A
+    /// `rewritten`: the output positions of copied packets whose bytes the exporter changed;
+    /// `crop`: the region of the source's pictures a cropped export shows). A
     /// file that differs is put beside the target under a name that says so
     /// (``commitFailed()``), and this throws what differs.
-    func verify(_ plan: PassthroughPlan, rewritten: Set<Int>) throws -> ExportVerification {
+    func verify(_ plan: PassthroughPlan, rewritten: Set<Int>, crop: PictureRegion? = nil) throws -> ExportVerification {
         guard let file = destination.file else {
             throw ExportError.unsupported("verifying reads the written movie back, and standard output cannot be read back; write a file to verify it")
         }
         let verifier = ExportVerifier(plan: plan, rewritten: rewritten, movie: movie, stream: videoStream.index,
-                                      output: file.temporary.path, plannedKinds: streamPlan?.writtenKinds ?? [])
+                                      output: file.temporary.path, plannedKinds: streamPlan?.writtenKinds ?? [], crop: crop)
         do {
             return try verifier.verify()
         } catch let failure as ExportVerification.Failure {

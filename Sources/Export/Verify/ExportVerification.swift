@@ -14,6 +14,9 @@ public struct ExportVerification: Sendable, Equatable {
     public let rewrittenIdentical: Int
     /// Re-encoded frames decoded and compared with the source frame they show.
     public let reencoded: Int
+    /// With a crop: copied frames decoded (cropped by the rewritten window) whose pictures equal
+    /// the source's, cut to the same region, bit for bit.
+    public var croppedIdentical = 0
     /// The lowest PSNR (luma and chroma samples together, in dB) of a re-encoded frame; nil
     /// when none is re-encoded, infinity when every one decodes to its source's picture.
     public let minimumPSNR: Double?
@@ -27,6 +30,7 @@ public struct ExportVerification: Sendable, Equatable {
     /// 54.1 dB or better, 4 streams, sync within 0.3 ms`.
     public var line: String {
         var parts = ["\(frames) frames", "\(copiedIdentical) copied byte-identical"]
+        if croppedIdentical > 0 { parts.append("\(croppedIdentical) decoded identical to the source's pictures cropped the same way") }
         if rewrittenIdentical > 0 { parts.append("\(rewrittenIdentical) rewritten cop\(rewrittenIdentical == 1 ? "y" : "ies") decoded identical") }
         if reencoded > 0, let psnr = minimumPSNR {
             parts.append(psnr.isInfinite ? "\(reencoded) re-encoded and decoded identical"

@@ -15,6 +15,10 @@ import Media
 ///   rewritten header still describes the same picture, whatever the rewriting touched;
 /// - re-encoded frames are decoded the same way and compared with the decoded source frame
 ///   (PSNR of luma and chroma, at least ``ExportVerification/minimumAllowedPSNR``);
+/// - with a crop (``crop``: the passthrough crop done by rewriting the stream's cropping window),
+///   every shown picture is decoded from the output (cropped exactly, not aligned) and must
+///   equal the source's decoded picture cut to the same region, bit for bit for copies, at
+///   ``ExportVerification/minimumAllowedPSNR`` for re-encoded frames;
 /// - the output holds the streams the ``StreamPlan`` writes (their count and kinds), and each
 ///   audio stream starts and ends with the video, within half an audio frame (what fitting the
 ///   timeline to the copied audio's frames moves an edit by, at most).
@@ -28,6 +32,8 @@ struct ExportVerifier {
     let output: String
     /// The kinds of stream the plan writes (libavutil's names: video, audio, subtitle, attachment).
     let plannedKinds: [String]
+    /// The region of the source's pictures the output shows, for a cropped export.
+    var crop: PictureRegion? = nil
 
     /// Verifies the output; throws ``ExportVerification/Failure`` naming what differs.
     func verify() throws -> ExportVerification {
@@ -51,10 +57,12 @@ struct ExportVerifier {
         guard differences.isEmpty else {
             throw ExportVerification.Failure(differences: differences, checked: packets.shown)
         }
-        return ExportVerification(frames: packets.shown, copiedIdentical: packets.copiedIdentical,
-                                  rewrittenIdentical: pictures.rewritten, reencoded: pictures.reencoded,
-                                  minimumPSNR: pictures.reencoded > 0 ? pictures.minimumPSNR : nil,
-                                  streams: streams.count, sync: sync)
+        var proof = ExportVerification(frames: packets.shown, copiedIdentical: packets.copiedIdentical,
+                                       rewrittenIdentical: crop == nil ? pictures.rewritten : 0, reencoded: pictures.reencoded,
+                                       minimumPSNR: pictures.reencoded > 0 ? pictures.minimumPSNR : nil,
+                                       streams: streams.count, sync: sync)
+        proof.croppedIdentical = crop == nil ? 0 : pictures.rewritten
+        return proof
     }
 
     /// The largest distance of an audio stream's start and end from the video's, in seconds;
@@ -77,26 +85,17 @@ struct ExportVerifier {
         return worst
     }
 
-    /// Decodes the re-encoded frames and rewritten copies from the output and their source
-    /// frames from the movie, and compares them.
+    /// Decodes the re-encoded frames and rewritten copies (with a crop, every shown frame) from
+    /// the output and their source frames from the movie, and compares them.
     private func comparePictures(outputStream: Int, differences: inout [ExportVerification.Difference])
         throws -> (reencoded: Int, rewritten: Int, minimumPSNR: Double) {
-        let entries = plan.map.entries
-        // Output decode position → source decode index, for the frames decoded.
-        var sourceOf: [Int: Int] = [:]
-        var encoded: Set<Int> = []
-        for (n, entry) in entries.enumerated() {
-            guard let smart = plan.video.smart else { break }
-            let item = smart.items[entry.index]
-            // Stills (held frames, black) are not compared: their source is no one frame's place.
-            guard smart.still(item) == nil, let source = smart.sourceIndex(item) else { continue }
-            if case .encoded = item { encoded.insert(n) } else if !rewritten.contains(n) { continue }
-            sourceOf[n] = source
-        }
+        let (sourceOf, encoded) = comparedFrames()
         guard !sourceOf.isEmpty else { return (0, 0, .infinity) }
-        let outputOf = Dictionary(uniqueKeysWithValues: sourceOf.map { ($0.value, $0.key) })
+        // A source frame may be shown more than once.
+        let outputsOf = Dictionary(grouping: sourceOf.keys, by: { sourceOf[$0]! })
         var kept: [Int: Frame] = [:], digests: [Int: Int] = [:]
-        let lost = try PictureSampler(path: output, stream: outputStream).decode(Set(sourceOf.keys)) { n, frame in
+        let sampler = PictureSampler(path: output, stream: outputStream, unaligned: crop != nil)
+        let lost = try sampler.decode(Set(sourceOf.keys)) { n, frame in
             if encoded.contains(n) {
                 guard let copy = av_frame_clone(frame) else { throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a frame")) }
                 kept[n] = Frame(owning: copy)
@@ -105,22 +104,56 @@ struct ExportVerifier {
             }
         }
         var minimum = Double.infinity, reencoded = 0, identical = 0
-        let sourceLost = try PictureSampler(path: movie.path, stream: stream).decode(Set(outputOf.keys)) { i, frame in
-            guard let n = outputOf[i] else { return }
-            if let out = kept.removeValue(forKey: n) {
-                let psnr = PictureComparison.psnr(out.pointer, frame) ?? -.infinity
-                minimum = min(minimum, psnr)
-                reencoded += 1
-                if !(psnr >= ExportVerification.minimumAllowedPSNR) { differences.append(picture(n, psnr: psnr, rewritten: false)) }
-            } else if let digest = digests.removeValue(forKey: n) {
-                if digest == PictureComparison.digest(frame) { identical += 1 }
-                else { differences.append(picture(n, psnr: .nan, rewritten: true)) }
+        let sourceSampler = PictureSampler(path: movie.path, stream: stream, unaligned: crop != nil)
+        let sourceLost = try sourceSampler.decode(Set(outputsOf.keys)) { i, decoded in
+            let region = crop.map { $0.cropped(decoded) }
+            if case .some(nil) = region {
+                // The region is not inside this source picture: every output showing it differs.
+                for n in outputsOf[i] ?? [] {
+                    if kept.removeValue(forKey: n) != nil || digests.removeValue(forKey: n) != nil {
+                        differences.append(picture(n, psnr: -.infinity, rewritten: !encoded.contains(n)))
+                    }
+                }
+                return
+            }
+            let cut = region.flatMap { $0 }
+            defer { withExtendedLifetime(cut) {} }
+            let frame = cut.map { UnsafePointer($0.pointer) } ?? decoded
+            for n in outputsOf[i] ?? [] {
+                if let out = kept.removeValue(forKey: n) {
+                    let psnr = PictureComparison.psnr(out.pointer, frame) ?? -.infinity
+                    minimum = min(minimum, psnr)
+                    reencoded += 1
+                    if !(psnr >= ExportVerification.minimumAllowedPSNR) { differences.append(picture(n, psnr: psnr, rewritten: false)) }
+                } else if let digest = digests.removeValue(forKey: n) {
+                    if digest == PictureComparison.digest(frame) { identical += 1 }
+                    else { differences.append(picture(n, psnr: .nan, rewritten: true)) }
+                }
             }
         }
-        for n in (lost + sourceLost.compactMap { outputOf[$0] }).sorted() {
+        for n in (lost + sourceLost.flatMap { outputsOf[$0] ?? [] }).sorted() {
             differences.append(.undecodable(time: time(of: n), source: plan.scan.packets[sourceOf[n]!].pts))
         }
         return (reencoded, identical, minimum)
+    }
+
+    /// The output decode positions whose pictures are compared, with the source decode index
+    /// each shows, and those of them that are re-encoded. Held frames and black are not
+    /// compared: their source is no one frame's place.
+    private func comparedFrames() -> (sourceOf: [Int: Int], encoded: Set<Int>) {
+        var sourceOf: [Int: Int] = [:]
+        var encoded: Set<Int> = []
+        for (n, entry) in plan.map.entries.enumerated() {
+            guard let smart = plan.video.smart else {
+                if crop != nil || rewritten.contains(n) { sourceOf[n] = entry.index }
+                continue
+            }
+            let item = smart.items[entry.index]
+            guard smart.still(item) == nil, let source = smart.sourceIndex(item) else { continue }
+            if case .encoded = item { encoded.insert(n) } else if crop == nil && !rewritten.contains(n) { continue }
+            sourceOf[n] = source
+        }
+        return (sourceOf, encoded)
     }
 
     private func picture(_ n: Int, psnr: Double, rewritten: Bool) -> ExportVerification.Difference {

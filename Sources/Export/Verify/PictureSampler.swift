@@ -10,6 +10,9 @@ import Media
 struct PictureSampler {
     let path: String
     let stream: Int
+    /// Crop each picture exactly as its stream's cropping window says (FFmpeg's decoders
+    /// otherwise keep the left edge aligned, showing a cropped picture wider).
+    var unaligned = false
 
     /// Decodes the packets at `wanted` (positions among the stream's packets, in file order) and
     /// hands each one's picture to `deliver` with its position. Returns the positions that gave
@@ -19,6 +22,8 @@ struct PictureSampler {
         let input = try InputFormatContext(path: path)
         input.readOnly(stream: stream)
         let decoder = try CodecContext.decoder(for: input.stream(stream), threads: FrameDecoder.threadCount())
+        // Read by the decoder as each picture comes out, so it may be set after opening.
+        if unaligned { decoder.pointer.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED) }
         let packet = try Packet()
         let frame = try Frame()
         // Packets since the last keyframe, and those of the GOP before it.
