@@ -11,10 +11,6 @@ namespace {
 /// Round-trip error at or above this many flow pixels counts as "hidden in the other picture"
 /// when weighting; a pixel leaving the frame gets it too.
 constexpr float hidden = 64.0f;
-/// Error scale of the consistency weight 1 / (1 + (e / tolerance)²).
-constexpr float tolerance = 1.0f;
-/// The weight a visible but inconsistent pixel keeps.
-constexpr float floorWeight = 0.02f;
 
 /// Splats every pixel of one picture to time `tau` along `flow`; keeps at each place the
 /// candidate with the smallest error. `sign` turns the flow into an A → B flow.
@@ -85,7 +81,7 @@ void fillHoles(cv::Mat &values, const cv::Mat &mask) {
     up.copyTo(values, holes);
 }
 
-void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &weightB) {
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB) {
     const cv::Size size = flow.forward.size();
     CV_Assert(!size.empty() && flow.backward.size() == size && flow.forwardError.size() == size && flow.backwardError.size() == size);
     const float none = std::numeric_limits<float>::infinity();
@@ -94,31 +90,21 @@ void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, c
     fromB.create(size, CV_32FC2);
     splat(flow.forward, flow.forwardError, t, 1.0f, errorA, fromA);
     splat(flow.backward, flow.backwardError, 1.0f - t, -1.0f, errorB, fromB);
-    weightB.create(size, CV_32F);
     cv::Mat mask(size, CV_32F);
     for (int y = 0; y < size.height; y++) {
         const float *ea = errorA.ptr<float>(y), *eb = errorB.ptr<float>(y);
         cv::Vec2f *a = fromA.ptr<cv::Vec2f>(y), *b = fromB.ptr<cv::Vec2f>(y);
-        float *w = weightB.ptr<float>(y), *m = mask.ptr<float>(y);
+        float *m = mask.ptr<float>(y);
         for (int x = 0; x < size.width; x++) {
             const bool seenA = ea[x] < none, seenB = eb[x] < none;
-            if (!seenA && !seenB) {
-                m[x] = 0;
-                a[x] = b[x] = cv::Vec2f(0, 0);
-                w[x] = t;
-                continue;
-            }
-            m[x] = 1;
-            if (!seenA) a[x] = b[x];
-            if (!seenB) b[x] = a[x];
-            const float ga = seenA ? (1.0f - t) * (1.0f / (1.0f + (ea[x] / tolerance) * (ea[x] / tolerance)) + floorWeight) : 0;
-            const float gb = seenB ? t * (1.0f / (1.0f + (eb[x] / tolerance) * (eb[x] / tolerance)) + floorWeight) : 0;
-            w[x] = gb / (ga + gb);
+            m[x] = seenA || seenB ? 1.0f : 0.0f;
+            if (!seenA && !seenB) a[x] = b[x] = cv::Vec2f(0, 0);
+            else if (!seenA) a[x] = b[x];
+            else if (!seenB) b[x] = a[x];
         }
     }
     fillHoles(fromA, mask);
     fillHoles(fromB, mask);
-    fillHoles(weightB, mask);
 }
 
 }
