@@ -23,9 +23,9 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession(["tone.slowpoke", "--start", "2.5"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(400_000)
+        usleep(100_000)
         #expect(PictureCode.frameIndex(try session.screenshot()) == 120, "paused inside the hold")
-        let start = try session.press("space")
+        try session.press("space")
         usleep(1_200_000)
         let during = PictureCode.frameIndex(try session.screenshot())   // about 3.7 s: still held
         usleep(2_600_000)
@@ -34,7 +34,9 @@ extension PreviewCommandTests {
         #expect(during == 120, "frame \(during) on screen during the hold")
         #expect(after > 150 && after < 260, "frame \(after) on screen after the hold")
 
-        // Heard from 2.5 s: 2.5 s of silence (the rest of the hold), then the tone.
+        // Heard from 2.5 s, where the player acted on space (its clock log): 2.5 s of silence
+        // (the rest of the hold), then the tone.
+        let start = try #require(try session.keyFrames("playPause").first)
         let heard = try session.heardAudio()
         let holdEnd = start + 2 * 48000 + 24000
         try #require(heard.count > holdEnd + 48000, "heard \(heard.count) frames")

@@ -14,7 +14,7 @@ extension PreviewCommandTests {
         // Paused at 3.5 s: frame 210 of the 60 fps picture code.
         let session = try PreviewSession([clip.path, "--start", "3.5"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(400_000)
+        usleep(100_000)
         func press(_ key: String, wait: UInt32 = 350_000) throws {
             try session.press(key)
             usleep(wait)
@@ -53,22 +53,22 @@ extension PreviewCommandTests {
         let noHelp = try session.screenshot()
 
         // Playing: ↑ one semitone up, ↓↓ one down, a to spectral (the pitch kept).
-        let play = try session.press("space")
+        try session.press("space")
         usleep(1_600_000)
-        let up = try session.press("Up")
+        try session.press("Up")
         usleep(250_000)
         let titleUp = session.title()
         usleep(1_400_000)
-        let down = try session.pressAll(["Down", "Down"])
+        try session.pressAll(["Down", "Down"])
         usleep(250_000)
         let titleDown = session.title()
         usleep(1_400_000)
-        let stretch = try session.press("a")
+        try session.press("a")
         usleep(250_000)
         let titleStretch = session.title()
         usleep(1_400_000)
         // An edit to undo: ← (0.75x), [ ], Enter; then u.
-        let slower = try session.press("Left")
+        try session.press("Left")
         try press("bracketleft", wait: 600_000)
         try press("bracketright", wait: 100_000)
         try press("Return", wait: 600_000)
@@ -90,6 +90,15 @@ extension PreviewCommandTests {
         #expect(titleUp.contains("spectral  +1 st"), "after ↑: \(titleUp)")
         #expect(titleDown.contains("spectral  -1 st"), "after ↓↓: \(titleDown)")
         #expect(titleStretch.contains("timeDomain  -1 st"), "after a: \(titleStretch)")
+        // Where the player acted on each key, in the disk file (its clock log).
+        let log = try session.clockLog()
+        func at(_ key: String) throws -> [Int] {
+            let frames = ClockEvent.keyFrames(key, in: log)
+            try #require(!frames.isEmpty, "no \(key) in the clock log")
+            return frames
+        }
+        let play = try at("playPause")[0], up = try at("pitchUp")[0], downs = try at("pitchDown")
+        let down = (first: downs[0], last: downs[downs.count - 1]), stretch = try at("toggleStretch")[0], slower = try at("slower")[0]
         let heard = try session.heardAudio()
         let semitone = pow(2, 1.0 / 12)
         var measured = 0, silent = 0
