@@ -382,15 +382,17 @@ enum AVSync {
         // A beep is found again where an underrun (SDL's silence, on a loaded machine) cuts it:
         // onsets within half a second of the one before are the same beep, and each beep's second
         // is its distance from the first, rounded.
+        // Distances count the frames played (not SDL's silence, which moves no composition time).
+        let log = try session.clockLog()
         var onsets: [Int] = []
-        for onset in Signals.onsets(Array(heard[origin...]), threshold: 0.15).map({ $0 + origin }) where onset - (onsets.last ?? -48000) >= 24000 {
+        for onset in Signals.onsets(Array(heard[origin...]), threshold: 0.15).map({ $0 + origin })
+        where onsets.last.map({ ClockEvent.played(from: $0, to: onset, in: log) >= 24000 }) ?? true {
             onsets.append(onset)
         }
         guard let firstOnset = onsets.first else { return [] }
-        func second(_ onset: Int) -> Double { Double(firstBeep) + (Double(onset - firstOnset) / 48000).rounded() }
-        // Between a beep and a picture, only the frames played (not SDL's silence) move the
-        // composition on.
-        let log = try session.clockLog()
+        func second(_ onset: Int) -> Double {
+            Double(firstBeep) + (Double(ClockEvent.played(from: firstOnset, to: onset, in: log)) / 48000).rounded()
+        }
         var offsets: [Double] = []
         for event in log where event.kind == "frame" && event.written > origin && event.written < heard.count {
             guard let source = event.source, let beep = onsets.last(where: { $0 <= event.written }) else { continue }
