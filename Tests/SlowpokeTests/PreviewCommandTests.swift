@@ -35,9 +35,9 @@ struct PreviewCommandTests {
         try session.press("space")
         settle(2_600_000)
         try session.pressAll(["Right", "Right"])
-        settle(1_800_000)
+        settle(2_600_000)
         try session.press("c")
-        settle(1_800_000)
+        settle(2_600_000)
         try session.pressAll(["Left", "Left", "Left", "Left"])
         settle(1_000_000)
         try session.press("bracketleft")
@@ -91,7 +91,8 @@ struct PreviewCommandTests {
             // Pitch: constant under spectral, following the rate under varispeed.
             // A beep within 100 ms of the next key is left out: its pitch window would reach
             // past the key.
-            for onset in onsets where onset + 1200 + 4800 < phase.range.upperBound {
+            // A beep whose window holds SDL's silence (an underrun) is left out.
+            for onset in onsets where onset + 1200 + 4800 < phase.range.upperBound && !ClockEvent.silent(from: onset + 96, to: onset + 1120, in: log) {
                 let f = Heard.pitch(heard, at: onset)
                 #expect(abs(f - phase.pitch) / phase.pitch < 0.03, "\(phase.name): beep at \(Double(onset) / 48000) s is \(f) Hz, expected \(phase.pitch)")
             }
@@ -107,7 +108,7 @@ struct PreviewCommandTests {
             let k = all.lastIndex { $0 <= frame } ?? 0
             return Double(k) + Double(ClockEvent.played(from: all[k], to: frame, in: log)) / 48000 * rate
         }
-        #expect(all.count >= 11, "beeps heard before Enter: \(all.count)")
+        #expect(all.count >= 14, "beeps heard before Enter: \(all.count)")
 
         // The document holds the new scaled segment: the marked range at 0.75x.
         let document = folder.url.appendingPathComponent("long.slowpoke")

@@ -28,7 +28,8 @@ extension PreviewCommandTests {
         try session.press("space")
         usleep(1_200_000)
         let during = PictureCode.frameIndex(try session.screenshot())   // about 3.7 s: still held
-        usleep(2_600_000)
+        // On to timeline 6.6 s, by the player's clock: a second of the tone after the hold.
+        session.waitForClock(6.6)
         #expect(session.quit() == 0, "\(session.stderr())")
         #expect(during == 120, "frame \(during) on screen during the hold")
         // After the hold (timeline 5 s on), the pictures presented are the source's again:

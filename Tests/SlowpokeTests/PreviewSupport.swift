@@ -137,6 +137,21 @@ final class PreviewSession {
         ((try? display.x("xdotool", ["getwindowname", window]))?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Waits until the clock in the title's status reads `seconds` or later (the player's own
+    /// clock: on a loaded machine, whose audio underruns, it runs behind the wall clock), for at
+    /// most `timeout` seconds.
+    func waitForClock(_ seconds: Double, timeout: Double = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let title = title()
+            if let slash = title.range(of: " / ") {
+                let parts = (title[..<slash.lowerBound].split(separator: " ").last ?? "").split(separator: ":")
+                if parts.count == 2, let m = Double(parts[0]), let s = Double(parts[1]), m * 60 + s >= seconds { return }
+            }
+            usleep(50_000)
+        }
+    }
+
     /// Audio frames written to the disk so far.
     var heardFrames: Int { Self.frames(in: audioFile, channels: channels) }
 
@@ -294,6 +309,12 @@ struct ClockEvent {
     static func silence(at position: Int, in log: [ClockEvent]) -> Int {
         guard let event = log.last(where: { $0.written >= 0 && $0.deviceFrame >= 0 && $0.written <= position }) else { return 0 }
         return event.written - event.deviceFrame
+    }
+
+    /// Whether SDL wrote silence (an underrun) between file positions `a` and `b`, or within
+    /// `margin` frames of them (the log places silence only to its next event).
+    static func silent(from a: Int, to b: Int, in log: [ClockEvent], margin: Int = 1024) -> Bool {
+        silence(at: b + margin, in: log) != silence(at: a - margin, in: log)
     }
 
     /// The frames the player played from file position `a` to `b`: the silence SDL wrote

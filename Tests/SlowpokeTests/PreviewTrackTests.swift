@@ -109,7 +109,7 @@ extension PreviewCommandTests {
         // tells) is the machine's, not the track's: left out, and counted.
         var underrun = 0
         func check(_ window: (at: Int, frequency: Double), _ expected: Double, _ what: String) {
-            if ClockEvent.played(from: window.at, to: window.at + 4096, in: log) < 4096 - 256 {
+            if ClockEvent.silent(from: window.at, to: window.at + 4096, in: log) {
                 underrun += 1
                 return
             }
@@ -140,7 +140,7 @@ extension PreviewCommandTests {
         }
         for window in tone where window.at >= play + 7200 && window.at + 4096 <= first { check(window, 660, "the default track") }
         print("tracks made \(madeIn.map { Int($0 * 1000) }) ms after t, heard \(delays.map { Int($0 * 1000) }) ms after the switch (a window's start); \(wrong.count) of \(checked) windows off, \(underrun) left out (underrun)")
-        #expect(checked >= 80, "measured \(checked) windows")
+        #expect(checked >= 50, "measured \(checked) windows (\(underrun) left out)")
         #expect(wrong.count * 10 <= checked, "\(wrong)")
     }
 
