@@ -350,7 +350,14 @@ enum Heard {
     /// its queue ran dry (a loaded machine) stretched gaps by 20-50% before.
     static func beeps(_ samples: [Float], in range: Range<Int>, log: [ClockEvent]? = nil) -> (spacing: Double, onsets: [Int]) {
         let found = Signals.onsets(Array(samples[range]), threshold: 0.15).map { $0 + range.lowerBound }
-        let gaps = zip(found, found.dropFirst()).map { a, b in Double(log.map { ClockEvent.played(from: a, to: b, in: $0) } ?? b - a) / 48000 }.sorted()
+        var pairs = Array(zip(found, found.dropFirst()))
+        if let log {
+            // Gaps without an underrun where the log can tell; else the frames played (the log
+            // places silence only to its next event, tens of ms apart on a loaded machine).
+            let clean = pairs.filter { !ClockEvent.silent(from: $0.0, to: $0.1, in: log) }
+            if !clean.isEmpty { pairs = clean }
+        }
+        let gaps = pairs.map { a, b in Double(log.map { ClockEvent.played(from: a, to: b, in: $0) } ?? b - a) / 48000 }.sorted()
         return (gaps.isEmpty ? .nan : gaps[gaps.count / 2], found)
     }
 
