@@ -31,6 +31,8 @@ final class AudioFeeder: @unchecked Sendable {
     /// Frames to keep queued ahead of the device.
     let target: Int
     let driver: String
+    /// The disk driver's file (SDL's default name unless SDL_DISKAUDIOFILE names one).
+    private let diskFile: String?
 
     private let lock = NSLock()
     private var engine: RealtimeTimePitch
@@ -78,6 +80,7 @@ final class AudioFeeder: @unchecked Sendable {
         device = opened
         driver = driverName
         deviceLag = driverName == "disk" ? 0 : Int64(have.samples)
+        diskFile = driverName == "disk" ? ProcessInfo.processInfo.environment["SDL_DISKAUDIOFILE"] ?? "sdlaudio.raw" : nil
         // 32 ms: enough to ride out a busy moment on a loaded machine, short enough that a key
         // is heard well within 100 ms (queue + one device buffer + the engine's latency).
         target = 1536
@@ -143,6 +146,19 @@ final class AudioFeeder: @unchecked Sendable {
             }
             return entry.position + Double(heard - entry.frame) * (heardBackwards ? -heardRate : heardRate)
         }
+    }
+
+    /// Frames the device has taken from the queue so far: with the disk driver, the frames
+    /// written to its file (see ``ClockLog``).
+    var deviceFrames: Int64 { lock.withLock { handedLocked() } }
+
+    /// With the disk driver, the frames its file holds: what has been "heard", silence included
+    /// (SDL writes silence while paused or when the queue runs dry); nil for another driver.
+    var writtenFrames: Int64? {
+        guard let file = diskFile else { return nil }
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return Int64(info.st_size) / Int64(4 * format.channels)
     }
 
     /// Frames the device has taken from the queue so far.

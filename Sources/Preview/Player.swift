@@ -40,6 +40,8 @@ public final class Player {
     var wallAnchor = Date()
     /// Whether the composition audio's scaled sections were rendered with varispeed.
     var audioIsVarispeed: Bool
+    /// The source time of the picture on screen, when it came from the forward decoder.
+    private var shownSource: Double?
     /// Whether the key list is on screen (h).
     private var showHelp = false
     var summary = PreviewSummary()
@@ -59,6 +61,7 @@ public final class Player {
         let algorithm = options.algorithm
         audioIsVarispeed = algorithm == .varispeed
         settings = PlaybackSettings(rate: options.rate, algorithm: algorithm, semitones: options.semitones)
+        summary.clock = ClockLog(enabled: options.clockLog)
         let hasVideo = !composition.tracks(withMediaType: .video).isEmpty
         session = try SDLSession(video: options.video)
         let start = min(max(options.start, .zero), composition.duration).seconds
@@ -146,6 +149,7 @@ public final class Player {
             try adoptPreparedAudio(message: message)
             adoptSubtitles(message: message)
             let shown = try stopAtTheEnds(message: message)
+            if !options.video { summary.clock.add(.tick, feeder: feeder, clock: shown.seconds) }
             let variants = statusVariants(at: shown)
             // Without a window the timeline follows as a second line of text.
             let line = variants[0] + (options.video ? "" : "\n" + stripText(at: shown))
@@ -210,7 +214,7 @@ public final class Player {
     /// Shows the frame at `t` and the overlays, when anything on screen changed.
     private func draw(at t: Time, statusDue: Bool, changed: Bool, drawn: inout Drawn) throws {
         guard let video else { return }
-        let frameChanged = try showVideo(at: t)
+        let frameChanged = try showVideo(at: options.videoLag > 0 ? PlaybackClock.time(seconds: t.seconds - options.videoLag) : t)
         let subtitle = showSubtitles ? subtitles?.text(at: t) : nil
         let messages = screenMessages.visible()
         guard frameChanged || statusDue || changed || drawn.time == nil || subtitle != drawn.subtitle
@@ -223,6 +227,7 @@ public final class Player {
         let stripTime = video.present(VideoView.Overlay(status: drawn.status, subtitle: subtitle, help: showHelp ? previewKeyHelp : nil,
                                                         messages: messages, strip: strip))
         summary.frameTiming.add(present: DispatchTime.now().uptimeNanoseconds - started, strip: stripTime)
+        summary.clock.add(.frame, feeder: feeder, clock: t.seconds, source: shownSource)
         drawn.time = t
         drawn.subtitle = subtitle
         drawn.messages = messages
@@ -238,6 +243,7 @@ public final class Player {
               let source = presentation.sourceTime
         else {
             video.clearFrame()
+            shownSource = nil
             return false
         }
         // Too fast to decode every frame: let the decoder drop what nothing refers to, or keep
@@ -253,17 +259,20 @@ public final class Player {
             let before = presentation.segment.isReversed ? (try? source - PlaybackClock.tick) ?? source : source
             guard try backwardFrames.show(at: before) else { return false }
             try backwardFrames.withPlanes { planes, linesizes in video.update(planes: planes, linesizes: linesizes) }
+            shownSource = nil
             return true
         }
         backwardFrames?.clear()
         guard try reader.show(at: source) else { return false }
         try reader.withPlanes { planes, linesizes in video.update(planes: planes, linesizes: linesizes) }
+        shownSource = reader.currentTime?.seconds
         return true
     }
 
     // MARK: Keys
 
     private func handle(_ key: PreviewKey, message: (String) -> Void) throws {
+        summary.clock.add(.key, "\(key)", feeder: feeder, clock: currentTime.seconds)
         switch key {
         case .playPause:
             // Space after `J` pauses; space again plays forwards.

@@ -54,6 +54,7 @@ extension Player {
             replacement.setPlaying(settings.playing)
         }
         audioIsVarispeed = varispeed
+        summary.clock.add(.audio, "track\(audioChoice.current + 1)", feeder: self.feeder, clock: currentTime.seconds)
         message("playing \(audioChoice.label ?? "audio track \(audioChoice.current + 1)")")
     }
 

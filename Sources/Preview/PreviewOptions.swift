@@ -17,6 +17,11 @@ public struct PreviewOptions: Sendable {
     public var autoplay: Bool
     /// Draw the timeline strip (off only to measure what drawing it costs a frame).
     public var strip = true
+    /// Keep the ``ClockLog`` (for measuring the preview's timing in its own clock).
+    public var clockLog = false
+    /// Seconds the picture is shown behind the audio: 0, but for showing that the A/V
+    /// measurement on the ``ClockLog`` sees a late picture.
+    public var videoLag = 0.0
 
     public init(document: URL, rate: Rational = .one, algorithm: TimePitchAlgorithm = .timeDomain, semitones: Int = 0,
                 start: Time = .zero, video: Bool = true, autoplay: Bool = false) {

@@ -11,4 +11,7 @@ public struct PreviewSummary: Sendable {
     public var interrupted = false
     /// How long the window took to draw its frames, and the strip's share.
     public var frameTiming = FrameTiming()
+    /// Keys, pictures and track switches against the audio device's count of frames taken,
+    /// when ``PreviewOptions/clockLog`` asked for them.
+    public internal(set) var clock = ClockLog(enabled: false)
 }

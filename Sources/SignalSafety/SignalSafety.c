@@ -71,9 +71,28 @@ static void on_interrupt(int signal_number) {
     setitimer(ITIMER_REAL, &timer, NULL);
 }
 
+/* "slowpoke: error: crashed (signal 11, SIGSEGV)\n": a crash in C code (a library) prints nothing
+   else, as this handler takes the place of Swift's backtracer. Built by hand: signal-safe. */
+static void say_crashed(int signal_number) {
+    static const char *names[32] = {[SIGSEGV] = "SIGSEGV", [SIGBUS] = "SIGBUS", [SIGILL] = "SIGILL",
+                                    [SIGTRAP] = "SIGTRAP", [SIGFPE] = "SIGFPE", [SIGABRT] = "SIGABRT"};
+    char line[96] = "slowpoke: error: crashed (signal ";
+    size_t n = strlen(line);
+    if (signal_number >= 10) line[n++] = (char)('0' + signal_number / 10 % 10);
+    line[n++] = (char)('0' + signal_number % 10);
+    const char *name = signal_number > 0 && signal_number < 32 && names[signal_number] ? names[signal_number] : "";
+    if (*name) { line[n++] = ','; line[n++] = ' '; }
+    for (; *name && n < sizeof line - 3; name++) line[n++] = *name;
+    line[n++] = ')';
+    line[n++] = '\n';
+    ssize_t ignored = write(STDERR_FILENO, line, n);
+    (void)ignored;
+}
+
 static void on_crash(int signal_number) {
     sp_temporary_unlink_all();
     restore_terminal();
+    say_crashed(signal_number);
     signal(signal_number, SIG_DFL);
     raise(signal_number);
 }

@@ -64,7 +64,10 @@ struct PreviewMovie: ParsableCommand {
 
     func run() throws {
         // Ctrl-C and SIGTERM end the session between keys (never inside a save) with status
-        // 130; installed before SDL starts, so SDL leaves them to us.
+        // 130; installed before SDL starts, so SDL leaves them to us. A connection that breaks
+        // (the X server gone) ends the preview through Xlib's error, which says so, rather than
+        // silently by SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let url = try DocumentLocator.locate(options.document)
         let timeline = try DocumentStore.read(url).timeline
         let rate = rate?.value ?? .one
@@ -81,6 +84,10 @@ struct PreviewMovie: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         // For measuring what the strip costs a frame (README, "Preview"): off, and the timing printed.
         previewOptions.strip = environment["SLOWPOKE_PREVIEW_STRIP"] != "off"
+        // For measuring the preview's timing in its own clock (see ClockLog): written on the way out.
+        let clockLogPath = environment["SLOWPOKE_PREVIEW_CLOCK_LOG"]
+        previewOptions.clockLog = clockLogPath != nil
+        previewOptions.videoLag = environment["SLOWPOKE_PREVIEW_VIDEO_LAG"].flatMap(Double.init) ?? 0
         let player: Player
         do {
             player = try Player(options: previewOptions)
@@ -97,6 +104,9 @@ struct PreviewMovie: ParsableCommand {
                                      interrupted: { Interrupt.received })
         }
         statusLine.finish()
+        if let clockLogPath {
+            try Data(summary.clock.lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: clockLogPath))
+        }
         for note in summary.saved { print(note) }
         if !summary.saved.isEmpty { print("the timeline is now \(summary.duration.shown) s") }
         if environment["SLOWPOKE_PREVIEW_FRAME_TIMES"] == "1" {

@@ -23,23 +23,34 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession(["tone.slowpoke", "--start", "2.5"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(400_000)
+        usleep(100_000)
         #expect(PictureCode.frameIndex(try session.screenshot()) == 120, "paused inside the hold")
-        let start = try session.press("space")
+        try session.press("space")
         usleep(1_200_000)
         let during = PictureCode.frameIndex(try session.screenshot())   // about 3.7 s: still held
-        usleep(2_600_000)
-        let after = PictureCode.frameIndex(try session.screenshot())    // about 6.3 s: source 3.3 s
+        // On to timeline 6.6 s, by the player's clock: a second of the tone after the hold.
+        session.waitForClock(6.6)
         #expect(session.quit() == 0, "\(session.stderr())")
         #expect(during == 120, "frame \(during) on screen during the hold")
-        #expect(after > 150 && after < 260, "frame \(after) on screen after the hold")
+        // After the hold (timeline 5 s on), the pictures presented are the source's again:
+        // timeline t shows source t - 3 (the player's clock log; a screenshot timed on the wall
+        // clock found the hold still on when a loaded machine's audio ran late).
+        let log = try session.clockLog()
+        let afterHold = log.filter { $0.kind == "frame" && $0.clock >= 5.1 }.compactMap { e in e.source.map { (clock: e.clock, source: $0) } }
+        #expect(afterHold.count >= 5, "\(afterHold.count) pictures presented after the hold")
+        #expect(afterHold.allSatisfy { abs($0.source - ($0.clock - 3)) < 0.05 }, "after the hold: \(afterHold.prefix(8))")
 
-        // Heard from 2.5 s: 2.5 s of silence (the rest of the hold), then the tone.
+        // Heard from 2.5 s, where the player acted on space (its clock log): 2.5 s of silence
+        // (the rest of the hold), then the tone; the hold's end found by the frames the player
+        // played (silence SDL wrote on a loaded machine left out).
+        let start = try #require(try session.keyFrames("playPause").first)
         let heard = try session.heardAudio()
-        let holdEnd = start + 2 * 48000 + 24000
+        var holdEnd = start + 120_000
+        for _ in 0..<4 { holdEnd += 120_000 - ClockEvent.played(from: start, to: holdEnd, in: log) }
         try #require(heard.count > holdEnd + 48000, "heard \(heard.count) frames")
         let silent = Signals.rms(heard[(start + 4800)..<(holdEnd - 9600)])
-        let tone = Signals.rms(heard[(holdEnd + 19200)..<(holdEnd + 48000)])
+        // The tone's level where samples are not SDL's exact-zero silence.
+        let tone = Signals.rms(ArraySlice(heard[(holdEnd + 19200)..<(holdEnd + 48000)].filter { $0 != 0 }))
         #expect(silent < 1e-4, "level during the hold \(silent)")
         #expect(tone > 0.05, "level after the hold \(tone)")
     }

@@ -27,9 +27,9 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession(["sweep.slowpoke", "--start", "4"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(400_000)
+        usleep(100_000)
         let paused = PictureCode.frameIndex(try session.screenshot())
-        let start = try session.press("shift+j")
+        try session.press("shift+j")
         usleep(1_000_000)
         let first = PictureCode.frameIndex(try session.screenshot())   // about 3 s: frame 180
         usleep(800_000)
@@ -40,8 +40,9 @@ extension PreviewCommandTests {
         #expect(first > 150 && first < 225, "frame \(first) a second after J")
         #expect(second > 30 && second < first - 20, "frame \(second), then \(first): not backwards")
         #expect(title.contains("◀"), "status \(title)")
-        // Heard: the sweep falls. 0.3 s after J the sound is at about 3.7 s (1310 Hz), 0.9 s
-        // after at about 3.1 s (1130 Hz).
+        // Heard: the sweep falls. 0.3 s after J (where the player acted on it: its clock log)
+        // the sound is at about 3.7 s (1310 Hz), 0.9 s after at about 3.1 s (1130 Hz).
+        let start = try #require(try session.keyFrames("playBackwards").first)
         let heard = try session.heardAudio()
         try #require(heard.count > start + 48000, "heard \(heard.count) frames")
         let early = Signals.dominantFrequency(heard, from: start + 12000, count: 4096)
@@ -58,17 +59,18 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession(["sweep.slowpoke", "--start", "1.5"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(400_000)
+        usleep(100_000)
         // Timeline 1.5 s shows source 4.5 s backwards: the frame before it, 269.
         let paused = PictureCode.frameIndex(try session.screenshot())
-        let start = try session.press("space")
+        try session.press("space")
         usleep(1_000_000)
         let first = PictureCode.frameIndex(try session.screenshot())   // timeline 2.5 s: source 3.5 s
         usleep(800_000)
         let second = PictureCode.frameIndex(try session.screenshot())  // timeline 3.3 s: source 2.7 s
         #expect(session.quit() == 0, "\(session.stderr())")
-        // Heard: the sweep falls inside the range. 0.3 s after space the sound is at source
-        // 4.2 s (1460 Hz), 0.9 s after at 3.6 s (1280 Hz).
+        // Heard: the sweep falls inside the range. 0.3 s after space (where the player acted
+        // on it) the sound is at source 4.2 s (1460 Hz), 0.9 s after at 3.6 s (1280 Hz).
+        let start = try #require(try session.keyFrames("playPause").first)
         let heard = try session.heardAudio()
         try #require(heard.count > start + 48000, "heard \(heard.count) frames")
         let early = Signals.dominantFrequency(heard, from: start + 12000, count: 4096)

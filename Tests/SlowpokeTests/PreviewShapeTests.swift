@@ -27,7 +27,7 @@ extension PreviewCommandTests {
         // Frame 45 (1.5 s at 30 fps), paused.
         let session = try PreviewSession([clip.path, "--start", "1.5"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(500_000)
+        usleep(100_000)
         let shot = try session.screenshot()
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
         #expect(shot.width == width && shot.height == height, "window \(shot.width)x\(shot.height)")
@@ -90,7 +90,7 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession([clip.path, "--start", "1"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(300_000)
+        usleep(100_000)
         let geometry = try #require(try session.geometry())
         let shot = try session.screenshot()
         #expect(session.quit() == 0, "stderr: \(session.stderr())")

@@ -44,7 +44,7 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession(["long.slowpoke", "--start", "13.5"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(500_000)
+        usleep(100_000)
         let shot = try session.screenshot()
         let width = shot.width
         #expect(width >= 640, "a 320x180 clip opens at least 640 px wide: \(width)")
@@ -120,7 +120,7 @@ extension PreviewCommandTests {
         let display = try VirtualDisplay()
         let session = try PreviewSession(["long.mp4"], in: folder.url, display: display)
         try session.waitUntilReady()
-        usleep(400_000)
+        usleep(100_000)
         let before = try session.screenshot()
         try session.pointAtStrip(0.2)
         try session.xdotool("keydown", "shift")

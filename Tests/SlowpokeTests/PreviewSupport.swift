@@ -9,10 +9,14 @@ final class VirtualDisplay {
 
     init() throws {
         // Xvfb picks a free display number itself and writes it to the descriptor -displayfd
-        // names, so tests running side by side never share a server.
+        // names, so tests running side by side never share a server. -noreset: by default an X
+        // server resets when its last client leaves, and a connection made in that moment is
+        // refused. The harness's xdotool calls come and go while the player connects, and 7 of
+        // 250 preview starts (run in a loop beside Xvfb and xdotool) failed that way; with
+        // -noreset none did.
         server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        server.arguments = ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        server.arguments = ["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"]
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
@@ -51,20 +55,24 @@ final class PreviewSession {
     let audioFile: URL
     let display: VirtualDisplay
     let channels: Int
+    /// Where the player writes its ``ClockLog`` when it ends (SLOWPOKE_PREVIEW_CLOCK_LOG).
+    let clockLogFile: URL
     private(set) var window = ""
     private let errPipe = Pipe()
+    private var errText: String?
 
     init(_ arguments: [String], in folder: URL, display: VirtualDisplay, channels: Int = 2,
          environment: [String: String] = [:]) throws {
         self.display = display
         self.channels = channels
         audioFile = folder.appendingPathComponent("heard.raw")
+        clockLogFile = folder.appendingPathComponent("clock-\(UUID().uuidString).log")
         process.executableURL = TestSupport.slowpoke
         process.arguments = ["preview"] + arguments
         process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.merging([
             "DISPLAY": display.display, "SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": audioFile.path,
-            "SWIFT_BACKTRACE": "enable=no",
+            "SWIFT_BACKTRACE": "enable=no", "SLOWPOKE_PREVIEW_CLOCK_LOG": clockLogFile.path,
         ].merging(environment) { $1 }) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errPipe
@@ -110,12 +118,38 @@ final class PreviewSession {
             // Let the first frame be drawn, and a replacement window appear if there is one.
             usleep(id.isEmpty ? 50_000 : 200_000)
         }
-        throw Failure(message: "no preview window appeared; stderr: \(stderr())")
+        throw Failure(message: "no preview window appeared; \(ending()); stderr: \(stderr())")
+    }
+
+    /// How the player ended, for a failure's message: its exit status or the signal that ended it
+    /// (and where its core went), or that it still runs.
+    func ending() -> String {
+        guard !process.isRunning else { return "the player still runs" }
+        if process.terminationReason == .uncaughtSignal {
+            keepCore()
+            return "the player was ended by signal \(process.terminationStatus) (core, if dumped: $TMPDIR/slowpoke-preview-cores)"
+        }
+        return "the player exited with status \(process.terminationStatus)"
     }
 
     /// The window's title, which carries the status line.
     func title() -> String {
         ((try? display.x("xdotool", ["getwindowname", window]))?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Waits until the clock in the title's status reads `seconds` or later (the player's own
+    /// clock: on a loaded machine, whose audio underruns, it runs behind the wall clock), for at
+    /// most `timeout` seconds.
+    func waitForClock(_ seconds: Double, timeout: Double = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let title = title()
+            if let slash = title.range(of: " / ") {
+                let parts = (title[..<slash.lowerBound].split(separator: " ").last ?? "").split(separator: ":")
+                if parts.count == 2, let m = Double(parts[0]), let s = Double(parts[1]), m * 60 + s >= seconds { return }
+            }
+            usleep(50_000)
+        }
     }
 
     /// Audio frames written to the disk so far.
@@ -191,9 +225,26 @@ final class PreviewSession {
         }
     }
 
+    /// What the player wrote to stderr (read once it has ended, then kept: a second call gives
+    /// the same text rather than the nothing left in the pipe).
     func stderr() -> String {
         guard !process.isRunning else { return "(still running)" }
-        return String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if let errText { return errText }
+        let text = String(decoding: errPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        errText = text
+        return text
+    }
+
+    /// The player's ``ClockLog``, written when it ended.
+    func clockLog() throws -> [ClockEvent] {
+        guard !process.isRunning else { throw Failure(message: "the clock log is written when the player ends") }
+        return try ClockEvent.read(clockLogFile)
+    }
+
+    /// The disk audio frame at which the player acted on each press of `key` (its PreviewKey
+    /// case name, e.g. "playPause"), from its clock log.
+    func keyFrames(_ key: String) throws -> [Int] {
+        try ClockEvent.keyFrames(key, in: clockLog())
     }
 
     /// The first channel of what was heard.
@@ -229,6 +280,55 @@ final class PreviewSession {
     }
 }
 
+/// One line of the player's clock log (see ClockLog in Sources/Preview): a key it acted on, a
+/// picture it presented or an audio track it switched to, when the device had taken
+/// `deviceFrame` frames from the player's queue and the disk driver's file held `written`.
+struct ClockEvent {
+    let kind: String
+    let what: String
+    let deviceFrame: Int
+    let written: Int
+    /// The player's clock, composition seconds.
+    let clock: Double
+    /// For a picture: its time in the source movie.
+    let source: Double?
+
+    /// The clock log a player wrote to `file`.
+    static func read(_ file: URL) throws -> [ClockEvent] {
+        let text = try String(contentsOf: file, encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: " ").map(String.init)
+            guard f.count == 6, let frame = Int(f[2]), let written = Int(f[3]), let clock = Double(f[4]) else { return nil }
+            return ClockEvent(kind: f[0], what: f[1], deviceFrame: frame, written: written, clock: clock, source: Double(f[5]))
+        }
+    }
+
+    /// Silence SDL wrote into the disk file up to `position` (while paused, and where the
+    /// player's queue ran dry on a loaded machine): the file's frames less those the device took
+    /// from the player, at the last event at or before `position`.
+    static func silence(at position: Int, in log: [ClockEvent]) -> Int {
+        guard let event = log.last(where: { $0.written >= 0 && $0.deviceFrame >= 0 && $0.written <= position }) else { return 0 }
+        return event.written - event.deviceFrame
+    }
+
+    /// Whether SDL wrote silence (an underrun) between file positions `a` and `b`, or within
+    /// `margin` frames of them (the log places silence only to its next event).
+    static func silent(from a: Int, to b: Int, in log: [ClockEvent], margin: Int = 1024) -> Bool {
+        silence(at: b + margin, in: log) != silence(at: a - margin, in: log)
+    }
+
+    /// The frames the player played from file position `a` to `b`: the silence SDL wrote
+    /// between them left out.
+    static func played(from a: Int, to b: Int, in log: [ClockEvent]) -> Int {
+        b - a - (silence(at: b, in: log) - silence(at: a, in: log))
+    }
+
+    /// The disk audio frames at which the player acted on each press of `key`.
+    static func keyFrames(_ key: String, in log: [ClockEvent]) -> [Int] {
+        log.filter { $0.kind == "key" && $0.what == key }.map(\.written)
+    }
+}
+
 /// Reading the test clips' picture code (see media/make-media.sh) from a screenshot of a
 /// window that shows the whole frame: 16 blocks in the top band carry the frame index.
 enum PictureCode {
@@ -245,10 +345,19 @@ enum PictureCode {
 
 /// Audio measurements on what the preview played.
 enum Heard {
-    /// The median spacing of beep onsets in `samples[range]`, in seconds, and the onsets.
-    static func beeps(_ samples: [Float], in range: Range<Int>) -> (spacing: Double, onsets: [Int]) {
+    /// The median spacing of beep onsets in `samples[range]`, in seconds, and the onsets. With
+    /// the player's clock log, the spacing counts the frames it played: silence SDL wrote where
+    /// its queue ran dry (a loaded machine) stretched gaps by 20-50% before.
+    static func beeps(_ samples: [Float], in range: Range<Int>, log: [ClockEvent]? = nil) -> (spacing: Double, onsets: [Int]) {
         let found = Signals.onsets(Array(samples[range]), threshold: 0.15).map { $0 + range.lowerBound }
-        let gaps = zip(found, found.dropFirst()).map { Double($1 - $0) / 48000 }.sorted()
+        var pairs = Array(zip(found, found.dropFirst()))
+        if let log {
+            // Gaps without an underrun where the log can tell; else the frames played (the log
+            // places silence only to its next event, tens of ms apart on a loaded machine).
+            let clean = pairs.filter { !ClockEvent.silent(from: $0.0, to: $0.1, in: log) }
+            if !clean.isEmpty { pairs = clean }
+        }
+        let gaps = pairs.map { a, b in Double(log.map { ClockEvent.played(from: a, to: b, in: $0) } ?? b - a) / 48000 }.sorted()
         return (gaps.isEmpty ? .nan : gaps[gaps.count / 2], found)
     }
 
@@ -283,66 +392,49 @@ func seconds(_ text: String) -> Double {
     return Double(text) ?? .nan
 }
 
-/// Measures how far the picture on screen trails the sound being heard, while playing at 1x.
+/// How far the picture trails the sound, at 1x, in the player's own clock: for each picture it
+/// presented after `origin` (from its clock log), the composition time heard at that moment,
+/// read from the disk audio at the device frame the log gives (by the beeps: the n-th beep
+/// after `origin` is second `firstBeep + n`), minus the picture's time, less half a frame (a
+/// frame is on screen from its time until the next one's). Silence SDL wrote when the player's
+/// queue ran dry (a loaded machine) is left out of the time between a beep and a picture.
 ///
-/// ffmpeg's x11grab records the window with a wall-clock timestamp per frame, while a thread
-/// here samples the length of the disk audio file against the same clock. Each recorded frame
-/// then has a video time (its frame index / fps, read from the picture code) and an audio time
-/// (the heard file position at that instant, turned into composition time by the beeps: the
-/// n-th beep after `origin` is second `firstBeep + n`). The offset is audio minus video time,
-/// less half a frame (a frame is on screen from its time until the next one's).
+/// It replaces an x11grab recording of the window sampled against a thread that read the audio
+/// file's length on the wall clock: on a loaded machine (load 20-24) that measured the machine,
+/// and failed for main's binary too. The picture's time is the player's word for what it
+/// presented (the screenshots check what is on screen); the time heard is the file's.
 enum AVSync {
-    static func measure(_ session: PreviewSession, seconds: Double, fps: Double, firstBeep: Int, origin: Int) throws -> [Double] {
-        guard let (x, y, width, height) = try session.geometry() else {
-            throw PreviewSession.Failure(message: "no geometry for window \(session.window)")
-        }
-        final class Samples: @unchecked Sendable {  // written by the sampler, read after it stops
-            var times: [Double] = []
-            var frames: [Int] = []
-            var stop = false
-        }
-        let samples = Samples()
-        let file = session.audioFile, channels = session.channels
-        let sampler = Thread {
-            while !samples.stop {
-                samples.times.append(Date().timeIntervalSince1970)
-                samples.frames.append(PreviewSession.frames(in: file, channels: channels))
-                usleep(2000)
-            }
-        }
-        sampler.start()
-        let raw = session.audioFile.deletingLastPathComponent().appendingPathComponent("grab-\(UUID().uuidString).gray")
-        defer { try? FileManager.default.removeItem(at: raw) }
-        let grab = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), [
-            "ffmpeg", "-hide_banner", "-nostdin", "-f", "x11grab", "-framerate", "20", "-video_size", "\(width)x\(height)",
-            "-i", "\(session.display.display)+\(x),\(y)", "-frames:v", "\(Int(seconds * 20))", "-vf", "showinfo", "-fps_mode", "passthrough",
-            "-copyts", "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw.path,
-        ])
-        usleep(50_000)
-        samples.stop = true
-        while !sampler.isFinished { usleep(1000) }
-        guard grab.status == 0 else { throw PreviewSession.Failure(message: "x11grab: \(grab.stderr)") }
-        let stamps: [Double] = grab.stderr.split(separator: "\n").compactMap { line in
-            guard line.contains("showinfo"), let r = line.range(of: " pts:") else { return nil }
-            return Double(line[r.upperBound...].drop { $0 == " " }.prefix { $0.isNumber }).map { $0 / 1_000_000 }
-        }
-        let pixels = [UInt8](try Data(contentsOf: raw))
-        let frameSize = width * height
+    static func offsets(_ session: PreviewSession, fps: Double, firstBeep: Int, origin: Int) throws -> [Double] {
         let heard = try session.heardAudio()
-        let onsets = Signals.onsets(Array(heard[origin...]), threshold: 0.15).map { $0 + origin }
+        guard origin < heard.count else { return [] }
+        // A beep is found again where an underrun (SDL's silence, on a loaded machine) cuts it:
+        // onsets within half a second of the one before are the same beep, and each beep's second
+        // is its distance from the first, rounded.
+        // Distances count the frames played (not SDL's silence, which moves no composition time).
+        let log = try session.clockLog()
+        var onsets: [Int] = []
+        for onset in Signals.onsets(Array(heard[origin...]), threshold: 0.15).map({ $0 + origin })
+        where onsets.last.map({ ClockEvent.played(from: $0, to: onset, in: log) >= 24000 }) ?? true {
+            onsets.append(onset)
+        }
+        guard let firstOnset = onsets.first else { return [] }
+        func second(_ onset: Int) -> Double {
+            Double(firstBeep) + (Double(ClockEvent.played(from: firstOnset, to: onset, in: log)) / 48000).rounded()
+        }
         var offsets: [Double] = []
-        for (n, stamp) in stamps.enumerated() where (n + 1) * frameSize <= pixels.count {
-            // The heard position at `stamp`, between the two samples around it.
-            guard let after = samples.times.firstIndex(where: { $0 >= stamp }), after > 0 else { continue }
-            let t0 = samples.times[after - 1], t1 = samples.times[after]
-            let f0 = Double(samples.frames[after - 1]), f1 = Double(samples.frames[after])
-            let position = f0 + (f1 - f0) * (stamp - t0) / max(1e-9, t1 - t0)
-            guard let beep = onsets.lastIndex(where: { Double($0) <= position }) else { continue }
-            let audioTime = Double(firstBeep + beep) + (position - Double(onsets[beep])) / 48000
-            let shot = (luma: Array(pixels[(n * frameSize)..<((n + 1) * frameSize)]), width: width, height: height)
-            let videoTime = Double(PictureCode.frameIndex(shot)) / fps
-            offsets.append(audioTime - videoTime - 0.5 / fps)
+        for event in log where event.kind == "frame" && event.written > origin && event.written < heard.count {
+            guard let source = event.source, let beep = onsets.last(where: { $0 <= event.written }) else { continue }
+            let audioTime = second(beep) + Double(ClockEvent.played(from: beep, to: event.written, in: log)) / 48000
+            offsets.append(audioTime - source - 0.5 / fps)
         }
         return offsets
+    }
+
+    /// The median and the 90th percentile of the offsets' sizes, and a line to print.
+    static func summary(_ offsets: [Double]) -> (median: Double, p90: Double, line: String) {
+        let sorted = offsets.map(abs).sorted()
+        guard !sorted.isEmpty else { return (.nan, .nan, "no offsets") }
+        let median = sorted[sorted.count / 2], p90 = sorted[sorted.count * 9 / 10]
+        return (median, p90, "A/V offsets (audio − video, ms) over \(offsets.count) pictures: median \(Int(median * 1000)), 90th percentile \(Int(p90 * 1000)), max \(Int(sorted.last! * 1000))")
     }
 }
