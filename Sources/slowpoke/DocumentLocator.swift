@@ -22,8 +22,8 @@ enum DocumentLocator {
         return document
     }
 
-    /// `-` as an input: slowpoke reads a movie (or a sound, for `stretch`) from a file it can
-    /// read again, not from a pipe; only `batch -` reads its recipe from standard input.
+    /// `-` as a movie: slowpoke reads a movie from a file it can read again, not from a pipe
+    /// (`batch -` reads its recipe, and `stretch -` its sound, from standard input).
     static func refuseStandardInput(_ argument: String, what: String = "a movie") throws {
         guard argument == "-" else { return }
         throw CLIError("slowpoke reads \(what) from a file, which it reads more than once (to probe it, scan it and seek in it), not from standard input; save the stream first (`cat > clip.mp4`) and name that file")

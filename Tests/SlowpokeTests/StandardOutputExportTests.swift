@@ -87,12 +87,31 @@ import Testing
         (["export", "-o", "-", "--verify"], 64, "--verify reads the written movie back, and standard output cannot be read back"),
         // Standard input is no movie slowpoke can read: it reads its movie several times.
         (["open", "-"], 1, "slowpoke reads a movie from a file, which it reads more than once"),
-        (["stretch", "-", "out.wav", "--rate", "0.5"], 1, "slowpoke reads a sound from a file"),
+        // `stretch -` saves standard input first; the tests' standard input is /dev/null.
+        (["stretch", "-", "out.wav", "--rate", "0.5"], 1, "standard input was empty"),
     ])
     func misusesAreRefused(_ arguments: [String], _ status: Int32, _ said: String) throws {
         let folder = try folderWithDocument()
         let result = try TestSupport.run(TestSupport.slowpoke, arguments, in: folder.url)
         #expect(result.status == status)
         #expect(result.stderr.hasPrefix("slowpoke: error: " + said), "\(result.stderr)")
+    }
+
+    /// `stretch -` reads the sound from a pipe: the output is the same file, byte for byte, as
+    /// `stretch` of the file itself, and no saved copy is left in the temporary folder.
+    @Test func aSoundStretchesFromStandardInput() throws {
+        let folder = try TemporaryFolder("stretch-stdin")
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=1.5",
+                                                   "-c:a", "flac", folder.file("tone.flac").path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let scratch = { try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.contains("-stdin-") } }
+        let before = try scratch()
+        let piped = try shell(#"cat tone.flac | "$SLOWPOKE" stretch - piped.wav --rate 0.5 --progress none"#, in: folder)
+        #expect(piped.status == 0 && piped.stdout.hasPrefix("wrote piped.wav: 132300 frames (3.000 s)"), "\(piped.stdout)\(piped.stderr)")
+        let named = try TestSupport.run(TestSupport.slowpoke, ["stretch", "tone.flac", "named.wav", "--rate", "0.5", "--progress", "none"], in: folder.url)
+        #expect(named.status == 0, "\(named.stderr)")
+        let pipedBytes = try Data(contentsOf: folder.file("piped.wav")), namedBytes = try Data(contentsOf: folder.file("named.wav"))
+        #expect(pipedBytes.count > 250_000 && pipedBytes == namedBytes, "\(pipedBytes.count) and \(namedBytes.count) bytes")
+        #expect(try scratch() == before, "a saved copy of standard input was left behind")
     }
 }
