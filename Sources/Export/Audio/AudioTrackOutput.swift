@@ -123,8 +123,8 @@ final class AudioTrackOutput {
                 for message in rendered.takeWarnings() { warning(message) }
                 switch try rendered.next(timeout: 0.05) {
                 case .item(let next):
-                    av_packet_unref(packet.pointer)
-                    av_packet_move_ref(packet.pointer, next.pointer)
+                    LibAVCodec.packetUnref(packet.pointer)
+                    LibAVCodec.packetMoveRef(packet.pointer, next.pointer)
                     return true
                 case .end:
                     // The reader finished before the last packet came; its last words too.
@@ -173,7 +173,7 @@ final class AudioTrackOutput {
             if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts += leadIn - shift }
             if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts += leadIn - shift }
             p.pointee.stream_index = output!.pointee.index
-            av_packet_rescale_ts(p, timeBase, output!.pointee.time_base)
+            LibAVCodec.packetRescaleTS(p, timeBase, output!.pointee.time_base)
             p.pointee.pos = -1
             try writer.write(p)
             pending = false

@@ -121,7 +121,7 @@ public struct AudioExporter {
         try destination.commitExport()
         try progress(1)
         return Result(output: destination.destination, duration: track.duration, sampleRate: Int(parameters.sample_rate),
-                      channels: Self.describe(parameters.ch_layout), codec: String(cString: avcodec_get_name(choice.codec)),
+                      channels: Self.describe(parameters.ch_layout), codec: String(cString: LibAVCodec.codecName(choice.codec)),
                       audio: audio.handling, fit: fit)
     }
 

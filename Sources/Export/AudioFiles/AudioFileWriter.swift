@@ -64,7 +64,7 @@ public final class AudioFileWriter {
 
     private func store(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         packet.pointee.stream_index = stream.pointee.index
-        av_packet_rescale_ts(packet, encoder.timeBase, stream.pointee.time_base)
+        LibAVCodec.packetRescaleTS(packet, encoder.timeBase, stream.pointee.time_base)
         try writer.write(packet)
     }
 }

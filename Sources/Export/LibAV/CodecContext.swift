@@ -6,7 +6,7 @@ final class CodecContext {
     let pointer: UnsafeMutablePointer<AVCodecContext>
 
     init(codec: UnsafePointer<AVCodec>) throws(ExportError) {
-        guard let context = avcodec_alloc_context3(codec) else {
+        guard let context = LibAVCodec.allocCodecContext(codec) else {
             throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a codec context"))
         }
         pointer = context
@@ -14,7 +14,7 @@ final class CodecContext {
 
     deinit {
         var context: UnsafeMutablePointer<AVCodecContext>? = pointer
-        avcodec_free_context(&context)
+        LibAVCodec.freeCodecContext(&context)
     }
 
     /// A decoder for `stream`, opened and ready; `errorRecognition` is libavcodec's
@@ -22,16 +22,16 @@ final class CodecContext {
     static func decoder(for stream: StreamView, threads: Int = 0, errorRecognition: Int32 = 0) throws(ExportError) -> CodecContext {
         let parameters = stream.parameters
         // VP8/VP9 alpha is decoded by libvpx only (see SourceAlpha).
-        let libvpx = SourceAlpha.libvpxDecoder(for: stream).flatMap { avcodec_find_decoder_by_name($0) }
-        guard let codec = libvpx ?? avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw .notMedia(path: stream.owner.path, reason: "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))")
+        let libvpx = SourceAlpha.libvpxDecoder(for: stream).flatMap { LibAVCodec.findDecoderByName($0) }
+        guard let codec = libvpx ?? LibAVCodec.findDecoder(parameters.pointee.codec_id) else {
+            throw .notMedia(path: stream.owner.path, reason: "no decoder for \(String(cString: LibAVCodec.codecName(parameters.pointee.codec_id)))")
         }
         let context = try CodecContext(codec: codec)
-        try context.check(avcodec_parameters_to_context(context.pointer, parameters), "configuring the decoder", stream.owner.path)
+        try context.check(LibAVCodec.parametersToContext(context.pointer, parameters), "configuring the decoder", stream.owner.path)
         context.pointer.pointee.pkt_timebase = stream.pointer.pointee.time_base
         context.pointer.pointee.thread_count = Int32(threads)
         if errorRecognition != 0 { context.pointer.pointee.err_recognition = errorRecognition }
-        try context.check(avcodec_open2(context.pointer, codec, nil), "opening the decoder", stream.owner.path)
+        try context.check(LibAVCodec.openCodec(context.pointer, codec, nil), "opening the decoder", stream.owner.path)
         return context
     }
 
@@ -42,10 +42,10 @@ final class CodecContext {
     /// What a send or receive call said, with EAGAIN and EOF as values rather than errors.
     enum Step: Equatable { case ok, needsInput, endOfStream }
 
-    func send(_ packet: Packet?) -> Int32 { avcodec_send_packet(pointer, packet?.pointer) }
+    func send(_ packet: Packet?) -> Int32 { LibAVCodec.sendPacket(pointer, packet?.pointer) }
 
     func receive(_ frame: Frame) throws(AVFailure) -> Step {
-        let result = avcodec_receive_frame(pointer, frame.pointer)
+        let result = LibAVCodec.receiveFrame(pointer, frame.pointer)
         if result == sp_averror_eagain() { return .needsInput }
         if result == sp_averror_eof() { return .endOfStream }
         if result < 0 { throw AVFailure(code: result, operation: "decoding") }

@@ -10,26 +10,26 @@ final class CodecParameters {
     /// The parameters of `encoder`'s output.
     init(of encoder: CodecContext, display: String) throws(ExportError) {
         try LibAV.load()
-        guard let made = avcodec_parameters_alloc() else {
+        guard let made = LibAVCodec.parametersAlloc() else {
             throw .av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
         }
         pointer = made
-        let copied = avcodec_parameters_from_context(made, encoder.pointer)
+        let copied = LibAVCodec.parametersFromContext(made, encoder.pointer)
         guard copied >= 0 else { throw .av(path: display, AVFailure(code: copied, operation: "setting codec parameters")) }
     }
 
     /// A copy of `parameters`.
     init(copying parameters: UnsafePointer<AVCodecParameters>) throws(ExportError) {
-        guard let made = avcodec_parameters_alloc() else {
+        guard let made = LibAVCodec.parametersAlloc() else {
             throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
         }
         pointer = made
-        let copied = avcodec_parameters_copy(made, parameters)
+        let copied = LibAVCodec.parametersCopy(made, parameters)
         guard copied >= 0 else { throw .av(path: "", AVFailure(code: copied, operation: "copying codec parameters")) }
     }
 
     deinit {
         var owned: UnsafeMutablePointer<AVCodecParameters>? = pointer
-        avcodec_parameters_free(&owned)
+        LibAVCodec.parametersFree(&owned)
     }
 }

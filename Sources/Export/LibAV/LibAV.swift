@@ -56,9 +56,9 @@ public enum LibAV {
 ///
 /// The function types are those of the C declarations; a test linked against both libraries
 /// checks each one against its header and each looked-up address against the one the linker
-/// binds. The functions below this type have the C names and signatures, so the rest of the
-/// module reads as plain libav; being declared in this module, they shadow the imported
-/// declarations.
+/// binds. The functions below this type, in ``LibAVFormat`` and ``LibAVCodec``, have the C
+/// signatures under these fields' Swift names: declared under the C names, they would stand
+/// beside CFFmpeg's own declarations in every module that imports both.
 struct AVLibraries: @unchecked Sendable {
     // @unchecked: immutable C function pointers into libraries that are never closed.
     typealias OpenInput = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, UnsafePointer<CChar>?, UnsafePointer<AVInputFormat>?, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
@@ -263,65 +263,75 @@ struct AVLibraries: @unchecked Sendable {
     }
 }
 
-// The libavformat and libavcodec functions slowpoke calls, by their C names (see AVLibraries).
+// The libavformat and libavcodec functions slowpoke calls, under the Swift names of
+// AVLibraries' fields and with the C signatures (see AVLibraries).
 /// Resolved once, on the first call, which comes after LibAV.load() opened the libraries.
 private let av = AVLibraries.loaded
 
-@discardableResult func avformat_open_input(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
-func avformat_close_input(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
-@discardableResult func avformat_find_stream_info(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
-@discardableResult func av_find_best_stream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
-@discardableResult func av_find_input_format(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
-func avformat_query_codec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
-func av_codec_get_id(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
-func av_codec_get_tag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
-@discardableResult func av_guess_format(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
-@discardableResult func av_read_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
-@discardableResult func av_seek_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
-@discardableResult func avformat_seek_file(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
-func avformat_index_get_entries_count(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
-func avformat_index_get_entry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
-@discardableResult func av_stream_get_side_data(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
-@discardableResult func av_stream_new_side_data(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
-@discardableResult func avformat_alloc_output_context2(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }
-func avformat_free_context(_ s: UnsafeMutablePointer<AVFormatContext>?) { av.freeFormatContext(s) }
-@discardableResult func avformat_new_stream(_ s: UnsafeMutablePointer<AVFormatContext>?, _ c: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVStream>! { av.newStream(s, c) }
-@discardableResult func avformat_write_header(_ s: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.writeHeader(s, options) }
-@discardableResult func av_interleaved_write_frame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.interleavedWriteFrame(s, pkt) }
-@discardableResult func av_write_trailer(_ s: UnsafeMutablePointer<AVFormatContext>?) -> Int32 { av.writeTrailer(s) }
-@discardableResult func avio_open(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, _ url: UnsafePointer<CChar>?, _ flags: Int32) -> Int32 { av.ioOpen(s, url, flags) }
-@discardableResult func avio_closep(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?) -> Int32 { av.ioClose(s) }
-@discardableResult func av_packet_alloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
-func av_packet_free(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
-func av_packet_move_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
-func av_packet_rescale_ts(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
-func av_packet_unref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
-@discardableResult func av_packet_ref(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafePointer<AVPacket>?) -> Int32 { av.packetRef(dst, src) }
-func av_packet_new_side_data(_ pkt: UnsafeMutablePointer<AVPacket>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>? { av.packetNewSideData(pkt, type, size) }
-@discardableResult func av_new_packet(_ pkt: UnsafeMutablePointer<AVPacket>?, _ size: Int32) -> Int32 { av.newPacket(pkt, size) }
-@discardableResult func avcodec_decode_subtitle2(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
-@discardableResult func avcodec_encode_subtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }
-func avsubtitle_free(_ sub: UnsafeMutablePointer<AVSubtitle>?) { av.freeSubtitle(sub) }
-@discardableResult func avcodec_alloc_context3(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
-func avcodec_free_context(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
-@discardableResult func avcodec_open2(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }
-@discardableResult func avcodec_descriptor_get(_ id: AVCodecID) -> UnsafePointer<AVCodecDescriptor>! { av.descriptor(id) }
-@discardableResult func avcodec_find_decoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
-@discardableResult func avcodec_find_encoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
-@discardableResult func avcodec_find_encoder_by_name(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
-@discardableResult func avcodec_find_decoder_by_name(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
-func avcodec_flush_buffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
-@discardableResult func avcodec_get_name(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
-@discardableResult func avcodec_profile_name(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
-@discardableResult func avcodec_parameters_alloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
-func avcodec_parameters_free(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
-@discardableResult func avcodec_parameters_copy(_ dst: UnsafeMutablePointer<AVCodecParameters>?, _ src: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersCopy(dst, src) }
-@discardableResult func avcodec_parameters_from_context(_ par: UnsafeMutablePointer<AVCodecParameters>?, _ codec: UnsafePointer<AVCodecContext>?) -> Int32 { av.parametersFromContext(par, codec) }
-@discardableResult func avcodec_parameters_to_context(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
-@discardableResult func avcodec_send_packet(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
-@discardableResult func avcodec_receive_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
-@discardableResult func avcodec_send_frame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
-@discardableResult func avcodec_receive_packet(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
-@discardableResult func av_parser_init(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
-@discardableResult func av_parser_parse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
-func av_parser_close(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }
+/// libavformat's functions: `LibAVFormat.openInput` is `avformat_open_input`, and so on (see
+/// ``AVLibraries`` for each C name).
+enum LibAVFormat {
+    @discardableResult static func openInput(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
+    static func closeInput(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
+    @discardableResult static func findStreamInfo(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
+    @discardableResult static func findBestStream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
+    @discardableResult static func findInputFormat(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
+    static func queryCodec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
+    static func codecGetID(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
+    static func codecGetTag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
+    @discardableResult static func guessFormat(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
+    @discardableResult static func readFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
+    @discardableResult static func seekFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
+    @discardableResult static func seekFile(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
+    static func indexEntriesCount(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
+    static func indexEntry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
+    @discardableResult static func streamGetSideData(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
+    @discardableResult static func streamNewSideData(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
+    @discardableResult static func allocOutputContext(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }
+    static func freeFormatContext(_ s: UnsafeMutablePointer<AVFormatContext>?) { av.freeFormatContext(s) }
+    @discardableResult static func newStream(_ s: UnsafeMutablePointer<AVFormatContext>?, _ c: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVStream>! { av.newStream(s, c) }
+    @discardableResult static func writeHeader(_ s: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.writeHeader(s, options) }
+    @discardableResult static func interleavedWriteFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.interleavedWriteFrame(s, pkt) }
+    @discardableResult static func writeTrailer(_ s: UnsafeMutablePointer<AVFormatContext>?) -> Int32 { av.writeTrailer(s) }
+    @discardableResult static func ioOpen(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, _ url: UnsafePointer<CChar>?, _ flags: Int32) -> Int32 { av.ioOpen(s, url, flags) }
+    @discardableResult static func ioClose(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?) -> Int32 { av.ioClose(s) }
+}
+
+/// libavcodec's functions: `LibAVCodec.sendPacket` is `avcodec_send_packet`, and so on (see
+/// ``AVLibraries`` for each C name).
+enum LibAVCodec {
+    @discardableResult static func packetAlloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
+    static func packetFree(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
+    static func packetMoveRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
+    static func packetRescaleTS(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
+    static func packetUnref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
+    @discardableResult static func packetRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafePointer<AVPacket>?) -> Int32 { av.packetRef(dst, src) }
+    static func packetNewSideData(_ pkt: UnsafeMutablePointer<AVPacket>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>? { av.packetNewSideData(pkt, type, size) }
+    @discardableResult static func newPacket(_ pkt: UnsafeMutablePointer<AVPacket>?, _ size: Int32) -> Int32 { av.newPacket(pkt, size) }
+    @discardableResult static func decodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
+    @discardableResult static func encodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }
+    static func freeSubtitle(_ sub: UnsafeMutablePointer<AVSubtitle>?) { av.freeSubtitle(sub) }
+    @discardableResult static func allocCodecContext(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
+    static func freeCodecContext(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
+    @discardableResult static func openCodec(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }
+    @discardableResult static func descriptor(_ id: AVCodecID) -> UnsafePointer<AVCodecDescriptor>! { av.descriptor(id) }
+    @discardableResult static func findDecoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
+    @discardableResult static func findEncoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
+    @discardableResult static func findEncoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
+    @discardableResult static func findDecoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
+    static func flushBuffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
+    @discardableResult static func codecName(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
+    @discardableResult static func profileName(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
+    @discardableResult static func parametersAlloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
+    static func parametersFree(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
+    @discardableResult static func parametersCopy(_ dst: UnsafeMutablePointer<AVCodecParameters>?, _ src: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersCopy(dst, src) }
+    @discardableResult static func parametersFromContext(_ par: UnsafeMutablePointer<AVCodecParameters>?, _ codec: UnsafePointer<AVCodecContext>?) -> Int32 { av.parametersFromContext(par, codec) }
+    @discardableResult static func parametersToContext(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
+    @discardableResult static func sendPacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
+    @discardableResult static func receiveFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
+    @discardableResult static func sendFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
+    @discardableResult static func receivePacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
+    @discardableResult static func parserInit(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
+    @discardableResult static func parserParse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
+    static func parserClose(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }
+}

@@ -8,7 +8,7 @@ final class Packet {
 
     init() throws(ExportError) {
         try LibAV.load()
-        guard let packet = av_packet_alloc() else {
+        guard let packet = LibAVCodec.packetAlloc() else {
             throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
         }
         pointer = packet
@@ -16,6 +16,6 @@ final class Packet {
 
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&packet)
+        LibAVCodec.packetFree(&packet)
     }
 }

@@ -156,7 +156,7 @@ struct GOPRenderer {
                                deliver: (UnsafeMutablePointer<AVFrame>, Int64) throws -> Void) throws {
         let keyTicks = scan.presentationTicks[key]
         if input.seek(stream: index, to: keyTicks) < 0 {
-            _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
+            _ = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0)
         }
         let decoder = try CodecContext.decoder(for: input.stream(index), threads: 1)
         let packet = try Packet()

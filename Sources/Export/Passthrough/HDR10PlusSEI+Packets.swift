@@ -26,7 +26,7 @@ extension HDR10PlusSEI {
         input.readOnly(stream: index)
         let lengthSize = lengthSize(of: input.stream(index))
         while (try? input.read(into: packet)) == true {
-            defer { av_packet_unref(packet.pointer) }
+            defer { LibAVCodec.packetUnref(packet.pointer) }
             guard Int(packet.pointer.pointee.stream_index) == index else { continue }
             return find(in: packet.pointer, lengthSize: lengthSize) != nil
         }
@@ -37,12 +37,12 @@ extension HDR10PlusSEI {
     func insert(into packet: UnsafeMutablePointer<AVPacket>) throws {
         guard let data = packet.pointee.data, packet.pointee.size > 0 else { return }
         let bytes = inserted(intoAnnexB: UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
-        guard let fresh = av_packet_alloc() else {
+        guard let fresh = LibAVCodec.packetAlloc() else {
             throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "adding HDR10+ metadata to a packet"))
         }
         var owned: UnsafeMutablePointer<AVPacket>? = fresh
-        defer { av_packet_free(&owned) }
-        let made = av_new_packet(fresh, Int32(bytes.count))
+        defer { LibAVCodec.packetFree(&owned) }
+        let made = LibAVCodec.newPacket(fresh, Int32(bytes.count))
         guard made >= 0 else { throw ExportError.libav(AVFailure(code: made, operation: "adding HDR10+ metadata to a packet")) }
         bytes.withUnsafeBufferPointer { fresh.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
         // The properties a muxer reads (the encoder's statistics side data is left behind).
@@ -54,7 +54,7 @@ extension HDR10PlusSEI {
         fresh.pointee.stream_index = old.stream_index
         fresh.pointee.pos = old.pos
         fresh.pointee.time_base = old.time_base
-        av_packet_unref(packet)
-        av_packet_move_ref(packet, fresh)
+        LibAVCodec.packetUnref(packet)
+        LibAVCodec.packetMoveRef(packet, fresh)
     }
 }

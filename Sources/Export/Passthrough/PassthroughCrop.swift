@@ -36,7 +36,7 @@ struct PassthroughCrop {
                                            remedies: [Remedy(.constantRate, "to crop by re-encoding")]))
         }
         guard p.codec_id == AV_CODEC_ID_H264 || p.codec_id == AV_CODEC_ID_HEVC else {
-            throw refuse("passthrough crops by rewriting an H.264 or HEVC stream's cropping window, and its video is \(String(cString: avcodec_get_name(p.codec_id)))")
+            throw refuse("passthrough crops by rewriting an H.264 or HEVC stream's cropping window, and its video is \(String(cString: LibAVCodec.codecName(p.codec_id)))")
         }
         let hevc = p.codec_id == AV_CODEC_ID_HEVC
         self.hevc = hevc

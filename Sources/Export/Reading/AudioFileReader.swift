@@ -228,9 +228,9 @@ public final class AudioFileReader: AudioSource {
         if result < 0 {
             // Some formats cannot seek by time; start again from the top instead.
             target = -(Int64(1) << 40)
-            result = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
+            result = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0)
         }
-        avcodec_flush_buffers(decoder.pointer)
+        LibAVCodec.flushBuffers(decoder.pointer)
         converter = nil
         for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }
         bufferStart = Int64.min
@@ -241,7 +241,7 @@ public final class AudioFileReader: AudioSource {
         if bufferStart == Int64.min { bufferStart = frameIndex }
         if bufferStart > frameIndex && frameIndex >= 0 && target > 0 {
             input.seek(stream: streamIndex, to: -(Int64(1) << 40))
-            avcodec_flush_buffers(decoder.pointer)
+            LibAVCodec.flushBuffers(decoder.pointer)
             converter = nil
             discardNextFrame = false
             for c in 0..<format.channels { buffer[c].removeAll(keepingCapacity: true) }

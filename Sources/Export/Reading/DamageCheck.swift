@@ -73,7 +73,7 @@ final class DamageCheck {
             since.removeAll()
             complete = true
         }
-        guard complete, since.count < limit, let copy = try? Packet(), av_packet_ref(copy.pointer, packet.pointer) >= 0 else {
+        guard complete, since.count < limit, let copy = try? Packet(), LibAVCodec.packetRef(copy.pointer, packet.pointer) >= 0 else {
             complete = false
             return
         }

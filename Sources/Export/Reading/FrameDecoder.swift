@@ -134,10 +134,10 @@ final class FrameDecoder {
             if result < 0 && fromTop {
                 // AVI refuses a time before its index starts: the first frame's, else the file's start.
                 result = input.seek(stream: stream, to: scan.presentationTicks.first ?? 0)
-                if result < 0 { result = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0) }
+                if result < 0 { result = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0) }
             }
             if result < 0 { throw ExportError.av(path: name, AVFailure(code: result, operation: "seeking")) }
-            avcodec_flush_buffers(decoder.pointer)
+            LibAVCodec.flushBuffers(decoder.pointer)
             draining = false
             finished = false
             // The first keyframe packet of the stream from here.

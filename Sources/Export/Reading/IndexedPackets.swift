@@ -50,7 +50,7 @@ struct IndexedPackets {
         var decodeTimes: [[Int64]] = []
         for index in wanted {
             let st = input.stream(index).pointer
-            let count = Int(avformat_index_get_entries_count(st))
+            let count = Int(LibAVFormat.indexEntriesCount(st))
             guard count > 0, st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { return nil }
             var stream = Stream()
             var pos: [Int64] = [], ts: [Int64] = []
@@ -59,7 +59,7 @@ struct IndexedPackets {
             let composition = Self.expanded(offsets.tracks[st.pointee.id], count: count)
             guard let composition else { return nil }
             for i in 0..<count {
-                guard let entry = avformat_index_get_entry(st, Int32(i)) else { return nil }
+                guard let entry = LibAVFormat.indexEntry(st, Int32(i)) else { return nil }
                 let e = entry.pointee
                 // A sample past the end of the file (a truncated recording) is read for real.
                 guard e.pos >= 0, e.pos + Int64(e.size) <= Int64(info.st_size) else { return nil }
@@ -143,7 +143,7 @@ private struct IndexCheck {
             start = min(start, av_rescale_q(times[max(0, times.count - IndexedPackets.checked)], tb, AVRational(num: 1, den: sp_av_time_base())))
         }
         guard start != .max else { return true }
-        guard av_seek_frame(input.pointer, -1, start, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
+        guard LibAVFormat.seekFrame(input.pointer, -1, start, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
         // Packet numbers by position, for each stream's last stretch.
         let window = 20_000
         let positions = positions

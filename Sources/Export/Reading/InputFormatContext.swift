@@ -29,10 +29,10 @@ final class InputFormatContext {
         // Try the demuxer the extension names first: probing every format costs more than
         // reading a short WAV. A wrong extension just falls back to probing.
         var opened: Int32 = -1
-        if let hint = Self.demuxers[(path as NSString).pathExtension.lowercased()], let format = av_find_input_format(hint) {
-            opened = avformat_open_input(&context, path, format, nil)
+        if let hint = Self.demuxers[(path as NSString).pathExtension.lowercased()], let format = LibAVFormat.findInputFormat(hint) {
+            opened = LibAVFormat.openInput(&context, path, format, nil)
         }
-        if opened < 0 { opened = avformat_open_input(&context, path, nil, nil) }
+        if opened < 0 { opened = LibAVFormat.openInput(&context, path, nil, nil) }
         guard opened >= 0, let context else {
             let failure = AVFailure(code: opened, operation: "opening")
             if failure.isInvalidData { throw .notMedia(path: path, reason: TruncatedMP4.missingIndex(path) ?? failure.message) }
@@ -69,7 +69,7 @@ final class InputFormatContext {
 
     deinit {
         var context: UnsafeMutablePointer<AVFormatContext>? = pointer
-        avformat_close_input(&context)
+        LibAVFormat.closeInput(&context)
     }
 
     var streamCount: Int { Int(pointer.pointee.nb_streams) }
@@ -102,8 +102,8 @@ final class InputFormatContext {
 
     /// Reads the next packet into `packet`; false at the end of the file.
     func read(into packet: Packet) throws(ExportError) -> Bool {
-        av_packet_unref(packet.pointer)
-        let result = av_read_frame(pointer, packet.pointer)
+        LibAVCodec.packetUnref(packet.pointer)
+        let result = LibAVFormat.readFrame(pointer, packet.pointer)
         if result == sp_averror_eof() { return false }
         if result < 0 { throw .av(path: path, AVFailure(code: result, operation: "reading a packet")) }
         if let clock {
@@ -132,8 +132,8 @@ final class InputFormatContext {
     @discardableResult
     func seek(stream index: Int, to ticks: Int64) -> Int32 {
         guard let clock, let position = clock.seekPosition(stream: index, time: ticks, base: stream(index).pointer.pointee.time_base) else {
-            return av_seek_frame(pointer, Int32(index), ticks, AVSEEK_FLAG_BACKWARD)
+            return LibAVFormat.seekFrame(pointer, Int32(index), ticks, AVSEEK_FLAG_BACKWARD)
         }
-        return av_seek_frame(pointer, -1, position, AVSEEK_FLAG_BYTE)
+        return LibAVFormat.seekFrame(pointer, -1, position, AVSEEK_FLAG_BYTE)
     }
 }

@@ -21,9 +21,9 @@ final class PictureSizeScan {
     init?(_ input: InputFormatContext, stream: Int) {
         guard Self.changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) else { return nil }
         let s = input.stream(stream)
-        guard let parser = av_parser_init(Int32(s.parameters.pointee.codec_id.rawValue)),
-              let codec = avcodec_find_decoder(s.parameters.pointee.codec_id), let context = try? CodecContext(codec: codec),
-              avcodec_parameters_to_context(context.pointer, s.parameters) >= 0 else { return nil }
+        guard let parser = LibAVCodec.parserInit(Int32(s.parameters.pointee.codec_id.rawValue)),
+              let codec = LibAVCodec.findDecoder(s.parameters.pointee.codec_id), let context = try? CodecContext(codec: codec),
+              LibAVCodec.parametersToContext(context.pointer, s.parameters) >= 0 else { return nil }
         parser.pointee.flags |= PARSER_FLAG_COMPLETE_FRAMES
         self.parser = parser
         self.context = context
@@ -32,14 +32,14 @@ final class PictureSizeScan {
         origin = start == sp_av_nopts_value() ? 0 : start
     }
 
-    deinit { av_parser_close(parser) }
+    deinit { LibAVCodec.parserClose(parser) }
 
     /// Reads `packet`'s parameter sets, if it has any.
     func add(_ packet: AVPacket) {
         guard let parser, let data = packet.data, packet.size > 0 else { return }
         var out: UnsafeMutablePointer<UInt8>?
         var outSize: Int32 = 0
-        av_parser_parse2(parser, context?.pointer, &out, &outSize, data, packet.size, packet.pts, packet.dts, packet.pos)
+        LibAVCodec.parserParse2(parser, context?.pointer, &out, &outSize, data, packet.size, packet.pts, packet.dts, packet.pos)
         let size = (parser.pointee.width, parser.pointee.height)
         guard size.0 > 0, size.1 > 0, last.map({ $0 != size }) ?? true else { return }
         last = size

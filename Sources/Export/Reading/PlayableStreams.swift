@@ -38,7 +38,7 @@ public enum PlayableStreams {
                 let value = String(cString: entry.pointee.value)
                 return value.isEmpty || value == "und" ? nil : value
             }
-            let text = (avcodec_descriptor_get(parameters.codec_id)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
+            let text = (LibAVCodec.descriptor(parameters.codec_id)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
             let entry = PlayableStream(index: i, language: tag("language"), title: tag("title"),
                                        isDefault: stream.disposition & AV_DISPOSITION_DEFAULT != 0, isText: text)
             if parameters.codec_type == AVMEDIA_TYPE_AUDIO { audio.append(entry) }

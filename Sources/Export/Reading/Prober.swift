@@ -82,10 +82,10 @@ public enum Prober {
         }
         var info = StreamInfo(
             index: stream.index, kind: kind,
-            codec: String(cString: avcodec_get_name(par.codec_id)),
+            codec: String(cString: LibAVCodec.codecName(par.codec_id)),
             timeBase: rational(st.time_base) ?? .one)
-        info.codecLongName = avcodec_descriptor_get(par.codec_id).map { String(cString: $0.pointee.long_name) }
-        info.profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
+        info.codecLongName = LibAVCodec.descriptor(par.codec_id).map { String(cString: $0.pointee.long_name) }
+        info.profile = LibAVCodec.profileName(par.codec_id, par.profile).map { String(cString: $0) }
         if st.start_time != sp_av_nopts_value() { info.startTime = time(st.start_time, st.time_base) }
         if st.duration != sp_av_nopts_value() && st.duration > 0 { info.duration = time(st.duration, st.time_base) }
         info.bitRate = par.bit_rate > 0 ? par.bit_rate : nil
@@ -208,7 +208,7 @@ public enum Prober {
 
     private static func rotation(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
         var size: Int = 0
-        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+        guard let data = LibAVFormat.streamGetSideData(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
             return nil
         }
         let counterClockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }

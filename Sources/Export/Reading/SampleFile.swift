@@ -26,8 +26,8 @@ final class SampleFile {
     /// Reads the `size` bytes at `position` into `packet` (a keyframe of stream `stream`, one an
     /// edit list hides when `discarded`), as the demuxer would have read them.
     func read(position: Int64, size: Int32, stream: Int, discarded: Bool, into packet: Packet) throws(ExportError) {
-        av_packet_unref(packet.pointer)
-        let made = av_new_packet(packet.pointer, size)
+        LibAVCodec.packetUnref(packet.pointer)
+        let made = LibAVCodec.newPacket(packet.pointer, size)
         guard made >= 0 else { throw .libav(AVFailure(code: made, operation: "allocating a packet")) }
         let count = Int(size)
         let data = packet.pointer.pointee.data!

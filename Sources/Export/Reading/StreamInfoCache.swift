@@ -39,7 +39,7 @@ enum StreamInfoCache {
             startTime = context.pointee.start_time
             duration = context.pointee.duration
             bitRate = context.pointee.bit_rate
-            bestAudio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+            bestAudio = LibAVFormat.findBestStream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         }
 
         /// Whether `context` holds the streams this entry was made from.
@@ -55,7 +55,7 @@ enum StreamInfoCache {
         func apply(to context: UnsafeMutablePointer<AVFormatContext>) {
             for (index, kept) in streams.enumerated() {
                 let st = context.pointee.streams[index]!
-                avcodec_parameters_copy(st.pointee.codecpar, kept.parameters.pointer)
+                LibAVCodec.parametersCopy(st.pointee.codecpar, kept.parameters.pointer)
                 st.pointee.avg_frame_rate = kept.averageFrameRate
                 st.pointee.r_frame_rate = kept.realFrameRate
                 st.pointee.sample_aspect_ratio = kept.sampleAspectRatio
@@ -90,13 +90,13 @@ enum StreamInfoCache {
     /// Reads the stream information of `context`, opened from `path`: from an earlier
     /// probe of the same file when there is one, else by probing it. Returns libav's result.
     static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
-        guard statesEverything(context.pointee.iformat), let key = key(path) else { return avformat_find_stream_info(context, nil) }
+        guard statesEverything(context.pointee.iformat), let key = key(path) else { return LibAVFormat.findStreamInfo(context, nil) }
         if let entry = lock.withLock({ entries[key] }), entry.matches(context) {
             entry.apply(to: context)
             lock.withLock { hits += 1 }
             return 0
         }
-        let found = avformat_find_stream_info(context, nil)
+        let found = LibAVFormat.findStreamInfo(context, nil)
         if found >= 0, let entry = try? Entry(context) { lock.withLock { entries[key] = entry } }
         return found
     }
@@ -105,7 +105,7 @@ enum StreamInfoCache {
     /// probed, or chooses it now.
     static func bestAudioStream(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
         if let key = key(path), let entry = lock.withLock({ entries[key] }), entry.matches(context) { return entry.bestAudio }
-        return av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        return LibAVFormat.findBestStream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     }
 
     private static func key(_ path: String) -> Key? {

@@ -212,7 +212,7 @@ public final class VideoFrameReader {
         let ticks = sourceTicks(t)
         var result = input.seek(stream: streamIndex, to: ticks)
         if result < 0 { result = input.seek(stream: streamIndex, to: Int64.min / 2) }
-        avcodec_flush_buffers(decoder.pointer)
+        LibAVCodec.flushBuffers(decoder.pointer)
         av_frame_unref(shown.pointer)
         av_frame_unref(ahead.pointer)
         currentTime = nil

@@ -80,7 +80,7 @@ struct Container: Sendable, Hashable {
     var isTransportStream: Bool { muxer == "mpegts" }
 
     /// libavformat's description of the muxer (loaded libav required).
-    var format: UnsafePointer<AVOutputFormat>? { av_guess_format(muxer, nil, nil) }
+    var format: UnsafePointer<AVOutputFormat>? { LibAVFormat.guessFormat(muxer, nil, nil) }
 
     /// Whether codecs written into it keep their extradata in a global header.
     var globalHeader: Bool { format.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true }
@@ -89,7 +89,7 @@ struct Container: Sendable, Hashable {
     /// only for its default codecs; these are the ones it writes, from its stream types.)
     func holds(_ codec: AVCodecID) -> Bool {
         if isTransportStream { return Self.transportStreamCodecs.contains(codec) }
-        return format.map { avformat_query_codec($0, codec, 0) == 1 } ?? false
+        return format.map { LibAVFormat.queryCodec($0, codec, 0) == 1 } ?? false
     }
 
     private static let transportStreamCodecs: Set<AVCodecID> = [

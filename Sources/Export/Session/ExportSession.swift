@@ -127,8 +127,8 @@ final class ExportSession {
     /// Refuses a passthrough video codec the output container cannot hold.
     private func checkContainerHolds(videoOf input: InputFormatContext) throws {
         let codec = input.stream(videoStream.index).parameters.pointee.codec_id
-        guard container.format.map({ avformat_query_codec($0, codec, 0) == 0 }) ?? false else { return }
-        let name = String(cString: avcodec_get_name(codec))
+        guard container.format.map({ LibAVFormat.queryCodec($0, codec, 0) == 0 }) ?? false else { return }
+        let name = String(cString: LibAVCodec.codecName(codec))
         let holders = Container.movieContainers(holding: codec)
         // A constant-rate export writes H.264 or HEVC, which WebM cannot hold either.
         var remedies = holders.isEmpty ? [] : [Remedy(.container(holders))]
@@ -215,7 +215,7 @@ final class ExportSession {
         try subtitles?.pump(upTo: packet.pointee.dts, in: timeBase, writer: writer)
         packet.pointee.stream_index = videoOut.pointee.index
         packet.pointee.pos = -1
-        av_packet_rescale_ts(packet, timeBase, videoOut.pointee.time_base)
+        LibAVCodec.packetRescaleTS(packet, timeBase, videoOut.pointee.time_base)
         try writer.write(packet)
     }
 

@@ -40,10 +40,10 @@ extension SubtitleCue {
             guard Int(p.pointee.stream_index) == stream, p.pointee.pts != sp_av_nopts_value() else { continue }
             var subtitle = AVSubtitle()
             var got: Int32 = 0
-            let decoded = avcodec_decode_subtitle2(decoder.pointer, &subtitle, &got, p)
+            let decoded = LibAVCodec.decodeSubtitle(decoder.pointer, &subtitle, &got, p)
             guard decoded >= 0 else { throw .av(path: display, AVFailure(code: decoded, operation: "reading a subtitle")) }
             guard got != 0 else { continue }
-            defer { avsubtitle_free(&subtitle) }
+            defer { LibAVCodec.freeSubtitle(&subtitle) }
             var lines: [String] = []
             for r in 0..<Int(subtitle.num_rects) {
                 guard let rect = subtitle.rects[r]?.pointee else { continue }
