@@ -80,7 +80,8 @@ let package = Package(
         .target(name: "Bitstream"),
         // What reads movies, below Export (issue 53, moving in steps): `MediaError` (facts only:
         // which file, which operation, what libav said), `AVFailure`, the threads readers and
-        // writers share (`Threads/`), `StandardOutput` and `SharedLibrary`. LibAV/, Reading/,
+        // writers share (`Threads/`), `StandardOutput`, `SharedLibrary` and `LibAV/` (the
+        // libraries under Swift names, owned packets, frames, codec contexts). Reading/,
         // Container and OutputNaming are still in Export (see docs/architecture.md).
         .target(name: "Media", dependencies: ["CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
@@ -119,7 +120,7 @@ let package = Package(
         // AVFilterLibrary's function types against the headers, and FlowInterpolation for
         // FlowLibrary's.
         .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation",
-                                                     "Bitstream",
+                                                     "Bitstream", "Media",
                                                     ],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// How a rendered audio track is encoded: as its source's own codec where slowpoke can encode it
 /// and the container can hold it (Opus, Vorbis, FLAC and PCM in Matroska, PCM in mov, AAC

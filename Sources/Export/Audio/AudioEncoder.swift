@@ -23,13 +23,13 @@ final class AudioEncoder {
     /// for their count.
     init(format: AudioFormat, codecID: AVCodecID, sampleFormat: AVSampleFormat, bitRate: Int? = nil,
          bitsPerRawSample: Int32? = nil, layout: AVChannelLayout? = nil, globalHeader: Bool, display: String) throws(ExportError) {
-        try LibAV.load()
+        try media(LibAV.load)
         self.format = format
         self.display = display
         guard let codec = LibAVCodec.findEncoder(codecID) else {
             throw .unsupported("this FFmpeg has no \(String(cString: LibAVCodec.codecName(codecID))) encoder")
         }
-        context = try CodecContext(codec: codec)
+        context = try media { () throws(MediaError) in try CodecContext(codec: codec) }
         let e = context.pointer
         e.pointee.sample_rate = Int32(format.sampleRate)
         e.pointee.sample_fmt = sampleFormat
@@ -42,10 +42,12 @@ final class AudioEncoder {
         if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         let opened = LibAVCodec.openCodec(e, codec, nil)
         guard opened >= 0 else { throw .av(path: display, AVFailure(code: opened, operation: "opening the encoder")) }
-        converter = try SampleConverter(inLayout: layout, inFormat: AV_SAMPLE_FMT_FLTP, inRate: Int32(format.sampleRate),
-                                        outChannels: Int32(format.channels), outFormat: sampleFormat, outRate: Int32(format.sampleRate))
-        frame = try Frame()
-        packet = try Packet()
+        converter = try media { () throws(MediaError) in 
+            try SampleConverter(inLayout: layout, inFormat: AV_SAMPLE_FMT_FLTP, inRate: Int32(format.sampleRate),
+                                outChannels: Int32(format.channels), outFormat: sampleFormat, outRate: Int32(format.sampleRate))
+        }
+        frame = try media(Frame.init)
+        packet = try media(Packet.init)
         frameSize = e.pointee.frame_size > 0 ? Int(e.pointee.frame_size) : 4096
         pending = [[Float]](repeating: [], count: format.channels)
     }

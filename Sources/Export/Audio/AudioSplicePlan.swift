@@ -1,4 +1,5 @@
 import TimePitch
+import Media
 
 /// Which of an audio track's own packets an export keeps, and which stretches of the timeline
 /// it renders and encodes between them (smart audio).

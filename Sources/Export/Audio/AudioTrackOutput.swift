@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// One audio track of an exported movie. It is copied packet for packet when the timeline leaves
 /// the audio untouched; otherwise it is rendered through TimePitch and encoded on threads of its

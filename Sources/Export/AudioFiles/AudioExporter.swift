@@ -3,6 +3,7 @@ import SafeFiles
 public import Composition
 public import TimePitch
 internal import CFFmpeg
+import Media
 
 /// `slowpoke export` of a document whose movie has no video (a song, a voice memo): the
 /// timeline's audio track, rendered through TimePitch with the same algorithm, renderer and

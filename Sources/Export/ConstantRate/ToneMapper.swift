@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// HDR pictures (PQ or HLG, BT.2020, 10-bit) made fit for an SDR screen: tone-mapped to
 /// BT.709 as 8-bit YUV 4:2:0, by libavfilter's `zscale` and `tonemap` (loaded on first use).

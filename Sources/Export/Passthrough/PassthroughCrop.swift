@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// A passthrough export's crop or zoom (``Reframing``), done without re-encoding: the H.264 or
 /// HEVC stream's cropping window (``CroppingWindow``) is rewritten in the configuration record

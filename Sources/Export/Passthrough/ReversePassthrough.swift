@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Whether passthrough can play the timeline's reversed ranges, decided before any work from
 /// one look at the movie: intra-only video (ProRes, MJPEG, DNxHD, PNG, FFV1, or a stream whose

@@ -101,8 +101,8 @@ public final class AudioFileReader: AudioSource {
         let duration = stream.pointer.pointee.duration, start = stream.pointer.pointee.start_time
         let stated = duration > 0 && duration != sp_av_nopts_value() ? duration + (start != sp_av_nopts_value() ? start : 0) : 0
         statedEndFrame = stated > 0 ? av_rescale_q(stated, timeBase, rate) : nil
-        packet = try Packet()
-        frame = try Frame()
+        packet = try media(Packet.init)
+        frame = try media(Frame.init)
         buffer = [[Float]](repeating: [], count: format.channels)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Finds where an audio stream changes format mid-file from its frames' headers
 /// (``AudioFrameHeader``), without decoding: fed every packet of the stream, it keeps each format
@@ -107,7 +108,7 @@ struct AudioFormatScan {
         if mayChange(input), stream < input.streamCount {
             input.readOnly(stream: stream)
             var scan = AudioFormatScan(stream: input.stream(stream).pointer, origin: input.pointer.pointee.start_time, raw: isRaw(input))
-            let packet = try Packet()
+            let packet = try media(Packet.init)
             // A damaged tail ends the scan; what was read so far is still true.
             while (try? input.read(into: packet)) == true {
                 if Int(packet.pointer.pointee.stream_index) == stream { scan.add(packet.pointer.pointee) }

@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import Synchronization
 internal import CFFmpeg
+import Media
 
 /// Every packet of one audio stream, in samples, from a demux-only pass that skips the other
 /// streams (for smart audio: ``AudioSplicePlan``).

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 internal import CFFmpeg
+import Media
 
 /// Where a file's clock starts again, and the offsets that make it run on: two transport-stream
 /// recordings joined with `cat` (each starting at 1.4 s, say), whose second half repeats the
@@ -99,7 +100,7 @@ struct ClockRestarts: Sendable {
     /// Reads every packet of `input` (which must not correct them itself).
     static func scan(_ input: InputFormatContext) throws(ExportError) -> ClockRestarts {
         var scanner = Scanner(input)
-        let packet = try Packet()
+        let packet = try media(Packet.init)
         // A damaged tail ends the scan; what was read so far is still true.
         while (try? input.read(into: packet)) == true {
             let p = packet.pointer.pointee

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// Which video packets are damaged, packet by packet in decode order: one libavformat flags as
 /// corrupt, and every one decoded after it up to the next keyframe a decoder can start from —

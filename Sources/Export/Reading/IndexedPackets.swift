@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Every packet of an mp4 or mov's streams as the file's index states it, without reading the
 /// samples: libavformat's mov demuxer builds the index from the `moov` box when it opens the

@@ -24,7 +24,7 @@ final class InputFormatContext {
         self.path = path
         // A FIFO or a device would block or never end: only regular files are read.
         if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
-        try LibAV.load()
+        try media(LibAV.load)
         var context: UnsafeMutablePointer<AVFormatContext>?
         // Try the demuxer the extension names first: probing every format costs more than
         // reading a short WAV. A wrong extension just falls back to probing.

@@ -1,5 +1,6 @@
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Finds where a video stream changes picture size mid-file from its packets, through
 /// libavcodec's parser (it reads the parameter sets, decoding nothing): fed every packet of the

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// A stream a player can switch to: an audio track or a subtitle track, with what a menu
 /// shows of it.

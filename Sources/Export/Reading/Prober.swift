@@ -1,6 +1,7 @@
 import Foundation
 public import Composition
 internal import CFFmpeg
+import Media
 
 /// Reads a movie's facts through libavformat: the container, and for every stream its codec,
 /// geometry, rates, colour, rotation, frame count and exact length.
@@ -161,7 +162,7 @@ public enum Prober {
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
         var unplaced = [Int](repeating: 0, count: streams.count)
         var read = 0
-        let packet = try Packet()
+        let packet = try media(Packet.init)
         while true {
             let more: Bool
             do { more = try reader.read(into: packet) } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import SafeFiles
 internal import CFFmpeg
+import Media
 
 /// What `avformat_find_stream_info` learned of an mp4 or mov, kept for the process so that the
 /// file's later openings skip it.

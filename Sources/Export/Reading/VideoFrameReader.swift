@@ -117,9 +117,9 @@ public final class VideoFrameReader {
         nominalFrameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : nil
         hdrTransfer = ToneMapper.transferName(parameters.color_trc)
         toneMapper = hdrTransfer == nil ? nil : try? ToneMapper()
-        packet = try Packet()
-        shown = try Frame()
-        ahead = try Frame()
+        packet = try media(Packet.init)
+        shown = try media(Frame.init)
+        ahead = try media(Frame.init)
     }
 
     deinit {

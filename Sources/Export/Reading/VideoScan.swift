@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Every video packet's timing and the keyframes, from one demux-only pass over the movie
 /// (no decoding). Passthrough maps these packets; the constant-rate export plans which frames

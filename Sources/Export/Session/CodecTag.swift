@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// Which four-character code a copied stream keeps in the output: the source's, wherever the
 /// container takes it, as `ffmpeg -c copy` decides. ProRes 422 LT (`apcs`), 4444 (`ap4h`) and

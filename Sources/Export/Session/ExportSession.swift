@@ -3,6 +3,7 @@ import SafeFiles
 public import Composition
 internal import TimePitch
 internal import CFFmpeg
+import Media
 
 /// One export in progress, as `AVAssetExportSession` is: it owns the output file (written under
 /// a temporary name and renamed only when complete), the muxer, every stream but the video's

@@ -16,7 +16,7 @@ final class MovieWriter {
     /// being made if that fails.
     init(path: String, display: String, container: Container, what: String = "the output") throws(ExportError) {
         self.container = container
-        try LibAV.load()
+        try media(LibAV.load)
         var made: UnsafeMutablePointer<AVFormatContext>?
         let result = LibAVFormat.allocOutputContext(&made, nil, container.muxer, path)
         guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating \(what)")) }

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 extension StreamPlan {
     /// The plan of an audio-only export (``AudioExporter``) to a `.container` file: the

@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 internal import TimePitch
 internal import CFFmpeg
+import Media
 
 /// What an export does with every stream of the movie, decided in one place: the export warns
 /// with it before any work (nothing is left out without a word) and `slowpoke info` shows it.

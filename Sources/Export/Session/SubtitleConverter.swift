@@ -18,7 +18,7 @@ final class SubtitleConverter {
         guard let codec = LibAVCodec.findEncoder(target) else {
             throw .unsupported("this FFmpeg has no \(String(cString: LibAVCodec.codecName(target))) encoder")
         }
-        encoder = try CodecContext(codec: codec)
+        encoder = try media { () throws(MediaError) in try CodecContext(codec: codec) }
         let e = encoder.pointer
         e.pointee.time_base = timeBase
         if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }

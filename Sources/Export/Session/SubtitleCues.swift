@@ -32,7 +32,7 @@ extension SubtitleCue {
         input.readOnly(stream: stream)
         let decoder = try CodecContext.decoder(for: input.stream(stream))
         let base = input.stream(stream).pointer.pointee.time_base
-        let packet = try Packet()
+        let packet = try media(Packet.init)
         // In source time: start, end (nil: until the next), text.
         var found: [(start: Time, end: Time?, text: String)] = []
         while try input.read(into: packet) {

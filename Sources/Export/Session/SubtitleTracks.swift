@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Every subtitle track of an exported movie, retimed through the timeline exactly as the
 /// frames are (see ``SourceMapping``): a cue in a removed range is dropped, one crossing a cut

@@ -1,14 +1,13 @@
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// An owned `AVCodecParameters`, freed on deinit: an encoder's output format kept for the
 /// muxer's stream after the encoder has moved to a thread of its own, or a probed stream's
 /// kept for the file's next opening (``StreamInfoCache``).
-final class CodecParameters {
-    let pointer: UnsafeMutablePointer<AVCodecParameters>
+package final class CodecParameters {
+    package let pointer: UnsafeMutablePointer<AVCodecParameters>
 
     /// The parameters of `encoder`'s output.
-    init(of encoder: CodecContext, display: String) throws(ExportError) {
+    package init(of encoder: CodecContext, display: String) throws(MediaError) {
         try LibAV.load()
         guard let made = LibAVCodec.parametersAlloc() else {
             throw .av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
@@ -19,7 +18,7 @@ final class CodecParameters {
     }
 
     /// A copy of `parameters`.
-    init(copying parameters: UnsafePointer<AVCodecParameters>) throws(ExportError) {
+    package init(copying parameters: UnsafePointer<AVCodecParameters>) throws(MediaError) {
         guard let made = LibAVCodec.parametersAlloc() else {
             throw .av(path: "", AVFailure(code: sp_averror(ENOMEM), operation: "allocating codec parameters"))
         }

@@ -1,12 +1,11 @@
 import Foundation
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// An owned `AVPacket`.
-final class Packet {
-    let pointer: UnsafeMutablePointer<AVPacket>
+package final class Packet {
+    package let pointer: UnsafeMutablePointer<AVPacket>
 
-    init() throws(ExportError) {
+    package init() throws(MediaError) {
         try LibAV.load()
         guard let packet = LibAVCodec.packetAlloc() else {
             throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))

@@ -1,22 +1,9 @@
 internal import CFFmpeg
 import Media
 
-/// An owned `AVCodecContext`, freed on deinit.
-final class CodecContext {
-    let pointer: UnsafeMutablePointer<AVCodecContext>
-
-    init(codec: UnsafePointer<AVCodec>) throws(ExportError) {
-        guard let context = LibAVCodec.allocCodecContext(codec) else {
-            throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a codec context"))
-        }
-        pointer = context
-    }
-
-    deinit {
-        var context: UnsafeMutablePointer<AVCodecContext>? = pointer
-        LibAVCodec.freeCodecContext(&context)
-    }
-
+/// What Export asks of Media's ``CodecContext`` in its own errors: a decoder for a stream (on
+/// Reading's ``StreamView``, and moving to Media with it) and a libav return code checked.
+extension CodecContext {
     /// A decoder for `stream`, opened and ready; `errorRecognition` is libavcodec's
     /// `err_recognition` (`AV_EF_EXPLODE` makes any damage it notices an error).
     static func decoder(for stream: StreamView, threads: Int = 0, errorRecognition: Int32 = 0) throws(ExportError) -> CodecContext {
@@ -26,7 +13,7 @@ final class CodecContext {
         guard let codec = libvpx ?? LibAVCodec.findDecoder(parameters.pointee.codec_id) else {
             throw .notMedia(path: stream.owner.path, reason: "no decoder for \(String(cString: LibAVCodec.codecName(parameters.pointee.codec_id)))")
         }
-        let context = try CodecContext(codec: codec)
+        let context = try media { () throws(MediaError) in try CodecContext(codec: codec) }
         try context.check(LibAVCodec.parametersToContext(context.pointer, parameters), "configuring the decoder", stream.owner.path)
         context.pointer.pointee.pkt_timebase = stream.pointer.pointee.time_base
         context.pointer.pointee.thread_count = Int32(threads)
@@ -37,18 +24,5 @@ final class CodecContext {
 
     func check(_ code: Int32, _ operation: String, _ path: String) throws(ExportError) {
         if code < 0 { throw .av(path: path, AVFailure(code: code, operation: operation)) }
-    }
-
-    /// What a send or receive call said, with EAGAIN and EOF as values rather than errors.
-    enum Step: Equatable { case ok, needsInput, endOfStream }
-
-    func send(_ packet: Packet?) -> Int32 { LibAVCodec.sendPacket(pointer, packet?.pointer) }
-
-    func receive(_ frame: Frame) throws(AVFailure) -> Step {
-        let result = LibAVCodec.receiveFrame(pointer, frame.pointer)
-        if result == sp_averror_eagain() { return .needsInput }
-        if result == sp_averror_eof() { return .endOfStream }
-        if result < 0 { throw AVFailure(code: result, operation: "decoding") }
-        return .ok
     }
 }

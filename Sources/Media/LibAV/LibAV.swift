@@ -1,6 +1,5 @@
 import Foundation
-import Media
-internal import CFFmpeg
+package import CFFmpeg
 
 /// Process-wide libav set-up. Libraries never print: libav's own logger is silenced, and every
 /// failure reaches the caller as a return code turned into an error.
@@ -8,7 +7,7 @@ public enum LibAV {
     /// Opens libavformat and libavcodec (see ``AVLibraries``) and silences libav's logger.
     /// Everything that calls into those libraries runs after this: the contexts, packets and
     /// encoders whose initialisers start every reading and writing path call it first.
-    static func load() throws(ExportError) {
+    package static func load() throws(MediaError) {
         _ = configured
         _ = try AVLibraries.shared.get()
     }
@@ -184,7 +183,7 @@ struct AVLibraries: @unchecked Sendable {
                             avcodec: "libavcodec.so.\(LIBAVCODEC_VERSION_MAJOR)")
 
     /// The libraries, loaded once; or why they cannot be.
-    static let shared = Result { () throws(ExportError) in try AVLibraries() }
+    static let shared = Result { () throws(MediaError) in try AVLibraries() }
 
     /// The loaded functions, for code that runs after ``LibAV/load()``.
     static var loaded: AVLibraries {
@@ -192,15 +191,13 @@ struct AVLibraries: @unchecked Sendable {
         return libraries
     }
 
-    private init() throws(ExportError) {
-        func open(_ name: String) throws(ExportError) -> SharedLibrary {
-            try media { () throws(MediaError) in
-                try SharedLibrary(name, cannotLoad: { "slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \($0)" })
-            }
+    private init() throws(MediaError) {
+        func open(_ name: String) throws(MediaError) -> SharedLibrary {
+            try SharedLibrary(name, cannotLoad: { "slowpoke needs \(name) (install libavformat59 and libavcodec59), which cannot be loaded: \($0)" })
         }
         let avformat = try open(Self.fileNames.avformat), avcodec = try open(Self.fileNames.avcodec)
-        func symbol<F>(_ library: SharedLibrary, _ name: String) throws(ExportError) -> F {
-            try media { () throws(MediaError) -> F in try library.symbol(name) }
+        func symbol<F>(_ library: SharedLibrary, _ name: String) throws(MediaError) -> F {
+            try library.symbol(name)
         }
         openInput = try symbol(avformat, "avformat_open_input")
         closeInput = try symbol(avformat, "avformat_close_input")
@@ -270,68 +267,68 @@ private let av = AVLibraries.loaded
 
 /// libavformat's functions: `LibAVFormat.openInput` is `avformat_open_input`, and so on (see
 /// ``AVLibraries`` for each C name).
-enum LibAVFormat {
-    @discardableResult static func openInput(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
-    static func closeInput(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
-    @discardableResult static func findStreamInfo(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
-    @discardableResult static func findBestStream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
-    @discardableResult static func findInputFormat(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
-    static func queryCodec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
-    static func codecGetID(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
-    static func codecGetTag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
-    @discardableResult static func guessFormat(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
-    @discardableResult static func readFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
-    @discardableResult static func seekFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
-    @discardableResult static func seekFile(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
-    static func indexEntriesCount(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
-    static func indexEntry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
-    @discardableResult static func streamGetSideData(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
-    @discardableResult static func streamNewSideData(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
-    @discardableResult static func allocOutputContext(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }
-    static func freeFormatContext(_ s: UnsafeMutablePointer<AVFormatContext>?) { av.freeFormatContext(s) }
-    @discardableResult static func newStream(_ s: UnsafeMutablePointer<AVFormatContext>?, _ c: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVStream>! { av.newStream(s, c) }
-    @discardableResult static func writeHeader(_ s: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.writeHeader(s, options) }
-    @discardableResult static func interleavedWriteFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.interleavedWriteFrame(s, pkt) }
-    @discardableResult static func writeTrailer(_ s: UnsafeMutablePointer<AVFormatContext>?) -> Int32 { av.writeTrailer(s) }
-    @discardableResult static func ioOpen(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, _ url: UnsafePointer<CChar>?, _ flags: Int32) -> Int32 { av.ioOpen(s, url, flags) }
-    @discardableResult static func ioClose(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?) -> Int32 { av.ioClose(s) }
+package enum LibAVFormat {
+    @discardableResult package static func openInput(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
+    package static func closeInput(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
+    @discardableResult package static func findStreamInfo(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
+    @discardableResult package static func findBestStream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
+    @discardableResult package static func findInputFormat(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
+    package static func queryCodec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
+    package static func codecGetID(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
+    package static func codecGetTag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
+    @discardableResult package static func guessFormat(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
+    @discardableResult package static func readFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
+    @discardableResult package static func seekFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
+    @discardableResult package static func seekFile(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
+    package static func indexEntriesCount(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
+    package static func indexEntry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
+    @discardableResult package static func streamGetSideData(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
+    @discardableResult package static func streamNewSideData(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
+    @discardableResult package static func allocOutputContext(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }
+    package static func freeFormatContext(_ s: UnsafeMutablePointer<AVFormatContext>?) { av.freeFormatContext(s) }
+    @discardableResult package static func newStream(_ s: UnsafeMutablePointer<AVFormatContext>?, _ c: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVStream>! { av.newStream(s, c) }
+    @discardableResult package static func writeHeader(_ s: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.writeHeader(s, options) }
+    @discardableResult package static func interleavedWriteFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.interleavedWriteFrame(s, pkt) }
+    @discardableResult package static func writeTrailer(_ s: UnsafeMutablePointer<AVFormatContext>?) -> Int32 { av.writeTrailer(s) }
+    @discardableResult package static func ioOpen(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, _ url: UnsafePointer<CChar>?, _ flags: Int32) -> Int32 { av.ioOpen(s, url, flags) }
+    @discardableResult package static func ioClose(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?) -> Int32 { av.ioClose(s) }
 }
 
 /// libavcodec's functions: `LibAVCodec.sendPacket` is `avcodec_send_packet`, and so on (see
 /// ``AVLibraries`` for each C name).
-enum LibAVCodec {
-    @discardableResult static func packetAlloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
-    static func packetFree(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
-    static func packetMoveRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
-    static func packetRescaleTS(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
-    static func packetUnref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
-    @discardableResult static func packetRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafePointer<AVPacket>?) -> Int32 { av.packetRef(dst, src) }
-    static func packetNewSideData(_ pkt: UnsafeMutablePointer<AVPacket>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>? { av.packetNewSideData(pkt, type, size) }
-    @discardableResult static func newPacket(_ pkt: UnsafeMutablePointer<AVPacket>?, _ size: Int32) -> Int32 { av.newPacket(pkt, size) }
-    @discardableResult static func decodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
-    @discardableResult static func encodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }
-    static func freeSubtitle(_ sub: UnsafeMutablePointer<AVSubtitle>?) { av.freeSubtitle(sub) }
-    @discardableResult static func allocCodecContext(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
-    static func freeCodecContext(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
-    @discardableResult static func openCodec(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }
-    @discardableResult static func descriptor(_ id: AVCodecID) -> UnsafePointer<AVCodecDescriptor>! { av.descriptor(id) }
-    @discardableResult static func findDecoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
-    @discardableResult static func findEncoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
-    @discardableResult static func findEncoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
-    @discardableResult static func findDecoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
-    static func flushBuffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
-    @discardableResult static func codecName(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
-    @discardableResult static func profileName(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
-    @discardableResult static func parametersAlloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
-    static func parametersFree(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
-    @discardableResult static func parametersCopy(_ dst: UnsafeMutablePointer<AVCodecParameters>?, _ src: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersCopy(dst, src) }
-    @discardableResult static func parametersFromContext(_ par: UnsafeMutablePointer<AVCodecParameters>?, _ codec: UnsafePointer<AVCodecContext>?) -> Int32 { av.parametersFromContext(par, codec) }
-    @discardableResult static func parametersToContext(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
-    @discardableResult static func sendPacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
-    @discardableResult static func receiveFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
-    @discardableResult static func sendFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
-    @discardableResult static func receivePacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
-    @discardableResult static func parserInit(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
-    @discardableResult static func parserParse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
-    static func parserClose(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }
+package enum LibAVCodec {
+    @discardableResult package static func packetAlloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
+    package static func packetFree(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
+    package static func packetMoveRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
+    package static func packetRescaleTS(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
+    package static func packetUnref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
+    @discardableResult package static func packetRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafePointer<AVPacket>?) -> Int32 { av.packetRef(dst, src) }
+    package static func packetNewSideData(_ pkt: UnsafeMutablePointer<AVPacket>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>? { av.packetNewSideData(pkt, type, size) }
+    @discardableResult package static func newPacket(_ pkt: UnsafeMutablePointer<AVPacket>?, _ size: Int32) -> Int32 { av.newPacket(pkt, size) }
+    @discardableResult package static func decodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
+    @discardableResult package static func encodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }
+    package static func freeSubtitle(_ sub: UnsafeMutablePointer<AVSubtitle>?) { av.freeSubtitle(sub) }
+    @discardableResult package static func allocCodecContext(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
+    package static func freeCodecContext(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
+    @discardableResult package static func openCodec(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }
+    @discardableResult package static func descriptor(_ id: AVCodecID) -> UnsafePointer<AVCodecDescriptor>! { av.descriptor(id) }
+    @discardableResult package static func findDecoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
+    @discardableResult package static func findEncoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
+    @discardableResult package static func findEncoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
+    @discardableResult package static func findDecoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
+    package static func flushBuffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
+    @discardableResult package static func codecName(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
+    @discardableResult package static func profileName(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
+    @discardableResult package static func parametersAlloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
+    package static func parametersFree(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
+    @discardableResult package static func parametersCopy(_ dst: UnsafeMutablePointer<AVCodecParameters>?, _ src: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersCopy(dst, src) }
+    @discardableResult package static func parametersFromContext(_ par: UnsafeMutablePointer<AVCodecParameters>?, _ codec: UnsafePointer<AVCodecContext>?) -> Int32 { av.parametersFromContext(par, codec) }
+    @discardableResult package static func parametersToContext(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
+    @discardableResult package static func sendPacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
+    @discardableResult package static func receiveFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
+    @discardableResult package static func sendFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
+    @discardableResult package static func receivePacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
+    @discardableResult package static func parserInit(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
+    @discardableResult package static func parserParse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
+    package static func parserClose(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }
 }

@@ -1,11 +1,10 @@
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// An owned `AVFrame`.
-final class Frame {
-    let pointer: UnsafeMutablePointer<AVFrame>
+package final class Frame {
+    package let pointer: UnsafeMutablePointer<AVFrame>
 
-    init() throws(ExportError) {
+    package init() throws(MediaError) {
         guard let frame = av_frame_alloc() else {
             throw .libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a frame"))
         }
@@ -13,7 +12,7 @@ final class Frame {
     }
 
     /// Takes ownership of `frame` (one from `av_frame_alloc` or `av_frame_clone`).
-    init(owning frame: UnsafeMutablePointer<AVFrame>) {
+    package init(owning frame: UnsafeMutablePointer<AVFrame>) {
         pointer = frame
     }
 

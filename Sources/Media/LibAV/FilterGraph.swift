@@ -1,11 +1,10 @@
 import Foundation
 internal import CFFmpeg
-import Media
 
 /// An owned libavfilter graph with one video input (`buffer`) and one output (`buffersink`)
 /// around a chain of filters such as `bwdif=…`. Frames go in with the
 /// timestamps the caller gives them and come out in the order the chain makes them.
-final class FilterGraph {
+package final class FilterGraph {
     private let library: AVFilterLibrary
     private let pointer: UnsafeMutablePointer<AVFilterGraph>
     private let source: UnsafeMutablePointer<AVFilterContext>
@@ -15,7 +14,7 @@ final class FilterGraph {
 
     /// The `input` that describes pictures like `frame`: its size, pixel format and sample
     /// aspect ratio (1:1 when it has none), at `timeBase`.
-    static func input(like frame: Frame, timeBase: String = "1/90000") -> String {
+    package static func input(like frame: Frame, timeBase: String = "1/90000") -> String {
         let f = frame.pointer.pointee
         let sar = f.sample_aspect_ratio.num > 0 && f.sample_aspect_ratio.den > 0 ? f.sample_aspect_ratio : AVRational(num: 1, den: 1)
         return "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase):pixel_aspect=\(sar.num)/\(sar.den)"
@@ -23,10 +22,10 @@ final class FilterGraph {
 
     /// A graph running `chain` (named `filter` in errors) on input pictures described by
     /// `input`: `video_size=WxH:pix_fmt=N:time_base=a/b:pixel_aspect=c/d`.
-    init(chain: String, filter: String, input arguments: String, work: String) throws {
+    package init(chain: String, filter: String, input arguments: String, work: String) throws {
         let lib = try AVFilterLibrary.shared.get()
         guard let graph = lib.graphAlloc() else {
-            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a filter graph"))
+            throw MediaError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a filter graph"))
         }
         var owned: UnsafeMutablePointer<AVFilterGraph>? = graph
         var handedOver = false
@@ -34,9 +33,9 @@ final class FilterGraph {
         var source: UnsafeMutablePointer<AVFilterContext>?
         var sink: UnsafeMutablePointer<AVFilterContext>?
         var result = lib.graphCreateFilter(&source, lib.getByName("buffer"), "in", arguments, nil, graph)
-        guard result >= 0, let source else { throw ExportError.libav(AVFailure(code: result, operation: "creating the filter input")) }
+        guard result >= 0, let source else { throw MediaError.libav(AVFailure(code: result, operation: "creating the filter input")) }
         result = lib.graphCreateFilter(&sink, lib.getByName("buffersink"), "out", nil, nil, graph)
-        guard result >= 0, let sink else { throw ExportError.libav(AVFailure(code: result, operation: "creating the filter output")) }
+        guard result >= 0, let sink else { throw MediaError.libav(AVFailure(code: result, operation: "creating the filter output")) }
         var outputs = lib.inOutAlloc()
         var inputs = lib.inOutAlloc()
         defer { lib.inOutFree(&outputs); lib.inOutFree(&inputs) }
@@ -45,9 +44,9 @@ final class FilterGraph {
         inputs!.pointee.name = av_strdup("out")
         inputs!.pointee.filter_ctx = sink
         result = lib.graphParse(graph, chain, &inputs, &outputs, nil)
-        guard result >= 0 else { throw ExportError.libav(AVFailure(code: result, operation: "setting up \(filter)")) }
+        guard result >= 0 else { throw MediaError.libav(AVFailure(code: result, operation: "setting up \(filter)")) }
         result = lib.graphConfig(graph, nil)
-        guard result >= 0 else { throw ExportError.libav(AVFailure(code: result, operation: "configuring \(filter)")) }
+        guard result >= 0 else { throw MediaError.libav(AVFailure(code: result, operation: "configuring \(filter)")) }
         handedOver = true
         library = lib
         pointer = graph
@@ -63,28 +62,28 @@ final class FilterGraph {
 
     /// Gives the chain a reference to `frame`'s picture, stamped `pts`; nil ends the input.
     /// `progressive` hands the frame over as progressive, whatever it was coded as.
-    func add(_ frame: Frame?, pts: Int64 = 0, progressive: Bool = false) throws {
+    package func add(_ frame: Frame?, pts: Int64 = 0, progressive: Bool = false) throws {
         guard let frame else {
             _ = library.sourceAddFrame(source, nil)
             return
         }
         guard let copy = av_frame_clone(frame.pointer) else {
-            throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "copying a frame"))
+            throw MediaError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "copying a frame"))
         }
         var owned: UnsafeMutablePointer<AVFrame>? = copy
         defer { av_frame_free(&owned) }
         copy.pointee.pts = pts
         if progressive { copy.pointee.interlaced_frame = 0 }
         let added = library.sourceAddFrame(source, copy)
-        guard added >= 0 else { throw ExportError.libav(AVFailure(code: added, operation: work)) }
+        guard added >= 0 else { throw MediaError.libav(AVFailure(code: added, operation: work)) }
     }
 
     /// The next picture the chain made, or nil when it needs more input (or has ended).
-    func next() throws -> Frame? {
+    package func next() throws -> Frame? {
         let out = try Frame()
         let got = library.sinkGetFrame(sink, out.pointer)
         if got == sp_averror_eagain() || got == sp_averror_eof() { return nil }
-        guard got >= 0 else { throw ExportError.libav(AVFailure(code: got, operation: work)) }
+        guard got >= 0 else { throw MediaError.libav(AVFailure(code: got, operation: work)) }
         return out
     }
 }

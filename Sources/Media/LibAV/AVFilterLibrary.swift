@@ -1,5 +1,4 @@
 import Foundation
-import Media
 internal import CFFmpeg
 
 /// libavfilter, opened on first use instead of linked. Only the `--fps` export of interlaced
@@ -7,7 +6,7 @@ internal import CFFmpeg
 /// LV2 …) cost every slowpoke command about 30 ms at start-up, more than all other libraries
 /// but libavcodec together. The function types are those of the C declarations; a test linked
 /// against libavfilter checks each one against its header.
-struct AVFilterLibrary: @unchecked Sendable {
+package struct AVFilterLibrary: @unchecked Sendable {
     // @unchecked: immutable C function pointers into a library that is never closed.
     typealias GetByName = @convention(c) (UnsafePointer<CChar>?) -> UnsafePointer<AVFilter>?
     typealias GraphAlloc = @convention(c) () -> UnsafeMutablePointer<AVFilterGraph>?
@@ -36,19 +35,17 @@ struct AVFilterLibrary: @unchecked Sendable {
     let sinkGetFrame: FrameCall
 
     /// The library, loaded once; or why it cannot be.
-    static let shared = Result { () throws(ExportError) in try AVFilterLibrary() }
+    package static let shared = Result { () throws(MediaError) in try AVFilterLibrary() }
 
     /// The library's file: the major version the headers describe.
     static let fileName = "libavfilter.so.\(LIBAVFILTER_VERSION_MAJOR)"
 
-    private init() throws(ExportError) {
-        let library = try media { () throws(MediaError) in
-            try SharedLibrary(Self.fileName, cannotLoad: {
-                "deinterlacing needs libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
-            }, missingNote: "; deinterlacing is unavailable")
-        }
-        func symbol<F>(_ name: String, as type: F.Type) throws(ExportError) -> F {
-            try media { () throws(MediaError) -> F in try library.symbol(name, as: type) }
+    private init() throws(MediaError) {
+        let library = try SharedLibrary(Self.fileName, cannotLoad: {
+            "deinterlacing needs libavfilter (\(Self.fileName)), which cannot be loaded: \($0)"
+        }, missingNote: "; deinterlacing is unavailable")
+        func symbol<F>(_ name: String, as type: F.Type) throws(MediaError) -> F {
+            try library.symbol(name, as: type)
         }
         getByName = try symbol("avfilter_get_by_name", as: GetByName.self)
         graphAlloc = try symbol("avfilter_graph_alloc", as: GraphAlloc.self)
