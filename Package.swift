@@ -80,9 +80,9 @@ let package = Package(
         .target(name: "Bitstream"),
         // What reads movies, below Export (issue 53, moving in steps): `MediaError` (facts only:
         // which file, which operation, what libav said), `AVFailure`, the threads readers and
-        // writers share (`Threads/`), `StandardOutput`, `SharedLibrary` and `LibAV/` (the
-        // libraries under Swift names, owned packets, frames, codec contexts). Reading/,
-        // Container and OutputNaming are still in Export (see docs/architecture.md).
+        // writers share (`Threads/`), `StandardOutput`, `SharedLibrary`, `LibAV/` (the
+        // libraries under Swift names, owned packets, frames, codec contexts) and `Container`.
+        // Reading/ and OutputNaming are still in Export (see docs/architecture.md).
         .target(name: "Media", dependencies: ["CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
                                                "Bitstream", "Media",

@@ -1,41 +1,40 @@
-internal import CFFmpeg
+package import CFFmpeg
 import Foundation
-import Media
 
 /// A file format slowpoke writes, made once from the output's extension. Every question about
 /// the container (which muxer, whether it is Matroska, whether it can hide frames behind an
 /// edit list, whether codecs keep their extradata in a global header, what it holds, how
 /// messages name it) is asked here, not of a muxer name; what slowpoke keeps, encodes and times
 /// in each is in `Container+Codecs.swift`, and the default output names in ``OutputNaming``.
-struct Container: Sendable, Hashable {
+package struct Container: Sendable, Hashable {
     /// libavformat's name of the muxer: mp4, mov, matroska, webm, ipod, wav, flac, mp3, opus.
-    let muxer: String
+    package let muxer: String
     /// The output's extension, lowercased, as the user gave it (`m4v` is an mp4).
-    let fileExtension: String
+    package let fileExtension: String
     /// Written as a stream, front to back with no seeking (to standard output): mp4 is then
     /// fragmented (an empty `moov`, then a fragment from each keyframe), Matroska has no cues.
-    let isStreamed: Bool
+    package let isStreamed: Bool
 
     /// The movie containers, by extension, in the order messages list them.
     private static let movies: KeyValuePairs = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
     /// The audio-only files (a movie with no video), by extension.
     private static let audioFiles = ["m4a": "ipod", "wav": "wav", "flac": "flac", "mp3": "mp3", "opus": "opus"]
     /// The movie extensions users are told about, in order (`m4v` is accepted as an mp4).
-    static let movieExtensions = ["mp4", "mov", "mkv", "webm"]
+    package static let movieExtensions = ["mp4", "mov", "mkv", "webm"]
     /// Every extension a movie export accepts: those users are told about and `m4v` (an mp4).
-    static let acceptedMovieExtensions = movies.map { $0.key }
+    package static let acceptedMovieExtensions = movies.map { $0.key }
     /// The audio extensions users are told about, in order.
-    static let audioExtensions = ["m4a", "wav", "flac", "mp3", "opus"]
+    package static let audioExtensions = ["m4a", "wav", "flac", "mp3", "opus"]
 
     /// The movie container of a file named with `fileExtension`; nil if slowpoke writes no movie so.
-    init?(movie fileExtension: String) {
+    package init?(movie fileExtension: String) {
         let ext = fileExtension.lowercased()
         guard let muxer = Self.movies.first(where: { $0.key == ext })?.value else { return nil }
         self.init(muxer: muxer, fileExtension: ext)
     }
 
     /// The audio file of `fileExtension`; nil if slowpoke writes no audio file so.
-    init?(audioFile fileExtension: String) {
+    package init?(audioFile fileExtension: String) {
         let ext = fileExtension.lowercased()
         guard let muxer = Self.audioFiles[ext] else { return nil }
         self.init(muxer: muxer, fileExtension: ext)
@@ -43,7 +42,7 @@ struct Container: Sendable, Hashable {
 
     /// The container of `output`: its extension's, or for standard output (``StandardOutput``)
     /// the stream form of its format (mkv, fragmented mp4, or an MPEG transport stream).
-    init?(movieAt output: URL) {
+    package init?(movieAt output: URL) {
         guard StandardOutput.isStandardOutput(output) else {
             self.init(movie: output.pathExtension)
             return
@@ -64,30 +63,30 @@ struct Container: Sendable, Hashable {
 
     /// Matroska or WebM (Matroska limited to VP8, VP9 and AV1 video, Opus and Vorbis audio and
     /// WebVTT subtitles).
-    var isMatroska: Bool { muxer == "matroska" || muxer == "webm" }
-    var isWebM: Bool { muxer == "webm" }
+    package var isMatroska: Bool { muxer == "matroska" || muxer == "webm" }
+    package var isWebM: Bool { muxer == "webm" }
     /// Full Matroska (mkv), which holds attachments and any subtitle text.
-    var isFullMatroska: Bool { muxer == "matroska" }
+    package var isFullMatroska: Bool { muxer == "matroska" }
     /// mp4 or mov: QuickTime's sample entries, edit lists and `hvc1`.
-    var isQuickTime: Bool { muxer == "mp4" || muxer == "mov" }
+    package var isQuickTime: Bool { muxer == "mp4" || muxer == "mov" }
     /// mp4, mov or m4a: the movflags family.
-    var isISOMedia: Bool { isQuickTime || muxer == "ipod" }
+    package var isISOMedia: Bool { isQuickTime || muxer == "ipod" }
     /// Whether the container can keep frames as undisplayed references behind an edit list of
     /// its own (mp4 and mov can; Matroska cannot, nor a fragmented mp4, whose `moov` is written
     /// before any sample).
-    var canHideFrames: Bool { isQuickTime && !isStreamed }
+    package var canHideFrames: Bool { isQuickTime && !isStreamed }
     /// An MPEG transport stream (`--format ts` on standard output).
-    var isTransportStream: Bool { muxer == "mpegts" }
+    package var isTransportStream: Bool { muxer == "mpegts" }
 
     /// libavformat's description of the muxer (loaded libav required).
-    var format: UnsafePointer<AVOutputFormat>? { LibAVFormat.guessFormat(muxer, nil, nil) }
+    package var format: UnsafePointer<AVOutputFormat>? { LibAVFormat.guessFormat(muxer, nil, nil) }
 
     /// Whether codecs written into it keep their extradata in a global header.
-    var globalHeader: Bool { format.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true }
+    package var globalHeader: Bool { format.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? true }
 
     /// Whether it can hold a stream of `codec`. (libavformat's transport stream muxer answers
     /// only for its default codecs; these are the ones it writes, from its stream types.)
-    func holds(_ codec: AVCodecID) -> Bool {
+    package func holds(_ codec: AVCodecID) -> Bool {
         if isTransportStream { return Self.transportStreamCodecs.contains(codec) }
         return format.map { LibAVFormat.queryCodec($0, codec, 0) == 1 } ?? false
     }
@@ -99,7 +98,7 @@ struct Container: Sendable, Hashable {
     ]
 
     /// How messages name it: `Matroska`, `WebM`, else the muxer's name (`mp4`, `mov`).
-    var displayName: String {
+    package var displayName: String {
         switch muxer {
         case "matroska": "Matroska"
         case "webm": "WebM"
@@ -109,7 +108,7 @@ struct Container: Sendable, Hashable {
     }
 
     /// The movie containers that hold `codec`, as extensions, in the order users are told about them.
-    static func movieContainers(holding codec: AVCodecID) -> [String] {
+    package static func movieContainers(holding codec: AVCodecID) -> [String] {
         movieExtensions.filter { Container(movie: $0)!.holds(codec) }
     }
 }
