@@ -83,7 +83,7 @@ let package = Package(
         // writers share (`Threads/`), `StandardOutput`, `SharedLibrary`, `LibAV/` (the
         // libraries under Swift names, owned packets, frames, codec contexts) and `Container`.
         // Reading/ and OutputNaming are still in Export (see docs/architecture.md).
-        .target(name: "Media", dependencies: ["CFFmpeg"]),
+        .target(name: "Media", dependencies: ["Composition", "CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
                                                "Bitstream", "Media",
                                               ]),

@@ -10,19 +10,19 @@ import Composition
 /// - A run may **resume** at a keyframe that no earlier-decoded frame follows on screen. Its
 ///   leading pictures (an open GOP's B-frames, decoded after it but shown before it, which refer
 ///   to the GOP before) are shown before it and so are never kept.
-struct CutPoints: Equatable {
+package struct CutPoints: Equatable {
     /// Every frame's presentation time, sorted.
-    let times: [Time]
+    package let times: [Time]
     /// `endsRun[r]`: the `r` earliest-shown frames are the first `r` decoded (`times.count + 1`
     /// entries; both ends are always true).
-    let endsRun: [Bool]
+    package let endsRun: [Bool]
     /// `resumes[i]`: frame `i` (in presentation order) is a keyframe a run can start from.
-    let resumes: [Bool]
+    package let resumes: [Bool]
     /// Where the last frame ends.
-    let end: Time
+    package let end: Time
 
     /// From frames in decode order: presentation times (source time) and keyframe flags.
-    init(decodeOrder pts: [Time], keyframe: [Bool], end: Time) {
+    package init(decodeOrder pts: [Time], keyframe: [Bool], end: Time) {
         let order = pts.indices.sorted { pts[$0] < pts[$1] || (pts[$0] == pts[$1] && $0 < $1) }
         times = order.map { pts[$0] }
         // The r earliest-shown are the first r decoded iff the largest decode index among
@@ -51,7 +51,7 @@ struct CutPoints: Equatable {
 
     /// The latest time at or before `x` where a run may end: `x` itself when the frames shown
     /// before it are a decode prefix, else the start of the earliest frame that breaks that.
-    func stop(atOrBefore x: Time) -> Time {
+    package func stop(atOrBefore x: Time) -> Time {
         var r = rank(before: x)
         if endsRun[r] { return x }
         while !endsRun[r] { r -= 1 }
@@ -60,7 +60,7 @@ struct CutPoints: Equatable {
 
     /// The earliest keyframe at or after `y` from which a run may resume; nil when there is
     /// none before the end.
-    func resume(atOrAfter y: Time) -> Time? {
+    package func resume(atOrAfter y: Time) -> Time? {
         var r = rank(before: y)
         while r < times.count && !resumes[r] { r += 1 }
         return r < times.count ? times[r] : nil
