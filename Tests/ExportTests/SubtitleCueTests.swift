@@ -3,6 +3,7 @@ import Foundation
 @testable import Export
 import TestSupport
 import Testing
+import Media
 
 /// Subtitle cues as the preview reads them, and the streams it can switch between.
 @Suite struct SubtitleCueTests {

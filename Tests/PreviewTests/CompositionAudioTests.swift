@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import TimePitch
+import Media
 
 /// The preview's audio is the export's: every sample of a timeline with scaled sections, cuts,
 /// gaps and reversed ranges equals what the offline renderer writes for the whole track, joins included.

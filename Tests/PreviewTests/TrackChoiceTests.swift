@@ -3,6 +3,7 @@ import Composition
 import Foundation
 @testable import Preview
 import Testing
+import Media
 
 @Suite struct TrackChoiceTests {
     func stream(_ index: Int, _ language: String?, isDefault: Bool = false, title: String? = nil) -> PlayableStream {

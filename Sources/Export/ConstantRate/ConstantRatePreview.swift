@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+import Media
 
 extension ConstantRateExporter {
     /// What an `--fps` export would do, known before any work (`export --dry-run --fps N`):

@@ -14,7 +14,7 @@ final class SubtitleConverter {
     /// A converter from `stream`'s codec to `target`, whose output is in `timeBase`.
     init(stream: StreamView, target: AVCodecID, timeBase: AVRational, globalHeader: Bool, display: String) throws(ExportError) {
         self.display = display
-        decoder = try CodecContext.decoder(for: stream)
+        decoder = try media { () throws(MediaError) in try CodecContext.decoder(for: stream) }
         guard let codec = LibAVCodec.findEncoder(target) else {
             throw .unsupported("this FFmpeg has no \(String(cString: LibAVCodec.codecName(target))) encoder")
         }
@@ -32,7 +32,7 @@ final class SubtitleConverter {
             e.pointee.subtitle_header = copy
             e.pointee.subtitle_header_size = Int32(size)
         }
-        try encoder.check(LibAVCodec.openCodec(e, codec, nil), "opening the subtitle encoder", display)
+        try media { () throws(MediaError) in try encoder.check(LibAVCodec.openCodec(e, codec, nil), "opening the subtitle encoder", display) }
     }
 
     /// The text of `packet` in the target codec, into `packet` itself (its times untouched);

@@ -25,17 +25,17 @@ extension SubtitleCue {
     public static func read(movie: URL, stream: Int, segments: [CompositionTrackSegment],
                             origin: Time) throws(ExportError) -> [SubtitleCue] {
         let display = movie.lastPathComponent
-        let input = try InputFormatContext(path: movie.path)
+        let input = try media { () throws(MediaError) in try InputFormatContext(path: movie.path) }
         guard stream < input.streamCount, input.stream(stream).parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE else {
             throw .notMedia(path: movie.path, reason: "stream \(stream) is not subtitles")
         }
         input.readOnly(stream: stream)
-        let decoder = try CodecContext.decoder(for: input.stream(stream))
+        let decoder = try media { () throws(MediaError) in try CodecContext.decoder(for: input.stream(stream)) }
         let base = input.stream(stream).pointer.pointee.time_base
         let packet = try media(Packet.init)
         // In source time: start, end (nil: until the next), text.
         var found: [(start: Time, end: Time?, text: String)] = []
-        while try input.read(into: packet) {
+        while try media({ () throws(MediaError) in try input.read(into: packet) }) {
             let p = packet.pointer
             guard Int(p.pointee.stream_index) == stream, p.pointee.pts != sp_av_nopts_value() else { continue }
             var subtitle = AVSubtitle()

@@ -1,7 +1,6 @@
 import Foundation
 public import Composition
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// The primary video stream of a movie, decoded on demand for playback: ask for the frame that
 /// shows at a source time and read its pixels as planar YUV 4:2:0.
@@ -89,7 +88,7 @@ public final class VideoFrameReader {
 
     /// Opens the first video stream of `url` that is not a cover picture. `threads` is the
     /// decoder's thread count (0 lets libavcodec choose).
-    public init(url: URL, threads: Int = 0) throws(ExportError) {
+    public init(url: URL, threads: Int = 0) throws(MediaError) {
         path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
         input = try InputFormatContext(path: path)
@@ -117,9 +116,9 @@ public final class VideoFrameReader {
         nominalFrameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : nil
         hdrTransfer = ToneMapper.transferName(parameters.color_trc)
         toneMapper = hdrTransfer == nil ? nil : try? ToneMapper()
-        packet = try media(Packet.init)
-        shown = try media(Frame.init)
-        ahead = try media(Frame.init)
+        packet = try Packet()
+        shown = try Frame()
+        ahead = try Frame()
     }
 
     deinit {
@@ -132,7 +131,7 @@ public final class VideoFrameReader {
     /// current frame changed. With ``skipping`` set, the frame may be an earlier one that was not
     /// skipped.
     @discardableResult
-    public func show(at t: Time) throws(ExportError) -> Bool {
+    public func show(at t: Time) throws(MediaError) -> Bool {
         let before = currentTime
         // Behind the current frame, or more than two seconds ahead of it: seek, rather than
         // decode everything in between.
@@ -184,7 +183,7 @@ public final class VideoFrameReader {
     }
 
     /// Converts the shown frame to YUV420P into `converted`.
-    private func convert() throws(ExportError) {
+    private func convert() throws(MediaError) {
         let f = shown.pointer.pointee
         scaler = sws_getCachedContext(scaler, f.width, f.height, AVPixelFormat(f.format), Int32(width), Int32(height),
                                       AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
@@ -207,7 +206,7 @@ public final class VideoFrameReader {
     }
 
     /// Seeks to the keyframe at or before `t` and decodes its first frame as the current one.
-    private func seek(to t: Time) throws(ExportError) {
+    private func seek(to t: Time) throws(MediaError) {
         seeks += 1
         let ticks = sourceTicks(t)
         var result = input.seek(stream: streamIndex, to: ticks)
@@ -242,7 +241,7 @@ public final class VideoFrameReader {
 
     /// Decodes the next frame into the shown frame (`current`) or the look-ahead; false at the
     /// end of the stream.
-    private func decodeInto(current: Bool) throws(ExportError) -> Bool {
+    private func decodeInto(current: Bool) throws(MediaError) -> Bool {
         let target = current ? shown : ahead
         while true {
             let step: CodecContext.Step

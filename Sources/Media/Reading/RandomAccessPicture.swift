@@ -1,5 +1,5 @@
-internal import Bitstream
-internal import CFFmpeg
+package import Bitstream
+package import CFFmpeg
 
 /// Whether a keyframe of an H.264 or HEVC stream is an IDR picture (or HEVC's BLA), from which
 /// decoding can start with nothing before it: a run of copied frames may resume there. Other
@@ -9,13 +9,13 @@ internal import CFFmpeg
 /// rewriting it as an IDR picture: ``OpenGOPCheck``, ``OpenGOPRewriter``). Packets are read as
 /// stored: length-prefixed NAL units (mp4, mkv) when the stream's extradata is a configuration
 /// record, start codes otherwise.
-struct RandomAccessPicture {
+package struct RandomAccessPicture {
     private enum Syntax { case h264, hevc }
     private let syntax: Syntax?
     /// Bytes in each NAL unit's length prefix; nil for start codes.
     private let lengthSize: Int?
 
-    init(parameters: UnsafePointer<AVCodecParameters>) {
+    package init(parameters: UnsafePointer<AVCodecParameters>) {
         let p = parameters.pointee
         switch p.codec_id {
         case AV_CODEC_ID_H264: syntax = .h264
@@ -31,7 +31,7 @@ struct RandomAccessPicture {
     }
 
     /// Whether `packet` holds an IDR (or BLA) picture; true for codecs where every keyframe is one.
-    func isRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
+    package func isRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
         guard let syntax, let data = packet.pointee.data else { return true }
         let bytes = UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))
         for header in nalHeaders(bytes) {
@@ -46,7 +46,7 @@ struct RandomAccessPicture {
     /// Whether `packet` holds an HEVC CRA picture (an open GOP's start): a smart cut resumes
     /// there with the picture renamed BLA, so a decoder does not expect its leading pictures
     /// (shown before it, so never copied after a cut).
-    func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
+    package func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
         guard syntax == .hevc, let data = packet.pointee.data else { return false }
         return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { HEVCNALType.of($0) == .cra }
     }

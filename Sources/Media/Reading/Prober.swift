@@ -1,7 +1,6 @@
 import Foundation
 public import Composition
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// Reads a movie's facts through libavformat: the container, and for every stream its codec,
 /// geometry, rates, colour, rotation, frame count and exact length.
@@ -12,13 +11,13 @@ public enum Prober {
     /// Probes the file at `url`. An mp4 or mov states its packets in its index, read at once;
     /// other containers (transport streams, raw streams) are read to their end, with the
     /// fraction read so far reported to `progress`.
-    public static func probe(_ url: URL, progress: ((Double) -> Void)? = nil) throws(ExportError) -> MediaInfo {
+    public static func probe(_ url: URL, progress: ((Double) -> Void)? = nil) throws(MediaError) -> MediaInfo {
         try probe(url, readingIndex: true, progress: progress)
     }
 
     /// Probes the file at `url`; with `readingIndex`, an mp4's packets come from its index
     /// (``IndexedPackets``), else every packet is read (the tests compare the two).
-    static func probe(_ url: URL, readingIndex: Bool, progress: ((Double) -> Void)? = nil) throws(ExportError) -> MediaInfo {
+    package static func probe(_ url: URL, readingIndex: Bool, progress: ((Double) -> Void)? = nil) throws(MediaError) -> MediaInfo {
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else {
             throw .cannotOpen(path: path, reason: "no such file")
@@ -128,7 +127,7 @@ public enum Prober {
     }
 
     /// The samples a packet's skip-samples side data drops at its start and at its end.
-    static func trimmedSamples(_ p: AVPacket) -> (start: Int64, end: Int64) {
+    package static func trimmedSamples(_ p: AVPacket) -> (start: Int64, end: Int64) {
         guard let list = p.side_data else { return (0, 0) }
         for i in 0..<Int(p.side_data_elems) where list[i].type == AV_PKT_DATA_SKIP_SAMPLES && list[i].size >= 10 {
             guard let d = list[i].data else { continue }
@@ -140,7 +139,7 @@ public enum Prober {
 
     /// Counts frames and measures exact lengths from packet timestamps.
     private static func scanPackets(_ input: InputFormatContext, into streams: inout [StreamInfo], readingIndex: Bool,
-                                    reached: (Int64) -> Void) throws(ExportError) {
+                                    reached: (Int64) -> Void) throws(MediaError) {
         var tallies = [StreamTally](repeating: StreamTally(), count: streams.count)
         for i in streams.indices where streams[i].kind == .video && !streams[i].isAttachedPicture {
             tallies[i].sizes = PictureSizeScan(input, stream: i)
@@ -162,7 +161,7 @@ public enum Prober {
         let reorders = (0..<streams.count).map { input.stream($0).parameters.pointee.video_delay > 0 }
         var unplaced = [Int](repeating: 0, count: streams.count)
         var read = 0
-        let packet = try media(Packet.init)
+        let packet = try Packet()
         while true {
             let more: Bool
             do { more = try reader.read(into: packet) } catch {
@@ -224,7 +223,7 @@ public enum Prober {
         return try? Rational(Int64(r.num), Int64(r.den))
     }
 
-    static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
+    package static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
         guard base.num > 0, base.den > 0 else { return nil }
         return try? Time(value: ticks, timescale: 1).multiplied(by: Rational(Int64(base.num), Int64(base.den)))
     }
@@ -244,7 +243,7 @@ public enum Prober {
 
 extension Prober {
     /// A transport stream's programs (their ids, service names and streams); nil for fewer than two.
-    static func programs(_ context: AVFormatContext) -> [MediaInfo.Program]? {
+    package static func programs(_ context: AVFormatContext) -> [MediaInfo.Program]? {
         guard context.nb_programs > 1, let list = context.programs else { return nil }
         return (0..<Int(context.nb_programs)).compactMap { i in
             guard let program = list[i]?.pointee else { return nil }

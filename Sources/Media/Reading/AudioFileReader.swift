@@ -1,8 +1,7 @@
 import Foundation
 public import TimePitch
 public import Composition
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// An audio stream of a file, decoded to planar float at its own sample rate and read by frame
 /// position, as an ``AudioSource``.
@@ -28,7 +27,7 @@ public final class AudioFileReader: AudioSource {
     /// rate, so after the first frame the audio just follows on, and a seek decodes from the top.
     private let followsOn: Bool
     /// The channels every frame is converted to (see ``formatChanges``).
-    private(set) var layout: AVChannelLayout
+    package private(set) var layout: AVChannelLayout
     private let packet: Packet
     private let frame: Frame
     private let timeBase: AVRational
@@ -53,7 +52,7 @@ public final class AudioFileReader: AudioSource {
     private lazy var planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: format.channels)
 
     /// Opens the best audio stream of `url`, or stream number `requested`.
-    public init(url: URL, stream requested: Int? = nil) throws(ExportError) {
+    public init(url: URL, stream requested: Int? = nil) throws(MediaError) {
         path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
@@ -101,8 +100,8 @@ public final class AudioFileReader: AudioSource {
         let duration = stream.pointer.pointee.duration, start = stream.pointer.pointee.start_time
         let stated = duration > 0 && duration != sp_av_nopts_value() ? duration + (start != sp_av_nopts_value() ? start : 0) : 0
         statedEndFrame = stated > 0 ? av_rescale_q(stated, timeBase, rate) : nil
-        packet = try media(Packet.init)
-        frame = try media(Frame.init)
+        packet = try Packet()
+        frame = try Frame()
         buffer = [[Float]](repeating: [], count: format.channels)
     }
 
@@ -193,7 +192,7 @@ public final class AudioFileReader: AudioSource {
 
     /// Whether the container states the stream's length rather than guessing it from the bit
     /// rate (as it must for raw ADTS AAC, say).
-    var lengthIsStated: Bool {
+    package var lengthIsStated: Bool {
         input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE
     }
 

@@ -1,5 +1,5 @@
-internal import Bitstream
-internal import CFFmpeg
+package import Bitstream
+package import CFFmpeg
 
 /// Finds, packet by packet during ``VideoScan``'s demux, the open-GOP recovery points of an
 /// H.264 stream that a smart cut may resume at (``OpenGOPResume``), and why there are none when
@@ -11,7 +11,7 @@ internal import CFFmpeg
 /// its leading pictures (shown before it) and everything decoded before it, so a picture shown
 /// after it whose reference list modification names one of those (which a recovery-point SEI
 /// with recovery_frame_cnt 0 promises never to happen) withdraws that recovery point.
-struct OpenGOPCheck {
+package struct OpenGOPCheck {
     private var resume: OpenGOPResume?
     /// Why the stream's recovery points cannot be rewritten (found in its parameter sets or in
     /// any picture).
@@ -21,26 +21,26 @@ struct OpenGOPCheck {
     /// The pictures decoded after the latest recovery point, up to the next keyframe.
     private struct Following {
         /// The recovery point's decode index and presentation time.
-        let index: Int
-        let pts: Int64
+        package let index: Int
+        package let pts: Int64
         /// The last picture's frame_num, how far frame_num has counted from the recovery point
         /// at it (without wrapping), and the counts of the leading reference pictures.
-        var lastFrameNum: Int
-        var counted = 0
-        var dropped: Set<Int> = []
+        package var lastFrameNum: Int
+        package var counted = 0
+        package var dropped: Set<Int> = []
     }
 
     private var following: Following?
     /// Decode indices of recovery points a later picture refers past.
-    private(set) var withdrawn: [Int] = []
+    package private(set) var withdrawn: [Int] = []
 
     /// Whether the recovery points found can be rewritten.
-    var rewritable: Bool { reason == nil }
+    package var rewritable: Bool { reason == nil }
     /// Why the recovery points cannot be rewritten, when the stream has keyframes that are not
     /// IDR pictures.
-    var refusal: String? { sawRecoveryKeyframe ? reason : nil }
+    package var refusal: String? { sawRecoveryKeyframe ? reason : nil }
 
-    init(parameters: UnsafePointer<AVCodecParameters>) {
+    package init(parameters: UnsafePointer<AVCodecParameters>) {
         let p = parameters.pointee
         guard p.codec_id == AV_CODEC_ID_H264 else {
             self.init()
@@ -53,13 +53,13 @@ struct OpenGOPCheck {
     private init() {}
 
     /// An H.264 stream whose extradata is `record`.
-    init(avcC record: [UInt8]) {
+    package init(avcC record: [UInt8]) {
         do { resume = try OpenGOPResume(avcC: record) } catch { reason = "\(error)" }
     }
 
     /// Whether the packet at decode index `index`, shown at `pts`, is a recovery point a run
     /// may resume at.
-    mutating func resumes(_ packet: UnsafePointer<AVPacket>, index: Int, pts: Int64, key: Bool, startsAfresh: Bool) -> Bool {
+    package mutating func resumes(_ packet: UnsafePointer<AVPacket>, index: Int, pts: Int64, key: Bool, startsAfresh: Bool) -> Bool {
         guard let data = packet.pointee.data else {
             if key && !startsAfresh { sawRecoveryKeyframe = true }
             return false
@@ -69,7 +69,7 @@ struct OpenGOPCheck {
 
     /// Whether `sample` (length-prefixed NAL units) at decode index `index`, shown at `pts`, is
     /// a recovery point a run may resume at.
-    mutating func resumes(sample: UnsafeBufferPointer<UInt8>, index: Int, pts: Int64, key: Bool, startsAfresh: Bool) -> Bool {
+    package mutating func resumes(sample: UnsafeBufferPointer<UInt8>, index: Int, pts: Int64, key: Bool, startsAfresh: Bool) -> Bool {
         if key && !startsAfresh { sawRecoveryKeyframe = true }
         guard let resume else { return false }
         do {

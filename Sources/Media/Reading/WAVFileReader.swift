@@ -42,16 +42,16 @@ public final class WAVFileReader: AudioSource {
     private static let chunkBytes = 1 << 20
 
     /// What the header says: where the samples are and how they are stored.
-    struct Layout: Equatable {
-        enum Encoding: Equatable { case u8, s16, s24, s32, f32, f64 }
-        var encoding: Encoding
-        var channels: Int
-        var sampleRate: Int
+    package struct Layout: Equatable {
+        package enum Encoding: Equatable { case u8, s16, s24, s32, f32, f64 }
+        package var encoding: Encoding
+        package var channels: Int
+        package var sampleRate: Int
         /// Offset of the first sample byte, and the bytes of whole frames from there.
-        var dataOffset: Int64
-        var dataBytes: Int64
+        package var dataOffset: Int64
+        package var dataBytes: Int64
 
-        var bytesPerSample: Int {
+        package var bytesPerSample: Int {
             switch encoding {
             case .u8: 1
             case .s16: 2
@@ -61,7 +61,7 @@ public final class WAVFileReader: AudioSource {
             }
         }
 
-        var blockAlign: Int { bytesPerSample * channels }
+        package var blockAlign: Int { bytesPerSample * channels }
     }
 
     /// Opens `url` if it is a WAV file this reader fully understands: RIFF or RF64, integer
@@ -72,7 +72,7 @@ public final class WAVFileReader: AudioSource {
     /// Throws, with ``AudioFileReader``'s wording, when the file is missing or empty, and when
     /// its header's sample rate or channel count is outside ``AudioFormat/sampleRates`` or
     /// ``AudioFormat/channelCounts``.
-    public static func open(url: URL) throws(ExportError) -> WAVFileReader? {
+    public static func open(url: URL) throws(MediaError) -> WAVFileReader? {
         let path = url.path
         if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
@@ -176,7 +176,7 @@ public final class WAVFileReader: AudioSource {
 
     /// Reads up to `bytes` into the buffer from file offset `offset`; returns fewer only at
     /// the end of the file.
-    private func readFully(bytes: Int, at offset: Int64) throws(ExportError) -> Int {
+    private func readFully(bytes: Int, at offset: Int64) throws(MediaError) -> Int {
         var total = 0
         while total < bytes {
             let got = pread(descriptor, buffer + total, bytes - total, off_t(offset) + off_t(total))
@@ -242,7 +242,7 @@ public final class WAVFileReader: AudioSource {
 
 extension WAVFileReader {
     /// The KSDATAFORMAT_SUBTYPE GUID's bytes after its first four (the format tag), as stored.
-    static let subtypeGUIDTail: [UInt8] = [0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+    package static let subtypeGUIDTail: [UInt8] = [0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
 
     /// Walks the chunks of the file open on `descriptor`; nil unless it is a WAV of a kind this
     /// reader handles completely.
@@ -253,7 +253,7 @@ extension WAVFileReader {
     /// libav, an RF64 file's `ds64` chunk, which must come first, gives the data size. A data
     /// size of 0 is left to libav, which also reads it as "to the end of the file" but does
     /// not state the length.
-    static func parseHeader(descriptor: Int32, fileSize: Int64) -> Layout? {
+    package static func parseHeader(descriptor: Int32, fileSize: Int64) -> Layout? {
         func bytes(at offset: Int64, _ count: Int) -> [UInt8]? {
             guard offset >= 0, offset + Int64(count) <= fileSize else { return nil }
             var data = [UInt8](repeating: 0, count: count)
@@ -321,7 +321,7 @@ extension WAVFileReader {
     }
 
     /// Reads a `fmt ` chunk's body (its first 64 bytes at most).
-    static func parseFormat(_ fmt: [UInt8], dataOffset: Int64, dataBytes: Int64) -> Layout? {
+    package static func parseFormat(_ fmt: [UInt8], dataOffset: Int64, dataBytes: Int64) -> Layout? {
         var tag = fmt.le16(0)
         let channels = Int(fmt.le16(2)), sampleRate = Int(fmt.le32(4))
         let blockAlign = Int(fmt.le16(12)), bits = Int(fmt.le16(14))
@@ -353,7 +353,7 @@ extension WAVFileReader {
 }
 
 private extension [UInt8] {
-    func le16(_ at: Int) -> UInt16 { UInt16(self[at]) | UInt16(self[at + 1]) << 8 }
-    func le32(_ at: Int) -> UInt32 { UInt32(le16(at)) | UInt32(le16(at + 2)) << 16 }
-    func le64(_ at: Int) -> UInt64 { UInt64(le32(at)) | UInt64(le32(at + 4)) << 32 }
+    package func le16(_ at: Int) -> UInt16 { UInt16(self[at]) | UInt16(self[at + 1]) << 8 }
+    package func le32(_ at: Int) -> UInt32 { UInt32(le16(at)) | UInt32(le16(at + 2)) << 16 }
+    package func le64(_ at: Int) -> UInt64 { UInt64(le32(at)) | UInt64(le32(at + 4)) << 32 }
 }

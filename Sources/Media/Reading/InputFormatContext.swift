@@ -1,30 +1,29 @@
 import Foundation
 import SafeFiles
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// An opened input file: owns an `AVFormatContext` from `avformat_open_input` until deinit.
-final class InputFormatContext {
+package final class InputFormatContext {
     /// Demuxers for common extensions.
-    static let demuxers = ["wav": "wav", "flac": "flac", "mp3": "mp3", "mp4": "mov", "m4a": "mov", "m4v": "mov",
+    package static let demuxers = ["wav": "wav", "flac": "flac", "mp3": "mp3", "mp4": "mov", "m4a": "mov", "m4v": "mov",
                            "mov": "mov", "mkv": "matroska", "webm": "matroska", "ogg": "ogg", "opus": "ogg"]
 
-    let pointer: UnsafeMutablePointer<AVFormatContext>
-    let path: String
+    package let pointer: UnsafeMutablePointer<AVFormatContext>
+    package let path: String
 
     /// Where the clock starts again (see ``ClockRestarts``); nil when it runs on.
-    private(set) var clock: ClockRestarts?
+    package private(set) var clock: ClockRestarts?
     /// Per stream, the segment of its last packet: a packet without a byte position (an audio
     /// frame split from a PES packet) takes it.
     private var segments: [Int] = []
 
     /// Opens `path` and reads its stream information. Unless `followingClockRestarts` is false,
     /// a demuxer whose timestamps may start again has them put on one running clock.
-    init(path: String, followingClockRestarts: Bool = true) throws(ExportError) {
+    package init(path: String, followingClockRestarts: Bool = true) throws(MediaError) {
         self.path = path
         // A FIFO or a device would block or never end: only regular files are read.
         if let kind = InputFile.irregularKind(path) { throw .cannotOpen(path: path, reason: "it is \(kind), not a regular file") }
-        try media(LibAV.load)
+        try LibAV.load()
         var context: UnsafeMutablePointer<AVFormatContext>?
         // Try the demuxer the extension names first: probing every format costs more than
         // reading a short WAV. A wrong extension just falls back to probing.
@@ -72,7 +71,7 @@ final class InputFormatContext {
         LibAVFormat.closeInput(&context)
     }
 
-    var streamCount: Int { Int(pointer.pointee.nb_streams) }
+    package var streamCount: Int { Int(pointer.pointee.nb_streams) }
 
     /// Reads stream `index` alone from here: the demuxer skips every other stream's packets.
     ///
@@ -83,7 +82,7 @@ final class InputFormatContext {
     /// audio beside HD video does), direct I/O seeks past the gaps and reads each sample
     /// straight into its packet; where they lie close, reading through costs less than the two
     /// system calls a sample.
-    func readOnly(stream index: Int) {
+    package func readOnly(stream index: Int) {
         for other in 0..<streamCount where other != index { stream(other).pointer.pointee.discard = AVDISCARD_ALL }
         guard let pb = pointer.pointee.pb, StreamInfoCache.statesEverything(pointer.pointee.iformat) else { return }
         var info = stat()
@@ -92,16 +91,16 @@ final class InputFormatContext {
     }
 
     /// The bytes of file per sample above which a stream read alone is read sample by sample.
-    static let directSpacing: Int64 = 32 << 10
+    package static let directSpacing: Int64 = 32 << 10
 
     /// The best audio stream, as `av_find_best_stream` chooses it; -1 when there is none.
-    var bestAudioStream: Int32 { StreamInfoCache.bestAudioStream(pointer, path: path) }
+    package var bestAudioStream: Int32 { StreamInfoCache.bestAudioStream(pointer, path: path) }
 
     /// A borrowed view of stream `index`; it keeps this context alive.
-    func stream(_ index: Int) -> StreamView { StreamView(owner: self, index: index) }
+    package func stream(_ index: Int) -> StreamView { StreamView(owner: self, index: index) }
 
     /// Reads the next packet into `packet`; false at the end of the file.
-    func read(into packet: Packet) throws(ExportError) -> Bool {
+    package func read(into packet: Packet) throws(MediaError) -> Bool {
         LibAVCodec.packetUnref(packet.pointer)
         let result = LibAVFormat.readFrame(pointer, packet.pointer)
         if result == sp_averror_eof() { return false }
@@ -130,7 +129,7 @@ final class InputFormatContext {
     /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD` does; on a clock that starts again, by byte,
     /// to the keyframe recorded there (see ``ClockRestarts``). Returns libav's result.
     @discardableResult
-    func seek(stream index: Int, to ticks: Int64) -> Int32 {
+    package func seek(stream index: Int, to ticks: Int64) -> Int32 {
         guard let clock, let position = clock.seekPosition(stream: index, time: ticks, base: stream(index).pointer.pointee.time_base) else {
             return LibAVFormat.seekFrame(pointer, Int32(index), ticks, AVSEEK_FLAG_BACKWARD)
         }

@@ -1,6 +1,5 @@
 import Foundation
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// Every packet of an mp4 or mov's streams as the file's index states it, without reading the
 /// samples: libavformat's mov demuxer builds the index from the `moov` box when it opens the
@@ -14,34 +13,34 @@ import Media
 /// index; otherwise, or where the index cannot be the whole truth (a fragmented or truncated
 /// file, a stream without entries, an edit list that dropped samples), there is none and the
 /// caller reads every packet as before.
-struct IndexedPackets {
+package struct IndexedPackets {
     /// One stream's packets, in decode order.
-    struct Stream {
+    package struct Stream {
         /// Presentation timestamps and durations in the stream's time base.
-        var pts: [Int64] = []
-        var durations: [Int64] = []
-        var sizes: [Int32] = []
+        package var pts: [Int64] = []
+        package var durations: [Int64] = []
+        package var sizes: [Int32] = []
         /// Packets an edit list hides (`AV_PKT_FLAG_DISCARD`).
-        var discarded: [Bool] = []
+        package var discarded: [Bool] = []
         /// Where each packet's bytes lie in the file, and whether every packet is a keyframe.
-        var positions: [Int64] = []
-        var allKeyframes = true
+        package var positions: [Int64] = []
+        package var allKeyframes = true
         /// Per packet read at the head or tail: the samples its side data drops at its start and
         /// end, and its length in samples when its codec states it per packet (Opus).
-        var read: [Int: (start: Int64, end: Int64, samples: Int64?)] = [:]
+        package var read: [Int: (start: Int64, end: Int64, samples: Int64?)] = [:]
     }
 
-    let streams: [Stream]
+    package let streams: [Stream]
 
     /// Packets read at each end of every stream to check the index against.
-    static let checked = 16
+    package static let checked = 16
 
     /// The packets of streams `wanted` of `input` (an mp4 or mov just opened); nil where the
     /// index is not known to be the whole truth (see the type). Checking reads packets, which
     /// leaves `input` anywhere, other streams discarded: `moved` says so, and a caller that
     /// then reads every packet reads them from a fresh opening (an mp4 with a chapter track,
     /// whose packets the demuxer keeps to itself, was read from its tail: no video at all).
-    init?(_ input: InputFormatContext, streams wanted: [Int], moved: inout Bool) {
+    package init?(_ input: InputFormatContext, streams wanted: [Int], moved: inout Bool) {
         guard StreamInfoCache.statesEverything(input.pointer.pointee.iformat), input.clock == nil, !wanted.isEmpty,
               let offsets = MP4CompositionOffsets(path: input.path) else { return nil }
         var info = stat()
@@ -98,19 +97,19 @@ struct IndexedPackets {
 /// The packets ``IndexedPackets`` reads at the head and tail of a file to learn what the demuxer
 /// adds to its index, and to check that every one agrees with it.
 private struct IndexCheck {
-    var streams: [IndexedPackets.Stream]
-    let positions: [[Int64]]
-    let decodeTimes: [[Int64]]
-    let wanted: [Int]
-    let input: InputFormatContext
+    package var streams: [IndexedPackets.Stream]
+    package let positions: [[Int64]]
+    package let decodeTimes: [[Int64]]
+    package let wanted: [Int]
+    package let input: InputFormatContext
     /// Per stream: presentation time minus the index's (decode time plus composition offset).
-    var shift: [Int64?]
+    package var shift: [Int64?]
     /// Per stream: the durations read, by packet.
-    var durations: [[Int: Int64]]
+    package var durations: [[Int: Int64]]
     /// Per stream: the packets read (by packet number).
-    var seen: [Set<Int>]
+    package var seen: [Set<Int>]
 
-    init(streams: [IndexedPackets.Stream], positions: [[Int64]], decodeTimes: [[Int64]], wanted: [Int], input: InputFormatContext) {
+    package init(streams: [IndexedPackets.Stream], positions: [[Int64]], decodeTimes: [[Int64]], wanted: [Int], input: InputFormatContext) {
         self.streams = streams
         self.positions = positions
         self.decodeTimes = decodeTimes
@@ -123,7 +122,7 @@ private struct IndexCheck {
 
     /// Reads from the start until every stream has shown its first ``IndexedPackets/checked``
     /// packets; false at any disagreement.
-    mutating func readHead() -> Bool {
+    package mutating func readHead() -> Bool {
         var next = [Int](repeating: 0, count: streams.count)
         let positions = positions
         return read(limit: 4000) { slot, pos in
@@ -135,7 +134,7 @@ private struct IndexCheck {
 
     /// Seeks to shortly before the last ``IndexedPackets/checked`` packets of every stream and
     /// reads to the end; false at any disagreement, or when a stream's last packet is not read.
-    mutating func readTail() -> Bool {
+    package mutating func readTail() -> Bool {
         var start = Int64.max
         // A stream whose last packets the head showed (a timecode track's one sample) needs no tail.
         for (slot, index) in wanted.enumerated() where !(max(0, positions[slot].count - IndexedPackets.checked)..<positions[slot].count).allSatisfy(seen[slot].contains) {
@@ -188,7 +187,7 @@ private struct IndexCheck {
     /// The streams with their presentation times shifted as read and every packet's duration:
     /// the following packet's decode time less its own, or one constant, whichever every
     /// packet read shows (the last packet's as read); nil when neither does.
-    func result() -> [IndexedPackets.Stream]? {
+    package func result() -> [IndexedPackets.Stream]? {
         var out = streams
         for slot in out.indices {
             guard let shift = shift[slot] else { return nil }

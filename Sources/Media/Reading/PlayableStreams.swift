@@ -1,6 +1,5 @@
 import Foundation
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// A stream a player can switch to: an audio track or a subtitle track, with what a menu
 /// shows of it.
@@ -28,7 +27,7 @@ public struct PlayableStream: Sendable, Hashable {
 /// The audio and subtitle streams of a movie, in file order, with their dispositions (which
 /// ``MediaInfo`` does not keep).
 public enum PlayableStreams {
-    public static func of(_ url: URL) throws(ExportError) -> (audio: [PlayableStream], subtitles: [PlayableStream]) {
+    public static func of(_ url: URL) throws(MediaError) -> (audio: [PlayableStream], subtitles: [PlayableStream]) {
         let input = try InputFormatContext(path: url.path)
         var audio: [PlayableStream] = [], subtitles: [PlayableStream] = []
         for i in 0..<input.streamCount {

@@ -1,8 +1,7 @@
 import Foundation
 import Synchronization
 import Composition
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// Finds where an audio stream changes format mid-file from its frames' headers
 /// (``AudioFrameHeader``), without decoding: fed every packet of the stream, it keeps each format
@@ -10,7 +9,7 @@ import Media
 /// ``changes(path:stream:)``, which reads only the one stream's packets of the containers where a
 /// format can change (transport and program streams, raw AC-3, AAC and MPEG audio), once per
 /// file and process.
-struct AudioFormatScan {
+package struct AudioFormatScan {
     private let codec: AudioFrameHeader.Codec?
     private let timeBase: AVRational
     private let origin: Int64
@@ -21,10 +20,10 @@ struct AudioFormatScan {
     /// every frame at the first one's rate, so time is counted here from the frames' lengths.
     private let counting: Bool
     private var counted = 0.0
-    private(set) var found: [AudioFormatChange] = []
+    package private(set) var found: [AudioFormatChange] = []
 
     /// A scan of `stream`, whose times count from `origin` (in `AV_TIME_BASE` units).
-    init(stream: UnsafeMutablePointer<AVStream>, origin: Int64, raw: Bool) {
+    package init(stream: UnsafeMutablePointer<AVStream>, origin: Int64, raw: Bool) {
         counting = raw
         let parameters = stream.pointee.codecpar.pointee
         codec = switch parameters.codec_id {
@@ -40,7 +39,7 @@ struct AudioFormatScan {
     }
 
     /// Reads `packet`'s header.
-    mutating func add(_ packet: AVPacket) {
+    package mutating func add(_ packet: AVPacket) {
         guard let codec, let data = packet.data, packet.size > 0,
               let header = AudioFrameHeader.parse(codec, UnsafeBufferPointer(start: data, count: Int(packet.size))) else { return }
         let start = counted
@@ -55,10 +54,10 @@ struct AudioFormatScan {
     }
 
     /// The formats, when there is more than one.
-    var changes: [AudioFormatChange]? { found.count > 1 ? found : nil }
+    package var changes: [AudioFormatChange]? { found.count > 1 ? found : nil }
 
     /// `mask` as libavutil names it (`5.1(side)`), or nil for none.
-    static func describe(_ mask: UInt64) -> String? {
+    package static func describe(_ mask: UInt64) -> String? {
         guard mask != 0 else { return nil }
         var layout = AVChannelLayout()
         guard av_channel_layout_from_mask(&layout, mask) >= 0 else { return nil }
@@ -71,15 +70,15 @@ struct AudioFormatScan {
     /// Demuxers whose audio may change format mid-stream, and those of them that read raw
     /// audio, with no timestamps of their own.
     private static let changing = ["mpegts", "mpegtsraw", "mpeg", "ac3", "eac3", "aac", "mp3", "mp2"]
-    static let raw: Set = ["ac3", "eac3", "aac", "mp3", "mp2"]
+    package static let raw: Set = ["ac3", "eac3", "aac", "mp3", "mp2"]
 
     /// Whether `input`'s demuxer is one whose audio may change format (see ``changing``).
-    static func mayChange(_ input: InputFormatContext) -> Bool {
+    package static func mayChange(_ input: InputFormatContext) -> Bool {
         changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name))
     }
 
     /// Whether `input`'s demuxer reads raw audio (see ``raw``).
-    static func isRaw(_ input: InputFormatContext) -> Bool { raw.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) }
+    package static func isRaw(_ input: InputFormatContext) -> Bool { raw.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) }
 
     private static let cache = Mutex<[String: [AudioFormatChange]?]>([:])
 
@@ -93,14 +92,14 @@ struct AudioFormatScan {
 
     /// Keeps `scan`, fed every packet of audio `stream` of the file at `path` by another pass
     /// over it (``AudioPacketScan``'s), for ``changes(path:stream:)``.
-    static func remember(_ scan: AudioFormatScan, path: String, stream: Int) {
+    package static func remember(_ scan: AudioFormatScan, path: String, stream: Int) {
         let key = key(path: path, stream: stream)
         cache.withLock { $0[key] = .some(scan.changes) }
     }
 
     /// The format changes of audio `stream` of the file at `path` (nil when it keeps one), read
     /// once per file, size and modification time.
-    static func changes(path: String, stream: Int) throws(ExportError) -> [AudioFormatChange]? {
+    package static func changes(path: String, stream: Int) throws(MediaError) -> [AudioFormatChange]? {
         let key = key(path: path, stream: stream)
         if let known = cache.withLock({ $0[key] }) { return known }
         let input = try InputFormatContext(path: path)
@@ -108,7 +107,7 @@ struct AudioFormatScan {
         if mayChange(input), stream < input.streamCount {
             input.readOnly(stream: stream)
             var scan = AudioFormatScan(stream: input.stream(stream).pointer, origin: input.pointer.pointee.start_time, raw: isRaw(input))
-            let packet = try media(Packet.init)
+            let packet = try Packet()
             // A damaged tail ends the scan; what was read so far is still true.
             while (try? input.read(into: packet)) == true {
                 if Int(packet.pointer.pointee.stream_index) == stream { scan.add(packet.pointer.pointee) }

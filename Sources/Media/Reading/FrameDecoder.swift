@@ -1,7 +1,6 @@
 import Foundation
-internal import Bitstream
-internal import CFFmpeg
-import Media
+package import Bitstream
+package import CFFmpeg
 
 /// Decodes the frames of one video stream by their presentation index, in any order, for the
 /// constant-rate export. Forward requests decode onwards; a request behind the decoder, or past
@@ -14,12 +13,12 @@ import Media
 /// window starts the window before it. A window is the frame's GOP, or ``windowFrames`` when
 /// the GOP is longer (then its keyframe is decoded from again for each window), so memory is
 /// bounded whatever the range's length and the stream's GOP.
-final class FrameDecoder {
+package final class FrameDecoder {
     private let input: InputFormatContext
     private let stream: Int
     private let scan: VideoScan
     private let needed: [Bool]
-    let decoder: CodecContext
+    package let decoder: CodecContext
     private let packet: Packet
     private let warning: (String) -> Void
     private let name: String
@@ -30,25 +29,25 @@ final class FrameDecoder {
     private var draining = false
     private var finished = false
     /// How many frames were decoded, and how many the decoder skipped.
-    private(set) var decodedCount = 0
+    package private(set) var decodedCount = 0
     /// Whether frames are asked for last to first (a reversed range).
-    var backwards = false
+    package var backwards = false
     /// Decoded frames kept below the one asked for: none going forwards; the window's start
     /// going backwards.
     private var keepFrom = 0
     /// The most frames a backward window holds: what fits ``windowBytes``, at least 4.
-    let windowFrames: Int
+    package let windowFrames: Int
     /// The HDR10+ message of each source frame read so far, by index (HEVC only).
-    private(set) var dynamicHDR: [Int: HDR10PlusSEI] = [:]
+    package private(set) var dynamicHDR: [Int: HDR10PlusSEI] = [:]
     /// Whether the stream is HEVC, and its samples' length prefix (nil: Annex B).
     private let hevc: Bool
     private let lengthSize: Int?
     /// The decoded pictures a backward window may hold, in bytes (about 50 frames of 1080p).
-    static let windowBytes = 160 << 20
+    package static let windowBytes = 160 << 20
 
     /// Decodes from `input`, wherever its read position is (such as the end, after a scan): the
     /// first request seeks.
-    init(input: InputFormatContext, stream: Int, scan: VideoScan, needed: [Bool], name: String,
+    package init(input: InputFormatContext, stream: Int, scan: VideoScan, needed: [Bool], name: String,
          warning: @escaping (String) -> Void) throws {
         self.input = input
         finished = true
@@ -72,13 +71,13 @@ final class FrameDecoder {
     /// own frame threads, while libavcodec's frame threading costs about a quarter more CPU
     /// per decoded frame (measured on the bench movie: 8.8 s against 6.8 s single-threaded).
     /// So decoding gets one thread per four cores, and on small machines just this one.
-    static func threadCount(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+    package static func threadCount(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
         max(1, cores / 4)
     }
 
     /// Source frame `i`, decoded. When it cannot be decoded (damage), the nearest earlier frame
     /// that could, with a warning.
-    func frame(_ i: Int) throws -> Frame {
+    package func frame(_ i: Int) throws -> Frame {
         if let hit = cache[i] { return hit }
         var key = scan.keyframe(before: i)
         keepFrom = 0
@@ -100,18 +99,18 @@ final class FrameDecoder {
                     cache[i] = f
                     return f
                 }
-                throw ExportError.notMedia(path: name, reason: "no video frame near \(seconds(i)) s could be decoded")
+                throw MediaError.notMedia(path: name, reason: "no video frame near \(seconds(i)) s could be decoded")
             }
             try step(wanted: i)
         }
     }
 
     /// The stream being decoded.
-    var decoderStream: StreamView { input.stream(stream) }
+    package var decoderStream: StreamView { input.stream(stream) }
 
     /// Forgets cached frames the export has left behind: before `i` going forwards, after it
     /// going ``backwards``.
-    func release(behind i: Int) {
+    package func release(behind i: Int) {
         for key in cache.keys where backwards ? key > i : key < i { cache[key] = nil }
         // HDR10+ messages a frame further: a blend asks for its nearer frame's after releasing.
         for key in dynamicHDR.keys where backwards ? key > i + 1 : key < i - 1 { dynamicHDR[key] = nil }
@@ -136,7 +135,7 @@ final class FrameDecoder {
                 result = input.seek(stream: stream, to: scan.presentationTicks.first ?? 0)
                 if result < 0 { result = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0) }
             }
-            if result < 0 { throw ExportError.av(path: name, AVFailure(code: result, operation: "seeking")) }
+            if result < 0 { throw MediaError.av(path: name, AVFailure(code: result, operation: "seeking")) }
             LibAVCodec.flushBuffers(decoder.pointer)
             draining = false
             finished = false

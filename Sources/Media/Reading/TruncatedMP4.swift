@@ -4,9 +4,9 @@ import Foundation
 /// one: the recording or download stopped before the index (the `moov` box, written last by
 /// cameras and by encoders without faststart) reached the file. Read from the top-level box
 /// headers only.
-enum TruncatedMP4 {
+package enum TruncatedMP4 {
     /// The explanation, or nil when the file is not an ISO media file or has its index.
-    static func missingIndex(_ path: String) -> String? {
+    package static func missingIndex(_ path: String) -> String? {
         guard let file = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? file.close() }
         guard let size = try? file.seekToEnd(), size >= 8 else { return nil }

@@ -1,8 +1,7 @@
 import Foundation
 import Composition
 import Synchronization
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// Every packet of one audio stream, in samples, from a demux-only pass that skips the other
 /// streams (for smart audio: ``AudioSplicePlan``).
@@ -11,20 +10,20 @@ import Media
 /// times in milliseconds, which cannot place a 1024-sample AAC frame to the sample. Each packet
 /// starts where the one before it ends; a timestamp more than one tick away from that starts
 /// afresh (a gap or a jump in the stream), at its own time.
-struct AudioPacketScan {
-    let packets: [AudioSplicePlan.Packet]
+package struct AudioPacketScan {
+    package let packets: [AudioSourcePacket]
     /// The codec's frame length in samples, or 1 for PCM.
-    let frame: Int
+    package let frame: Int
     /// The stream's average bit rate from its packets, or nil when it has none.
-    let bitRate: Int?
+    package let bitRate: Int?
     /// Where each packet's bytes lie in the file (``SampleFile``), and the packets an edit list
     /// hides (AAC's priming), when the file's index says so and every packet is a keyframe:
     /// then copying reads them from there.
-    let locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
+    package let locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
 
     /// Scans audio stream `stream` of the movie at `path`; nil when its packets have no fixed
     /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
-    init?(path: String, stream: Int, readingIndex: Bool = true) throws {
+    package init?(path: String, stream: Int, readingIndex: Bool = true) throws {
         let input = try InputFormatContext(path: path)
         let parameters = input.stream(stream).parameters.pointee
         let timeBase = input.stream(stream).pointer.pointee.time_base
@@ -42,7 +41,7 @@ struct AudioPacketScan {
         // millisecond stamp only rounds.
         let preSkip = opus ? parameters.extradata.flatMap { OpusPacket.preSkip(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } : nil
         let tick = max(1, av_rescale_q_rnd(1, timeBase, rate, AV_ROUND_UP))
-        var found: [AudioSplicePlan.Packet] = []
+        var found: [AudioSourcePacket] = []
         var expected: Int64?
         var bytes: Int64 = 0
         var locations: (positions: [Int64], sizes: [Int32], discarded: Set<Int>)?
@@ -57,7 +56,7 @@ struct AudioPacketScan {
             // stream's clock jumps (recordings joined, a looped copy) and it starts afresh at its
             // own time, where it is copied as the source plays it.
             if let expected, abs(start - expected) <= tick { start = expected }
-            found.append(AudioSplicePlan.Packet(start: start, count: count, unusable: unusable))
+            found.append(AudioSourcePacket(start: start, count: count, unusable: unusable))
             bytes += Int64(size)
             expected = start + count
         }
@@ -102,7 +101,7 @@ extension AudioPacketScan {
 
     /// The scan of audio stream `stream` of the movie at `path`, made once per file (its size
     /// and modification time) and stream: the plan's fit and smart audio read the same packets.
-    static func scanned(path: String, stream: Int) throws -> AudioPacketScan? {
+    package static func scanned(path: String, stream: Int) throws -> AudioPacketScan? {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let key = "\(path)|\(stream)|\((attributes?[.size] as? NSNumber)?.int64Value ?? 0)|\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
         if let known = cache.withLock({ $0[key] }) { return known }
@@ -113,7 +112,7 @@ extension AudioPacketScan {
 
     /// Where the packets' frame grid lies along the source (``SourceGrid``), at `sampleRate`;
     /// nil when it never changes (or the codec has no frames), where fitting needs no help.
-    func sourceGrid(sampleRate: Int32) -> SourceGrid? {
+    package func sourceGrid(sampleRate: Int32) -> SourceGrid? {
         guard frame > 1, sampleRate > 0 else { return nil }
         let f = Int64(frame)
         var changes: [(start: Time, phase: Time)] = []

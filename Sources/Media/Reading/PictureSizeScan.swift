@@ -1,25 +1,24 @@
 import Composition
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// Finds where a video stream changes picture size mid-file from its packets, through
 /// libavcodec's parser (it reads the parameter sets, decoding nothing): fed every packet of the
 /// stream, it keeps each size with the time it starts. Only the containers where a size can
 /// change (transport and program streams, raw elementary streams) are scanned.
-final class PictureSizeScan {
+package final class PictureSizeScan {
     private let parser: UnsafeMutablePointer<AVCodecParserContext>?
     private let context: CodecContext?
     private let timeBase: AVRational
     private let origin: Int64
     private var last: (Int32, Int32)?
-    private(set) var found: [VideoSizeChange] = []
+    package private(set) var found: [VideoSizeChange] = []
 
     /// Demuxers whose video may change size mid-stream.
-    static let changing: Set = ["mpegts", "mpegtsraw", "mpeg", "h264", "hevc", "mpegvideo"]
+    package static let changing: Set = ["mpegts", "mpegtsraw", "mpeg", "h264", "hevc", "mpegvideo"]
 
     /// A scan of `stream` of `input`, whose times count from the container's start; nil for a
     /// container that states one size, or a codec libavcodec has no parser for.
-    init?(_ input: InputFormatContext, stream: Int) {
+    package init?(_ input: InputFormatContext, stream: Int) {
         guard Self.changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) else { return nil }
         let s = input.stream(stream)
         guard let parser = LibAVCodec.parserInit(Int32(s.parameters.pointee.codec_id.rawValue)),
@@ -36,7 +35,7 @@ final class PictureSizeScan {
     deinit { LibAVCodec.parserClose(parser) }
 
     /// Reads `packet`'s parameter sets, if it has any.
-    func add(_ packet: AVPacket) {
+    package func add(_ packet: AVPacket) {
         guard let parser, let data = packet.data, packet.size > 0 else { return }
         var out: UnsafeMutablePointer<UInt8>?
         var outSize: Int32 = 0
@@ -51,5 +50,5 @@ final class PictureSizeScan {
     }
 
     /// The sizes, when there is more than one.
-    var changes: [VideoSizeChange]? { found.count > 1 ? found : nil }
+    package var changes: [VideoSizeChange]? { found.count > 1 ? found : nil }
 }

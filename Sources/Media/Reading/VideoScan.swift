@@ -1,51 +1,50 @@
 import Foundation
 import Composition
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// Every video packet's timing and the keyframes, from one demux-only pass over the movie
 /// (no decoding). Passthrough maps these packets; the constant-rate export plans which frames
 /// to decode from them.
-struct VideoScan {
+package struct VideoScan {
     /// In decode order; times are source times (the first presented frame is 0).
-    var packets: [PacketMap.SourcePacket] = []
+    package var packets: [SourcePacket] = []
     /// Presentation times of keyframes, sorted.
-    var keyframes: [Time] = []
+    package var keyframes: [Time] = []
     /// The first presented frame's timestamp: source time 0.
-    var origin: Time = .zero
-    var timescale: Int32 = 1
+    package var origin: Time = .zero
+    package var timescale: Int32 = 1
     /// The stream's time base and the first presented frame's timestamp in it.
-    var timeBase = AVRational(num: 1, den: 1)
-    var firstTicks: Int64 = 0
+    package var timeBase = AVRational(num: 1, den: 1)
+    package var firstTicks: Int64 = 0
     /// Every frame's presentation timestamp in stream ticks, sorted: frame i of the movie.
-    var presentationTicks: [Int64] = []
+    package var presentationTicks: [Int64] = []
     /// Frame i's source time, parallel to `presentationTicks`, and the end of the last frame.
-    var presentationTimes: [Time] = []
-    var end: Time = .zero
+    package var presentationTimes: [Time] = []
+    package var end: Time = .zero
     /// Whether the movie lists more frames than could be read (truncated or damaged): then the
     /// export stops at ``end``.
-    var truncated = false
+    package var truncated = false
     /// Every packet's timestamp in stream ticks, in decode order (the presentation time, else
     /// the decode time): how a packet read after a seek is recognised.
-    var decodeTicks: [Int64] = []
+    package var decodeTicks: [Int64] = []
     /// Whether frame i (in presentation order) is a keyframe.
-    var isKey: [Bool] = []
+    package var isKey: [Bool] = []
     /// Where passthrough may end and resume copying as the packets are: resuming only at IDR
     /// pictures (what `--keyframe-cuts` moves cuts to).
-    var cutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
+    package var cutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
     /// Where a smart cut may end and resume copying: also at the open-GOP recovery points that
     /// ``OpenGOPRewriter`` rewrites as IDR pictures (``OpenGOPResume``), and at HEVC CRA
     /// pictures, renamed BLA where copying resumes (``HEVCParameterSets/resumed(_:)``).
-    var smartCutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
+    package var smartCutPoints = CutPoints(decodeOrder: [], keyframe: [], end: .zero)
     /// Decode indices of the H.264 recovery points a smart cut may resume at.
-    var recoveryPoints: Set<Int> = []
+    package var recoveryPoints: Set<Int> = []
     /// Why the stream's open-GOP recovery points cannot be rewritten, when it has some.
-    var openGOPRefusal: String?
+    package var openGOPRefusal: String?
 
     /// The earliest presentation time among the video packets up to the third keyframe (at
     /// most 300 packets): the movie's first frame, and so ``origin``, in every ordinary stream.
     /// Nil when nothing can be read. Cheap: it reads the start of the movie only.
-    static func leadingOrigin(movie: URL, stream index: Int) throws -> Time? {
+    package static func leadingOrigin(movie: URL, stream index: Int) throws -> Time? {
         let input = try InputFormatContext(path: movie.path)
         input.readOnly(stream: index)
         let tb = input.stream(index).pointer.pointee.time_base
@@ -68,14 +67,14 @@ struct VideoScan {
         return try Time(value: earliest, timescale: 1).multiplied(by: Rational(Int64(tb.num), Int64(tb.den)))
     }
 
-    init(movie: URL, stream index: Int, name: String, warning: (String) -> Void) throws {
+    package init(movie: URL, stream index: Int, name: String, warning: (String) -> Void) throws {
         try self.init(input: InputFormatContext(path: movie.path), stream: index, name: name, warning: warning)
     }
 
     /// Scans `input` to its end (callers that go on reading it seek back first). Without
     /// `keepPackets` the decode-order packet list (only passthrough maps packets) is not built,
     /// which keeps what grows with the movie's length smaller.
-    init(input: InputFormatContext, stream index: Int, name: String, keepPackets: Bool = true,
+    package init(input: InputFormatContext, stream index: Int, name: String, keepPackets: Bool = true,
          warning: (String) -> Void) throws {
         input.readOnly(stream: index)
         let tb = input.stream(index).pointer.pointee.time_base
@@ -89,7 +88,7 @@ struct VideoScan {
         let shown = raw.indices.contains { !hidden[$0] } ? raw.indices.filter { !hidden[$0] } : Array(raw.indices)
         let order = shown.sorted { raw[$0].pts < raw[$1].pts }
         guard let first = order.first else {
-            throw ExportError.notMedia(path: input.path, reason: "its video stream has no frames")
+            throw MediaError.notMedia(path: input.path, reason: "its video stream has no frames")
         }
         let firstPts = raw[first].pts
         let base = try Rational(Int64(tb.num), Int64(tb.den))
@@ -110,7 +109,7 @@ struct VideoScan {
         if keepPackets {
             packets.reserveCapacity(raw.count)
             for (i, r) in raw.enumerated() {
-                packets.append(PacketMap.SourcePacket(pts: times[i], duration: try seconds(firstPts + max(durations[i], 1)),
+                packets.append(SourcePacket(pts: times[i], duration: try seconds(firstPts + max(durations[i], 1)),
                                                       damaged: damaged[i], hidden: hidden[i] && shown.count < raw.count))
             }
             let lost = raw.indices.filter { damaged[$0] }
@@ -136,19 +135,19 @@ struct VideoScan {
 
     /// The stream's packets in decode order, as the demuxer gives them.
     private struct Demuxed {
-        var packets: [(pts: Int64, duration: Int64, key: Bool)]
+        package var packets: [(pts: Int64, duration: Int64, key: Bool)]
         /// Frames an edit list hides: decoded as references, never shown.
-        var hidden: [Bool]
+        package var hidden: [Bool]
         /// Keyframes a passthrough run may resume from (see RandomAccessPicture).
-        var resumable: [Bool]
+        package var resumable: [Bool]
         /// Damaged packets, and those decoded after one up to the next fresh start.
-        var damaged: [Bool]
+        package var damaged: [Bool]
         /// Open-GOP recovery points a smart cut may resume at (see OpenGOPResume), and why there
         /// are none when the stream has such keyframes but they cannot be rewritten.
-        var recovery: [Bool]
-        var openGOPRefusal: String?
+        package var recovery: [Bool]
+        package var openGOPRefusal: String?
         /// Undamaged HEVC CRA keyframes (see ``smartCutPoints``).
-        var cleanRandomAccess: [Bool]
+        package var cleanRandomAccess: [Bool]
     }
 
     /// Reads every packet of stream `index` of `input`; a damaged packet ends the reading, with a warning.
@@ -192,7 +191,7 @@ struct VideoScan {
             // reordered, which `Prober` refuses at open (see there).
             let pts = p.pts != sp_av_nopts_value() ? p.pts : p.dts
             if p.pts == sp_av_nopts_value() && reorders {
-                throw ExportError.notMedia(path: input.path, reason: "its video reorders its frames but states only their decode order; open it again to be told how to convert it")
+                throw MediaError.notMedia(path: input.path, reason: "its video reorders its frames but states only their decode order; open it again to be told how to convert it")
             }
             raw.append((pts, max(p.duration, 0), key))
             hidden.append(p.flags & AV_PKT_FLAG_DISCARD != 0)
@@ -227,16 +226,16 @@ struct VideoScan {
         return declared > Int64(pts.count) + repeats ? declared : nil
     }
 
-    var frameCount: Int { presentationTicks.count }
+    package var frameCount: Int { presentationTicks.count }
 
     /// The frame on screen at source time `s`: the last one presented at or before it (the
     /// first frame for times before it). Binary search in exact time.
-    func frame(at s: Time) -> Int {
+    package func frame(at s: Time) -> Int {
         presentationTimes.lastIndex(notAfter: s)
     }
 
     /// The frame presented at exactly `ticks`, if any.
-    func frame(ticks: Int64) -> Int? {
+    package func frame(ticks: Int64) -> Int? {
         var low = 0, high = presentationTicks.count
         while low < high {
             let mid = (low + high) / 2
@@ -246,7 +245,7 @@ struct VideoScan {
     }
 
     /// The last keyframe at or before frame `i`.
-    func keyframe(before i: Int) -> Int {
+    package func keyframe(before i: Int) -> Int {
         var k = i
         while k > 0 && !isKey[k] { k -= 1 }
         return k

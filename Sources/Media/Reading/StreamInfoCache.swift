@@ -1,7 +1,6 @@
 import Foundation
 import SafeFiles
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// What `avformat_find_stream_info` learned of an mp4 or mov, kept for the process so that the
 /// file's later openings skip it.
@@ -12,25 +11,25 @@ import Media
 /// states every stream and packet in its header, so the probing adds only codec facts, the same
 /// for every opening of the same bytes. They are kept per file identity (device, inode, size,
 /// modification time): a file that changed is probed afresh.
-enum StreamInfoCache {
+package enum StreamInfoCache {
     /// One probed file.
     private final class Entry: @unchecked Sendable {
-        let streams: [Stream]
-        let startTime: Int64
-        let duration: Int64
-        let bitRate: Int64
-        let bestAudio: Int32
+        package let streams: [Stream]
+        package let startTime: Int64
+        package let duration: Int64
+        package let bitRate: Int64
+        package let bestAudio: Int32
 
-        struct Stream {
-            let parameters: CodecParameters
-            let averageFrameRate: AVRational
-            let realFrameRate: AVRational
-            let sampleAspectRatio: AVRational
-            let startTime: Int64
-            let duration: Int64
+        package struct Stream {
+            package let parameters: CodecParameters
+            package let averageFrameRate: AVRational
+            package let realFrameRate: AVRational
+            package let sampleAspectRatio: AVRational
+            package let startTime: Int64
+            package let duration: Int64
         }
 
-        init(_ context: UnsafeMutablePointer<AVFormatContext>) throws {
+        package init(_ context: UnsafeMutablePointer<AVFormatContext>) throws {
             streams = try (0..<Int(context.pointee.nb_streams)).map { index in
                 let st = context.pointee.streams[index]!.pointee
                 return Stream(parameters: try CodecParameters(copying: st.codecpar), averageFrameRate: st.avg_frame_rate,
@@ -44,7 +43,7 @@ enum StreamInfoCache {
         }
 
         /// Whether `context` holds the streams this entry was made from.
-        func matches(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        package func matches(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
             guard Int(context.pointee.nb_streams) == streams.count else { return false }
             return streams.indices.allSatisfy { index in
                 let par = context.pointee.streams[index]!.pointee.codecpar.pointee
@@ -53,7 +52,7 @@ enum StreamInfoCache {
             }
         }
 
-        func apply(to context: UnsafeMutablePointer<AVFormatContext>) {
+        package func apply(to context: UnsafeMutablePointer<AVFormatContext>) {
             for (index, kept) in streams.enumerated() {
                 let st = context.pointee.streams[index]!
                 LibAVCodec.parametersCopy(st.pointee.codecpar, kept.parameters.pointer)
@@ -71,26 +70,26 @@ enum StreamInfoCache {
 
     /// A file as `stat(2)` tells it apart: its identity, size and modification time.
     private struct Key: Hashable {
-        let identity: FileIdentity
-        let size: Int64
-        let seconds: Int
-        let nanoseconds: Int
+        package let identity: FileIdentity
+        package let size: Int64
+        package let seconds: Int
+        package let nanoseconds: Int
     }
 
     nonisolated(unsafe) private static var entries: [Key: Entry] = [:]
     /// How many openings took their stream information from an earlier probe (for tests).
-    nonisolated(unsafe) private(set) static var hits = 0
+    package nonisolated(unsafe) private(set) static var hits = 0
     private static let lock = NSLock()
 
     /// Whether `format` states every stream in its header (mov and mp4).
-    static func statesEverything(_ format: UnsafePointer<AVInputFormat>?) -> Bool {
+    package static func statesEverything(_ format: UnsafePointer<AVInputFormat>?) -> Bool {
         guard let name = format?.pointee.name else { return false }
         return String(cString: name).hasPrefix("mov,")
     }
 
     /// Reads the stream information of `context`, opened from `path`: from an earlier
     /// probe of the same file when there is one, else by probing it. Returns libav's result.
-    static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
+    package static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
         guard statesEverything(context.pointee.iformat), let key = key(path) else { return LibAVFormat.findStreamInfo(context, nil) }
         if let entry = lock.withLock({ entries[key] }), entry.matches(context) {
             entry.apply(to: context)
@@ -104,7 +103,7 @@ enum StreamInfoCache {
 
     /// The best audio stream of `context` as `av_find_best_stream` chose it when the file was
     /// probed, or chooses it now.
-    static func bestAudioStream(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
+    package static func bestAudioStream(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
         if let key = key(path), let entry = lock.withLock({ entries[key] }), entry.matches(context) { return entry.bestAudio }
         return LibAVFormat.findBestStream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     }

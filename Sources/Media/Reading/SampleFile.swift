@@ -1,15 +1,14 @@
 import Foundation
-internal import CFFmpeg
-import Media
+package import CFFmpeg
 
 /// A movie opened to read samples straight from where its index says they lie (``IndexedPackets``),
 /// without a demuxer: an 8-hour mp4's demuxer holds the index of every stream, 20 MB, and
 /// copying one stream's packets needs only their positions and sizes.
-final class SampleFile {
+package final class SampleFile {
     private let descriptor: Int32
-    let path: String
+    package let path: String
 
-    init(path: String) throws(ExportError) {
+    package init(path: String) throws(MediaError) {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
@@ -25,7 +24,7 @@ final class SampleFile {
 
     /// Reads the `size` bytes at `position` into `packet` (a keyframe of stream `stream`, one an
     /// edit list hides when `discarded`), as the demuxer would have read them.
-    func read(position: Int64, size: Int32, stream: Int, discarded: Bool, into packet: Packet) throws(ExportError) {
+    package func read(position: Int64, size: Int32, stream: Int, discarded: Bool, into packet: Packet) throws(MediaError) {
         LibAVCodec.packetUnref(packet.pointer)
         let made = LibAVCodec.newPacket(packet.pointer, size)
         guard made >= 0 else { throw .libav(AVFailure(code: made, operation: "allocating a packet")) }
@@ -35,7 +34,7 @@ final class SampleFile {
             try fill(data, count: count, at: position, exactly: true)
         } else {
             if position < bufferStart || position + Int64(count) > bufferStart + Int64(bufferCount) {
-                bufferCount = try buffer.withUnsafeMutableBufferPointer { (b) throws(ExportError) -> Int in
+                bufferCount = try buffer.withUnsafeMutableBufferPointer { (b) throws(MediaError) -> Int in
                     try fill(b.baseAddress!, count: b.count, at: position, exactly: false)
                 }
                 bufferStart = position
@@ -52,7 +51,7 @@ final class SampleFile {
 
     /// Reads up to `count` bytes at `position` into `target` (all of them when `exactly`);
     /// returns how many were read.
-    private func fill(_ target: UnsafeMutablePointer<UInt8>, count: Int, at position: Int64, exactly: Bool) throws(ExportError) -> Int {
+    private func fill(_ target: UnsafeMutablePointer<UInt8>, count: Int, at position: Int64, exactly: Bool) throws(MediaError) -> Int {
         var done = 0
         while done < count {
             let got = pread(descriptor, target + done, count - done, off_t(position) + off_t(done))

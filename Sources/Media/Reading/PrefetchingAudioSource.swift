@@ -1,6 +1,5 @@
 import Foundation
 public import TimePitch
-import Media
 
 /// A file reader (``AudioFileReader`` or ``WAVFileReader``) read ahead on a thread of its own:
 /// while the caller works on one block, the next ones are being decoded. Reads that follow on
@@ -19,9 +18,9 @@ public final class PrefetchingAudioSource: AudioSource {
 
     /// A decoded block, with the warnings its reading raised.
     private struct Block {
-        let start: Int64
-        let samples: [[Float]]
-        let warnings: [String]
+        package let start: Int64
+        package let samples: [[Float]]
+        package let warnings: [String]
     }
 
     /// The running read-ahead: its queue, and the signal that its thread has ended.
@@ -113,7 +112,7 @@ public final class PrefetchingAudioSource: AudioSource {
     /// Stops the read-ahead thread and waits for it, so that the reader is free again.
     private func stop() {
         guard let running else { return }
-        running.queue.fail(ExportError.interrupted)
+        running.queue.fail(MediaError.interrupted)
         running.ended.wait()
         self.running = nil
         expected = nil
