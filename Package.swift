@@ -92,7 +92,7 @@ let package = Package(
         // BatchRunner, and a document turned into the ExportSource every exporter takes. Export
         // itself never reads a document.
         .target(name: "Batch", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "Media", "Export"]),
-        .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Media", "Export", "CSDL2"]),
+        .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Media", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
@@ -125,7 +125,7 @@ let package = Package(
                                                     ],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
-        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Media", "Export", "Composition", "Project", "TestSupport", "CSDL2"],
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Media", "Composition", "Project", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),
         .testTarget(name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"]),
         // Depends on the executable so that `swift test` builds the binary it runs.

@@ -1,4 +1,3 @@
-import Export
 import Media
 
 /// Which of a movie's audio tracks plays: the one marked default (else the first) at the

@@ -1,5 +1,4 @@
 import Composition
-import Export
 import Media
 
 /// Pictures for playback that runs backwards (a reversed range, or `J`): a decoder only runs

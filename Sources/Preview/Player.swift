@@ -1,6 +1,5 @@
 public import Composition
 public import Project
-import Export
 public import Foundation
 import TimePitch
 internal import CSDL2

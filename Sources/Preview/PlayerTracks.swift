@@ -1,5 +1,4 @@
 import Composition
-import Export
 import Foundation
 import TimePitch
 import Media

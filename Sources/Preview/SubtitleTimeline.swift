@@ -1,5 +1,4 @@
 import Composition
-import Export
 import Media
 
 /// A subtitle track's cues on the timeline (already retimed through it, see

@@ -55,7 +55,7 @@ import Media
         ]
         #expect(cues == expected, "\(cues)")
         // Not subtitles: a clear refusal.
-        #expect(throws: ExportError.self) { try SubtitleCue.read(movie: movie, stream: 1, segments: segments, origin: .zero) }
+        #expect(throws: MediaError.self) { try SubtitleCue.read(movie: movie, stream: 1, segments: segments, origin: .zero) }
     }
 
     @Test func streamsAreListedWithLanguageTitleAndDisposition() throws {

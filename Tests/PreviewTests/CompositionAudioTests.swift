@@ -1,5 +1,4 @@
 import Composition
-import Export
 import Foundation
 @testable import Preview
 import TestSupport

@@ -1,5 +1,4 @@
 import Composition
-@testable import Export
 import Foundation
 @testable import Preview
 import Testing

@@ -1,7 +1,6 @@
 import Foundation
 public import Composition
 internal import CFFmpeg
-import Media
 
 /// One subtitle cue on the timeline: plain text (styling dropped, lines split at `\n`) and
 /// when it shows.
@@ -23,19 +22,19 @@ extension SubtitleCue {
     ///
     /// A cue without a length shows until the next one starts, for at most 5 s.
     public static func read(movie: URL, stream: Int, segments: [CompositionTrackSegment],
-                            origin: Time) throws(ExportError) -> [SubtitleCue] {
+                            origin: Time) throws(MediaError) -> [SubtitleCue] {
         let display = movie.lastPathComponent
-        let input = try media { () throws(MediaError) in try InputFormatContext(path: movie.path) }
+        let input = try InputFormatContext(path: movie.path)
         guard stream < input.streamCount, input.stream(stream).parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE else {
             throw .notMedia(path: movie.path, reason: "stream \(stream) is not subtitles")
         }
         input.readOnly(stream: stream)
-        let decoder = try media { () throws(MediaError) in try CodecContext.decoder(for: input.stream(stream)) }
+        let decoder = try CodecContext.decoder(for: input.stream(stream))
         let base = input.stream(stream).pointer.pointee.time_base
-        let packet = try media(Packet.init)
+        let packet = try Packet()
         // In source time: start, end (nil: until the next), text.
         var found: [(start: Time, end: Time?, text: String)] = []
-        while try media({ () throws(MediaError) in try input.read(into: packet) }) {
+        while try input.read(into: packet) {
             let p = packet.pointer
             guard Int(p.pointee.stream_index) == stream, p.pointee.pts != sp_av_nopts_value() else { continue }
             var subtitle = AVSubtitle()
@@ -81,7 +80,7 @@ extension SubtitleCue {
     /// The text of an ASS event (`ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text`,
     /// as libavcodec decodes every text codec): its Text field without `{…}` overrides, `\N`
     /// and `\n` as line breaks, `\h` as a space.
-    static func plainText(ass: String) -> String {
+    package static func plainText(ass: String) -> String {
         var fields = 0
         var index = ass.startIndex
         while fields < 8, let comma = ass[index...].firstIndex(of: ",") {
