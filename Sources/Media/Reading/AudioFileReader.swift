@@ -192,7 +192,7 @@ public final class AudioFileReader: AudioSource {
 
     /// Whether the container states the stream's length rather than guessing it from the bit
     /// rate (as it must for raw ADTS AAC, say).
-    package var lengthIsStated: Bool {
+    var lengthIsStated: Bool {
         input.pointer.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE
     }
 

@@ -73,12 +73,12 @@ package struct AudioFormatScan {
     package static let raw: Set = ["ac3", "eac3", "aac", "mp3", "mp2"]
 
     /// Whether `input`'s demuxer is one whose audio may change format (see ``changing``).
-    package static func mayChange(_ input: InputFormatContext) -> Bool {
+    static func mayChange(_ input: InputFormatContext) -> Bool {
         changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name))
     }
 
     /// Whether `input`'s demuxer reads raw audio (see ``raw``).
-    package static func isRaw(_ input: InputFormatContext) -> Bool { raw.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) }
+    static func isRaw(_ input: InputFormatContext) -> Bool { raw.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) }
 
     private static let cache = Mutex<[String: [AudioFormatChange]?]>([:])
 

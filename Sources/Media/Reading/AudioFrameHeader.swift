@@ -18,7 +18,7 @@ package struct AudioFrameHeader: Equatable, Sendable {
     package var samples: Int
 
     /// Whether `other` states the same format (whatever its length).
-    package func sameFormat(as other: AudioFrameHeader?) -> Bool {
+    func sameFormat(as other: AudioFrameHeader?) -> Bool {
         other.map { $0.sampleRate == sampleRate && $0.channels == channels && $0.mask == mask } ?? false
     }
 
@@ -26,8 +26,8 @@ package struct AudioFrameHeader: Equatable, Sendable {
 
     // libavutil's channel bits.
     package static let left: UInt64 = 0x1, right: UInt64 = 0x2, centre: UInt64 = 0x4, lfe: UInt64 = 0x8
-    package static let backLeft: UInt64 = 0x10, backRight: UInt64 = 0x20, leftOfCentre: UInt64 = 0x40, rightOfCentre: UInt64 = 0x80
-    package static let backCentre: UInt64 = 0x100, sideLeft: UInt64 = 0x200, sideRight: UInt64 = 0x400
+    static let backLeft: UInt64 = 0x10, backRight: UInt64 = 0x20, leftOfCentre: UInt64 = 0x40, rightOfCentre: UInt64 = 0x80
+    static let backCentre: UInt64 = 0x100, sideLeft: UInt64 = 0x200, sideRight: UInt64 = 0x400
 
     /// The header at the start of `bytes`, or nil when they hold none this reader knows.
     package static func parse(_ codec: Codec, _ bytes: UnsafeBufferPointer<UInt8>) -> AudioFrameHeader? {

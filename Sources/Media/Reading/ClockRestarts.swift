@@ -29,7 +29,7 @@ package struct ClockRestarts: Sendable {
         /// Added to every timestamp from `position` on, in `AV_TIME_BASE` units.
         package var offset: Int64
         /// Whether the primary video stream set the offset.
-        package var byPrimary: Bool
+        var byPrimary: Bool
         /// Where the clock started again, in `AV_TIME_BASE` units on the running clock: the
         /// presentation time of the packet whose stream set the offset.
         package var at: Int64
@@ -45,20 +45,20 @@ package struct ClockRestarts: Sendable {
 
     package private(set) var restarts: [Restart] = []
     /// Per stream, keyframes at least 0.2 s apart, in reading order.
-    package private(set) var seekPoints: [[SeekPoint]] = []
+    private(set) var seekPoints: [[SeekPoint]] = []
     /// Per stream, where its last packet ends on the running clock (its time base).
     package private(set) var ends: [Int64] = []
     /// Packets whose timestamp alone jumps away and back (damaged), by byte position, with the
     /// shift (their stream's time base) that puts them back where their stream's clock stood:
     /// every reader reads them there, so the frame keeps its place and the frames decoded from
     /// it their reference.
-    package private(set) var outliers: [Int64: Int64] = [:]
+    private(set) var outliers: [Int64: Int64] = [:]
     /// Primary video packets whose presentation time alone lies more than 10 s from their
     /// decode time (a damaged PTS), by byte position: read as damaged (their presentation time
     /// set to their decode time and flagged corrupt), so passthrough leaves them out.
-    package private(set) var damagedPresentation: Set<Int64> = []
+    private(set) var damagedPresentation: Set<Int64> = []
     /// Those packets' streams and where their stream's clock stood (its time base).
-    package private(set) var outlierTimes: [(stream: Int, at: Int64)] = []
+    private(set) var outlierTimes: [(stream: Int, at: Int64)] = []
 
     /// The segment (number of restarts before it) of a packet at byte `position`.
     package func segment(at position: Int64) -> Int {
@@ -75,7 +75,7 @@ package struct ClockRestarts: Sendable {
 
     /// The byte position of the last keyframe of `stream` at or before `time` (its time base, on
     /// the running clock); the first one's when none is.
-    package func seekPosition(stream: Int, time: Int64, base: AVRational) -> Int64? {
+    func seekPosition(stream: Int, time: Int64, base: AVRational) -> Int64? {
         guard stream < seekPoints.count, let first = seekPoints[stream].first else { return nil }
         let corrected = { (p: SeekPoint) in p.time &+ av_rescale_q(offset(p.segment), AVRational(num: 1, den: sp_av_time_base()), base) }
         return seekPoints[stream].last { corrected($0) <= time }?.position ?? first.position
@@ -136,9 +136,9 @@ extension ClockRestarts {
         package var found = ClockRestarts()
         package let primary: Int?
         package let timed: [Bool]
-        package let avBase = AVRational(num: 1, den: sp_av_time_base())
+        let avBase = AVRational(num: 1, den: sp_av_time_base())
         package var last: [Int64?], next: [Int64?]
-        package var segmentOf: [Int]
+        var segmentOf: [Int]
         package var held: [Read?]
 
         package init(_ input: InputFormatContext) {

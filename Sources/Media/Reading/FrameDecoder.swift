@@ -36,14 +36,14 @@ package final class FrameDecoder {
     /// going backwards.
     private var keepFrom = 0
     /// The most frames a backward window holds: what fits ``windowBytes``, at least 4.
-    package let windowFrames: Int
+    let windowFrames: Int
     /// The HDR10+ message of each source frame read so far, by index (HEVC only).
     package private(set) var dynamicHDR: [Int: HDR10PlusSEI] = [:]
     /// Whether the stream is HEVC, and its samples' length prefix (nil: Annex B).
     private let hevc: Bool
     private let lengthSize: Int?
     /// The decoded pictures a backward window may hold, in bytes (about 50 frames of 1080p).
-    package static let windowBytes = 160 << 20
+    static let windowBytes = 160 << 20
 
     /// Decodes from `input`, wherever its read position is (such as the end, after a scan): the
     /// first request seeks.

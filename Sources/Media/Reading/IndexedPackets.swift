@@ -24,7 +24,7 @@ package struct IndexedPackets {
         package var discarded: [Bool] = []
         /// Where each packet's bytes lie in the file, and whether every packet is a keyframe.
         package var positions: [Int64] = []
-        package var allKeyframes = true
+        var allKeyframes = true
         /// Per packet read at the head or tail: the samples its side data drops at its start and
         /// end, and its length in samples when its codec states it per packet (Opus).
         package var read: [Int: (start: Int64, end: Int64, samples: Int64?)] = [:]
@@ -122,7 +122,7 @@ private struct IndexCheck {
 
     /// Reads from the start until every stream has shown its first ``IndexedPackets/checked``
     /// packets; false at any disagreement.
-    package mutating func readHead() -> Bool {
+    mutating func readHead() -> Bool {
         var next = [Int](repeating: 0, count: streams.count)
         let positions = positions
         return read(limit: 4000) { slot, pos in
@@ -134,7 +134,7 @@ private struct IndexCheck {
 
     /// Seeks to shortly before the last ``IndexedPackets/checked`` packets of every stream and
     /// reads to the end; false at any disagreement, or when a stream's last packet is not read.
-    package mutating func readTail() -> Bool {
+    mutating func readTail() -> Bool {
         var start = Int64.max
         // A stream whose last packets the head showed (a timecode track's one sample) needs no tail.
         for (slot, index) in wanted.enumerated() where !(max(0, positions[slot].count - IndexedPackets.checked)..<positions[slot].count).allSatisfy(seen[slot].contains) {

@@ -5,7 +5,7 @@ package import CFFmpeg
 /// An opened input file: owns an `AVFormatContext` from `avformat_open_input` until deinit.
 package final class InputFormatContext {
     /// Demuxers for common extensions.
-    package static let demuxers = ["wav": "wav", "flac": "flac", "mp3": "mp3", "mp4": "mov", "m4a": "mov", "m4v": "mov",
+    static let demuxers = ["wav": "wav", "flac": "flac", "mp3": "mp3", "mp4": "mov", "m4a": "mov", "m4v": "mov",
                            "mov": "mov", "mkv": "matroska", "webm": "matroska", "ogg": "ogg", "opus": "ogg"]
 
     package let pointer: UnsafeMutablePointer<AVFormatContext>
@@ -91,7 +91,7 @@ package final class InputFormatContext {
     }
 
     /// The bytes of file per sample above which a stream read alone is read sample by sample.
-    package static let directSpacing: Int64 = 32 << 10
+    static let directSpacing: Int64 = 32 << 10
 
     /// The best audio stream, as `av_find_best_stream` chooses it; -1 when there is none.
     package var bestAudioStream: Int32 { StreamInfoCache.bestAudioStream(pointer, path: path) }

@@ -127,7 +127,7 @@ public enum Prober {
     }
 
     /// The samples a packet's skip-samples side data drops at its start and at its end.
-    package static func trimmedSamples(_ p: AVPacket) -> (start: Int64, end: Int64) {
+    static func trimmedSamples(_ p: AVPacket) -> (start: Int64, end: Int64) {
         guard let list = p.side_data else { return (0, 0) }
         for i in 0..<Int(p.side_data_elems) where list[i].type == AV_PKT_DATA_SKIP_SAMPLES && list[i].size >= 10 {
             guard let d = list[i].data else { continue }

@@ -46,7 +46,7 @@ package struct RandomAccessPicture {
     /// Whether `packet` holds an HEVC CRA picture (an open GOP's start): a smart cut resumes
     /// there with the picture renamed BLA, so a decoder does not expect its leading pictures
     /// (shown before it, so never copied after a cut).
-    package func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
+    func isCleanRandomAccess(_ packet: UnsafePointer<AVPacket>) -> Bool {
         guard syntax == .hevc, let data = packet.pointee.data else { return false }
         return nalHeaders(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size))).contains { HEVCNALType.of($0) == .cra }
     }

@@ -15,7 +15,7 @@ package enum SourceAlpha {
 
     /// `libvpx-vp9` (or `libvpx` for VP8) for a stream whose alpha only libvpx decodes; nil
     /// for any other stream, which libavcodec's default decoder serves.
-    package static func libvpxDecoder(for stream: StreamView) -> String? {
+    static func libvpxDecoder(for stream: StreamView) -> String? {
         let id = stream.parameters.pointee.codec_id
         guard id == AV_CODEC_ID_VP9 || id == AV_CODEC_ID_VP8,
               let mode = av_dict_get(stream.pointer.pointee.metadata, "alpha_mode", nil, 0),

@@ -18,7 +18,7 @@ package enum StreamInfoCache {
         package let startTime: Int64
         package let duration: Int64
         package let bitRate: Int64
-        package let bestAudio: Int32
+        let bestAudio: Int32
 
         package struct Stream {
             package let parameters: CodecParameters
@@ -82,7 +82,7 @@ package enum StreamInfoCache {
     private static let lock = NSLock()
 
     /// Whether `format` states every stream in its header (mov and mp4).
-    package static func statesEverything(_ format: UnsafePointer<AVInputFormat>?) -> Bool {
+    static func statesEverything(_ format: UnsafePointer<AVInputFormat>?) -> Bool {
         guard let name = format?.pointee.name else { return false }
         return String(cString: name).hasPrefix("mov,")
     }

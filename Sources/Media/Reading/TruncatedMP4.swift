@@ -6,7 +6,7 @@ import Foundation
 /// headers only.
 package enum TruncatedMP4 {
     /// The explanation, or nil when the file is not an ISO media file or has its index.
-    package static func missingIndex(_ path: String) -> String? {
+    static func missingIndex(_ path: String) -> String? {
         guard let file = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? file.close() }
         guard let size = try? file.seekToEnd(), size >= 8 else { return nil }

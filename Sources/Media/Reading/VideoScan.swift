@@ -15,7 +15,7 @@ package struct VideoScan {
     package var timescale: Int32 = 1
     /// The stream's time base and the first presented frame's timestamp in it.
     package var timeBase = AVRational(num: 1, den: 1)
-    package var firstTicks: Int64 = 0
+    var firstTicks: Int64 = 0
     /// Every frame's presentation timestamp in stream ticks, sorted: frame i of the movie.
     package var presentationTicks: [Int64] = []
     /// Frame i's source time, parallel to `presentationTicks`, and the end of the last frame.
@@ -139,7 +139,7 @@ package struct VideoScan {
         /// Frames an edit list hides: decoded as references, never shown.
         package var hidden: [Bool]
         /// Keyframes a passthrough run may resume from (see RandomAccessPicture).
-        package var resumable: [Bool]
+        var resumable: [Bool]
         /// Damaged packets, and those decoded after one up to the next fresh start.
         package var damaged: [Bool]
         /// Open-GOP recovery points a smart cut may resume at (see OpenGOPResume), and why there
@@ -147,7 +147,7 @@ package struct VideoScan {
         package var recovery: [Bool]
         package var openGOPRefusal: String?
         /// Undamaged HEVC CRA keyframes (see ``smartCutPoints``).
-        package var cleanRandomAccess: [Bool]
+        var cleanRandomAccess: [Bool]
     }
 
     /// Reads every packet of stream `index` of `input`; a damaged packet ends the reading, with a warning.

@@ -48,7 +48,7 @@ public final class WAVFileReader: AudioSource {
         package var channels: Int
         package var sampleRate: Int
         /// Offset of the first sample byte, and the bytes of whole frames from there.
-        package var dataOffset: Int64
+        var dataOffset: Int64
         package var dataBytes: Int64
 
         package var bytesPerSample: Int {
@@ -253,7 +253,7 @@ extension WAVFileReader {
     /// libav, an RF64 file's `ds64` chunk, which must come first, gives the data size. A data
     /// size of 0 is left to libav, which also reads it as "to the end of the file" but does
     /// not state the length.
-    package static func parseHeader(descriptor: Int32, fileSize: Int64) -> Layout? {
+    static func parseHeader(descriptor: Int32, fileSize: Int64) -> Layout? {
         func bytes(at offset: Int64, _ count: Int) -> [UInt8]? {
             guard offset >= 0, offset + Int64(count) <= fileSize else { return nil }
             var data = [UInt8](repeating: 0, count: count)
@@ -321,7 +321,7 @@ extension WAVFileReader {
     }
 
     /// Reads a `fmt ` chunk's body (its first 64 bytes at most).
-    package static func parseFormat(_ fmt: [UInt8], dataOffset: Int64, dataBytes: Int64) -> Layout? {
+    static func parseFormat(_ fmt: [UInt8], dataOffset: Int64, dataBytes: Int64) -> Layout? {
         var tag = fmt.le16(0)
         let channels = Int(fmt.le16(2)), sampleRate = Int(fmt.le32(4))
         let blockAlign = Int(fmt.le16(12)), bits = Int(fmt.le16(14))
