@@ -48,7 +48,7 @@ package final class FrameDecoder {
     /// Decodes from `input`, wherever its read position is (such as the end, after a scan): the
     /// first request seeks.
     package init(input: InputFormatContext, stream: Int, scan: VideoScan, needed: [Bool], name: String,
-         warning: @escaping (String) -> Void) throws {
+                 warning: @escaping (String) -> Void) throws {
         self.input = input
         finished = true
         input.readOnly(stream: stream)

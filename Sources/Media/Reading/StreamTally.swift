@@ -49,7 +49,7 @@ package struct StreamTally {
     /// Counts an audio packet presented at `pts` for `duration` that drops `trim` samples, of a
     /// stream with `parameters`; `samples` says its length where its codec states it per packet.
     package mutating func add(audioAt pts: Int64, duration: Int64, trim: (start: Int64, end: Int64), parameters: AVCodecParameters,
-                      samples: () -> Int64?) {
+                              samples: () -> Int64?) {
         if first.map({ pts < $0 }) ?? true { skipped = trim.start }
         if last.map({ pts >= $0.pts }) ?? true {
             let samples = parameters.codec_id == AV_CODEC_ID_OPUS ? samples() : parameters.frame_size > 0 ? Int64(parameters.frame_size) : nil

@@ -75,7 +75,7 @@ package struct VideoScan {
     /// `keepPackets` the decode-order packet list (only passthrough maps packets) is not built,
     /// which keeps what grows with the movie's length smaller.
     package init(input: InputFormatContext, stream index: Int, name: String, keepPackets: Bool = true,
-         warning: (String) -> Void) throws {
+                 warning: (String) -> Void) throws {
         input.readOnly(stream: index)
         let tb = input.stream(index).pointer.pointee.time_base
         let demuxed = try Self.demux(input, stream: index, name: name, warning: warning)
