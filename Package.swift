@@ -80,17 +80,19 @@ let package = Package(
         .target(name: "Bitstream"),
         // What reads movies, below Export (issue 53, moving in steps): `MediaError` (facts only:
         // which file, which operation, what libav said), `AVFailure`, the threads readers and
-        // writers share (`Threads/`), `StandardOutput` and `SharedLibrary`. LibAV/, Reading/,
-        // Container and OutputNaming are still in Export (see docs/architecture.md).
-        .target(name: "Media", dependencies: ["CFFmpeg"]),
+        // writers share (`Threads/`), `StandardOutput`, `SharedLibrary`, `LibAV/` (the
+        // libraries under Swift names, owned packets, frames, codec contexts), `Container` and
+        // `Reading/` (probing, scans, the readers). OutputNaming is still in Export (see
+        // docs/architecture.md).
+        .target(name: "Media", dependencies: ["Composition", "SafeFiles", "TimePitch", "Bitstream", "CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
                                                "Bitstream", "Media",
                                               ]),
         // Where documents meet exports: batch recipes, their plans, jobs and shards, run by
         // BatchRunner, and a document turned into the ExportSource every exporter takes. Export
         // itself never reads a document.
-        .target(name: "Batch", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "Export"]),
-        .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Export", "CSDL2"]),
+        .target(name: "Batch", dependencies: ["Composition", "Project", "SafeFiles", "TimePitch", "Media", "Export"]),
+        .target(name: "Preview", dependencies: ["Composition", "Project", "TimePitch", "Media", "CSDL2"]),
         .executableTarget(
             name: "slowpoke",
             dependencies: [
@@ -119,11 +121,11 @@ let package = Package(
         // AVFilterLibrary's function types against the headers, and FlowInterpolation for
         // FlowLibrary's.
         .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation",
-                                                     "Bitstream",
+                                                     "Bitstream", "Media",
                                                     ],
                     linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
-        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Export", "Composition", "Project", "TestSupport", "CSDL2"],
+        .testTarget(name: "PreviewTests", dependencies: ["Preview", "Media", "Composition", "Project", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),
         .testTarget(name: "BitstreamTests", dependencies: ["Bitstream", "TestSupport"]),
         // Depends on the executable so that `swift test` builds the binary it runs.

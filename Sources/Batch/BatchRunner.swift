@@ -5,6 +5,7 @@ import SafeFiles
 public import Project
 import Synchronization
 import TimePitch
+import Media
 
 /// Runs a batch's jobs (see ``BatchPlan``), several at a time: for each, the movie's timeline
 /// with the job's edits, made in memory and handed to an exporter as an ``ExportSource``

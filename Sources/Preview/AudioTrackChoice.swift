@@ -1,4 +1,4 @@
-import Export
+import Media
 
 /// Which of a movie's audio tracks plays: the one marked default (else the first) at the
 /// start, and the next on each `t`, round. Plain state, so its rules are tested on their own.

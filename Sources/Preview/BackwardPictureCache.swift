@@ -1,5 +1,5 @@
 import Composition
-import Export
+import Media
 
 /// Pictures for playback that runs backwards (a reversed range, or `J`): a decoder only runs
 /// forwards, and seeking back to a keyframe for every picture would decode a whole GOP per

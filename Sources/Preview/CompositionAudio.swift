@@ -1,7 +1,7 @@
 import Composition
-import Export
 import Foundation
 import TimePitch
+import Media
 
 /// A composition's audio track at its natural speed, read by composition frame: the input of
 /// the live time-pitch engine, which then plays it at the user's rate.

@@ -1,9 +1,9 @@
 public import Composition
 public import Project
-import Export
 public import Foundation
 import TimePitch
 internal import CSDL2
+import Media
 
 /// The player: a window (or none) showing the composition's video at the time of the audio
 /// being heard, the live time-pitch engine for the audio, and the keys that steer both and

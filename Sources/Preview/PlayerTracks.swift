@@ -1,7 +1,7 @@
 import Composition
-import Export
 import Foundation
 import TimePitch
+import Media
 
 /// The preview's tracks beyond the primary ones: which audio track plays (`t`), the subtitles
 /// shown at the bottom (`s`), and what the overlay says about them and about HDR.

@@ -1,5 +1,5 @@
 import Composition
-import Export
+import Media
 
 /// A subtitle track's cues on the timeline (already retimed through it, see
 /// ``SubtitleCue/read(movie:stream:segments:origin:)``), asked which text shows at a time.

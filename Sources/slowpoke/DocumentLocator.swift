@@ -2,6 +2,7 @@ import Composition
 import Project
 import Export
 import Foundation
+import Media
 
 /// Finds the document a command works on, following the rules in `slowpoke --help`.
 enum DocumentLocator {

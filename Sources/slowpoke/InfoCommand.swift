@@ -4,6 +4,7 @@ import Batch
 import Export
 import Project
 import Foundation
+import Media
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(

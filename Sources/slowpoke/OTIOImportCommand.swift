@@ -5,6 +5,7 @@ import Interchange
 import Export
 import Foundation
 import SafeFiles
+import Media
 
 struct OTIOImport: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Composition
 import Export
 import Foundation
 import Project
+import Media
 
 struct StillCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,9 @@
 import CFFmpeg
 @testable import Export
+@testable import Media
 import Testing
 
-/// Export opens libavfilter at run time (see AVFilterLibrary). This test target links it, so
+/// Media opens libavfilter at run time (see AVFilterLibrary). This test target links it, so
 /// each function type must accept the header's declaration (checked when this compiles), and
 /// each looked-up function must be the very one the linker binds.
 @Suite struct AVFilterLibraryTests {

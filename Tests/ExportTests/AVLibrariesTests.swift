@@ -1,10 +1,9 @@
 import CFFmpeg
-// Only these two: the module's shadowing functions have the C names too.
-@testable import struct Export.AVLibraries
-@testable import enum Export.LibAV
+@testable import struct Media.AVLibraries
+@testable import enum Media.LibAV
 import Testing
 
-/// Export opens libavformat and libavcodec at run time (see AVLibraries). This test target
+/// Media opens libavformat and libavcodec at run time (see AVLibraries). This test target
 /// links them, so each function type must accept the header's declaration (checked when this
 /// compiles), and each looked-up function must be the very one the linker binds.
 @Suite struct AVLibrariesTests {

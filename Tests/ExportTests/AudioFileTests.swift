@@ -5,6 +5,7 @@ import SafeFiles
 import TestSupport
 import Testing
 import TimePitch
+import Media
 
 @Suite struct AudioFileReaderTests {
     /// Reads every frame in order, in blocks.
@@ -120,7 +121,7 @@ import TimePitch
     }
 
     @Test func aFileWithoutAudioIsRefused() {
-        #expect(throws: ExportError.notMedia(path: TestSupport.media("noaudio.mp4").path, reason: "it has no audio stream")) {
+        #expect(throws: MediaError.notMedia(path: TestSupport.media("noaudio.mp4").path, reason: "it has no audio stream")) {
             try AudioFileReader(url: TestSupport.media("noaudio.mp4"))
         }
     }

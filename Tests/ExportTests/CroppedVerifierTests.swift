@@ -1,6 +1,7 @@
 import Composition
 @testable import Export
 import Foundation
+import Media
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// ``ExportVerifier`` against outputs damaged after a clean export: a flipped byte in a copied
 /// packet, in a re-encoded one, and a frame dropped; each failure names the frame.

@@ -3,6 +3,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// FramePlan against sample and hold computed independently, in floating point, from the clip's
 /// known frame times (clip60.mp4: 600 frames at i/60 s).

@@ -4,6 +4,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// An mp4's facts from its index (``IndexedPackets``) are those of reading every packet: the
 /// prober's media facts (what `open` stores and `info --json` prints) and smart audio's packet

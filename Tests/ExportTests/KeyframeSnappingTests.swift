@@ -3,6 +3,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// The cut path of passthrough on its own: where runs of copied frames may end and resume
 /// (CutPoints), and how the skipped source of a whole timeline becomes cuts (KeyframeSnapping).

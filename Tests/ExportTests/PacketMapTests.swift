@@ -3,6 +3,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// PacketMap on its own: mapped timestamps are exact multiples of the rate, removed packets are
 /// dropped and counted, decode times stay strictly increasing and never after presentation.

@@ -3,6 +3,7 @@ import Export
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// The prober's facts, checked against ffprobe reading the same files.
 @Suite struct ProbeTests {
@@ -102,15 +103,15 @@ import Testing
         #expect {
             try Prober.probe(text)
         } throws: { error in
-            guard case .notMedia(let path, _)? = error as? ExportError else { return false }
+            guard case .notMedia(let path, _)? = error as? MediaError else { return false }
             return path == text.path
-                && (error as! ExportError).description.hasPrefix("\(text.path) is not a movie or audio file that slowpoke can read")
+                && (error as! MediaError).description.hasPrefix("\(text.path) is not a movie or audio file that slowpoke can read")
         }
         let empty = folder.file("empty.mov")
         try Data().write(to: empty)
-        #expect(throws: ExportError.notMedia(path: empty.path, reason: "the file is empty")) { try Prober.probe(empty) }
+        #expect(throws: MediaError.notMedia(path: empty.path, reason: "the file is empty")) { try Prober.probe(empty) }
         let missing = folder.file("missing.mp4")
-        #expect(throws: ExportError.cannotOpen(path: missing.path, reason: "no such file")) { try Prober.probe(missing) }
+        #expect(throws: MediaError.cannotOpen(path: missing.path, reason: "no such file")) { try Prober.probe(missing) }
     }
 
     @Test func aFileWithoutVideoOrAudioHasNoAsset() throws {

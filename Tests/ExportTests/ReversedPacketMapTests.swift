@@ -3,6 +3,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// PacketMap and SmartCut's runs on a reversed range, on their own: a 10 s, 30 fps stream with
 /// no reordering (packet i at i/30 s), source 2-4 reversed.

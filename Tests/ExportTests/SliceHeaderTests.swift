@@ -2,6 +2,7 @@
 @testable import Export
 import TestSupport
 import Testing
+import Media
 
 /// The bit-level half of resuming at open-GOP recovery points (issue 41) on its own: emulation
 /// prevention, Exp-Golomb writing, and slice headers read, rewritten and read again, on NAL

@@ -1,4 +1,5 @@
 @testable import Export
+import Media
 import CFFmpeg
 import Foundation
 import TestSupport

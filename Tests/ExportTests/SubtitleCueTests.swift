@@ -3,6 +3,7 @@ import Foundation
 @testable import Export
 import TestSupport
 import Testing
+import Media
 
 /// Subtitle cues as the preview reads them, and the streams it can switch between.
 @Suite struct SubtitleCueTests {
@@ -54,7 +55,7 @@ import Testing
         ]
         #expect(cues == expected, "\(cues)")
         // Not subtitles: a clear refusal.
-        #expect(throws: ExportError.self) { try SubtitleCue.read(movie: movie, stream: 1, segments: segments, origin: .zero) }
+        #expect(throws: MediaError.self) { try SubtitleCue.read(movie: movie, stream: 1, segments: segments, origin: .zero) }
     }
 
     @Test func streamsAreListedWithLanguageTitleAndDisposition() throws {

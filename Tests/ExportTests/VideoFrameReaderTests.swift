@@ -3,6 +3,7 @@ import Export
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 @Suite struct VideoFrameReaderTests {
     /// The frame index the picture code of media/make-media.sh carries, read from the Y plane.
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func refusesMissingFilesAndAudioOnlyFiles() {
-        #expect(throws: ExportError.self) { try VideoFrameReader(url: URL(fileURLWithPath: "/nonexistent.mp4")) }
-        #expect(throws: ExportError.self) { try VideoFrameReader(url: TestSupport.media("music.wav")) }
+        #expect(throws: MediaError.self) { try VideoFrameReader(url: URL(fileURLWithPath: "/nonexistent.mp4")) }
+        #expect(throws: MediaError.self) { try VideoFrameReader(url: TestSupport.media("music.wav")) }
     }
 }

@@ -3,6 +3,7 @@ import Composition
 import Foundation
 import TestSupport
 import Testing
+import Media
 
 /// Passthrough starts rendering audio from ``VideoScan/leadingOrigin(movie:stream:)`` before the
 /// full scan; it must agree with the scan and with ffprobe's earliest video timestamp.

@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import TimePitch
+import Media
 
 /// Shared by the WAV suites: making files with the ffmpeg CLI and reading them whole.
 enum WAVTestFiles {
@@ -210,7 +211,7 @@ extension [[Float]] {
         #expect(try WAVFileReader.open(url: text) == nil)
         #expect(try WAVFileReader.open(url: TestSupport.media("clip60.mp4")) == nil)
         // A folder (like a FIFO or a device) is refused before anything opens it.
-        #expect(throws: ExportError.cannotOpen(path: folder.url.path, reason: "it is a folder, not a regular file")) {
+        #expect(throws: MediaError.cannotOpen(path: folder.url.path, reason: "it is a folder, not a regular file")) {
             try WAVFileReader.open(url: folder.url)
         }
     }
@@ -219,10 +220,10 @@ extension [[Float]] {
         let folder = try TemporaryFolder("wav-read")
         let missing = folder.file("missing.wav"), empty = folder.file("empty.wav")
         try Data().write(to: empty)
-        #expect(throws: ExportError.cannotOpen(path: missing.path, reason: "no such file")) { try WAVFileReader.open(url: missing) }
-        #expect(throws: ExportError.notMedia(path: empty.path, reason: "the file is empty")) { try WAVFileReader.open(url: empty) }
-        #expect(throws: ExportError.cannotOpen(path: missing.path, reason: "no such file")) { try AudioFileReader(url: missing) }
-        #expect(throws: ExportError.notMedia(path: empty.path, reason: "the file is empty")) { try AudioFileReader(url: empty) }
+        #expect(throws: MediaError.cannotOpen(path: missing.path, reason: "no such file")) { try WAVFileReader.open(url: missing) }
+        #expect(throws: MediaError.notMedia(path: empty.path, reason: "the file is empty")) { try WAVFileReader.open(url: empty) }
+        #expect(throws: MediaError.cannotOpen(path: missing.path, reason: "no such file")) { try AudioFileReader(url: missing) }
+        #expect(throws: MediaError.notMedia(path: empty.path, reason: "the file is empty")) { try AudioFileReader(url: empty) }
     }
 
     /// The read-ahead serves the native reader's samples too.

@@ -6,6 +6,7 @@ import SafeFiles
 import TestSupport
 import Testing
 import TimePitch
+import Media
 
 
 @Suite struct WAVFileWriterTests {

@@ -1,10 +1,10 @@
 import Composition
-import Export
 import Foundation
 @testable import Preview
 import TestSupport
 import Testing
 import TimePitch
+import Media
 
 /// The preview's audio is the export's: every sample of a timeline with scaled sections, cuts,
 /// gaps and reversed ranges equals what the offline renderer writes for the whole track, joins included.

@@ -1,8 +1,8 @@
 import Composition
-@testable import Export
 import Foundation
 @testable import Preview
 import Testing
+import Media
 
 @Suite struct TrackChoiceTests {
     func stream(_ index: Int, _ language: String?, isDefault: Bool = false, title: String? = nil) -> PlayableStream {

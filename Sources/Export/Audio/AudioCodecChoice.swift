@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// How a rendered audio track is encoded: as its source's own codec where slowpoke can encode it
 /// and the container can hold it (Opus, Vorbis, FLAC and PCM in Matroska, PCM in mov, AAC
@@ -19,7 +20,7 @@ struct AudioCodecChoice {
     /// is the AAC bit rate asked for.
     init(source: AVCodecParameters, container: Container, aacBitRate: Int) {
         let id = source.codec_id
-        if container.keepsAudio(id), id != AV_CODEC_ID_AAC || container.isWebM, let encoder = avcodec_find_encoder(id),
+        if container.keepsAudio(id), id != AV_CODEC_ID_AAC || container.isWebM, let encoder = LibAVCodec.findEncoder(id),
            let format = Self.sampleFormat(of: encoder) {
             codec = id
             let lossless = id == AV_CODEC_ID_FLAC || Self.pcm.contains(id)
@@ -37,16 +38,16 @@ struct AudioCodecChoice {
         // WebM holds no AAC: Opus where the rate is Opus's, else Vorbis (any rate).
         let webm = container.isWebM ? (source.sample_rate == 48000 ? AV_CODEC_ID_OPUS : AV_CODEC_ID_VORBIS) : nil
         codec = webm ?? AV_CODEC_ID_AAC
-        sampleFormat = webm.flatMap { avcodec_find_encoder($0) }.flatMap { Self.sampleFormat(of: $0) } ?? AV_SAMPLE_FMT_FLTP
+        sampleFormat = webm.flatMap { LibAVCodec.findEncoder($0) }.flatMap { Self.sampleFormat(of: $0) } ?? AV_SAMPLE_FMT_FLTP
         bitRate = webm != nil && source.bit_rate > 0 ? max(Int(source.bit_rate), 64_000) : aacBitRate
         bitsPerRawSample = nil
-        let sourceName = String(cString: avcodec_get_name(id))
+        let sourceName = String(cString: LibAVCodec.codecName(id))
         let places = Container.extensions(keepingAudio: id)
         if let webm {
-            why = ".webm holds only Opus and Vorbis audio, so \(sourceName) becomes \(String(cString: avcodec_get_name(webm))); export to \((places.isEmpty ? [".mkv"] : places).joined(separator: " or ")) to keep it"
+            why = ".webm holds only Opus and Vorbis audio, so \(sourceName) becomes \(String(cString: LibAVCodec.codecName(webm))); export to \((places.isEmpty ? [".mkv"] : places).joined(separator: " or ")) to keep it"
         } else if id == AV_CODEC_ID_AAC {
             why = nil
-        } else if avcodec_find_encoder(id) == nil || places.isEmpty {
+        } else if LibAVCodec.findEncoder(id) == nil || places.isEmpty {
             why = "slowpoke cannot write \(sourceName) audio"
         } else {
             why = "slowpoke keeps \(sourceName) audio only in \(places.joined(separator: " or ")); export to one to keep it"
@@ -114,7 +115,7 @@ extension AudioCodecChoice {
             bitsPerRawSample = codec == AV_CODEC_ID_PCM_S24LE ? 24 : nil
         default:
             codec = id
-            sampleFormat = avcodec_find_encoder(id).flatMap(Self.sampleFormat(of:)) ?? AV_SAMPLE_FMT_FLTP
+            sampleFormat = LibAVCodec.findEncoder(id).flatMap(Self.sampleFormat(of:)) ?? AV_SAMPLE_FMT_FLTP
             bitRate = source.codec_id == id && source.bit_rate > 0 ? Int(source.bit_rate) : defaultBitRate
             bitsPerRawSample = nil
         }
@@ -133,7 +134,7 @@ extension AudioCodecChoice {
     /// Whether this FFmpeg has an encoder for `file`'s codec that takes `channels` channels
     /// at `sampleRate`.
     static func fit(audioFile file: Container, sampleRate: Int, channels: Int) -> AudioFileFit {
-        guard let id = file.audioFileCodec, let encoder = avcodec_find_encoder(id) else { return .noEncoder }
+        guard let id = file.audioFileCodec, let encoder = LibAVCodec.findEncoder(id) else { return .noEncoder }
         if let rates = encoder.pointee.supported_samplerates {
             var i = 0, found = false
             while rates[i] != 0 && !found { found = Int(rates[i]) == sampleRate; i += 1 }

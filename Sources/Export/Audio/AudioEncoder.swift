@@ -23,13 +23,13 @@ final class AudioEncoder {
     /// for their count.
     init(format: AudioFormat, codecID: AVCodecID, sampleFormat: AVSampleFormat, bitRate: Int? = nil,
          bitsPerRawSample: Int32? = nil, layout: AVChannelLayout? = nil, globalHeader: Bool, display: String) throws(ExportError) {
-        try LibAV.load()
+        try media(LibAV.load)
         self.format = format
         self.display = display
-        guard let codec = avcodec_find_encoder(codecID) else {
-            throw .unsupported("this FFmpeg has no \(String(cString: avcodec_get_name(codecID))) encoder")
+        guard let codec = LibAVCodec.findEncoder(codecID) else {
+            throw .unsupported("this FFmpeg has no \(String(cString: LibAVCodec.codecName(codecID))) encoder")
         }
-        context = try CodecContext(codec: codec)
+        context = try media { () throws(MediaError) in try CodecContext(codec: codec) }
         let e = context.pointer
         e.pointee.sample_rate = Int32(format.sampleRate)
         e.pointee.sample_fmt = sampleFormat
@@ -40,12 +40,14 @@ final class AudioEncoder {
         if let bitsPerRawSample { e.pointee.bits_per_raw_sample = bitsPerRawSample }
         if let bitRate { e.pointee.bit_rate = Int64(bitRate) }
         if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        let opened = avcodec_open2(e, codec, nil)
+        let opened = LibAVCodec.openCodec(e, codec, nil)
         guard opened >= 0 else { throw .av(path: display, AVFailure(code: opened, operation: "opening the encoder")) }
-        converter = try SampleConverter(inLayout: layout, inFormat: AV_SAMPLE_FMT_FLTP, inRate: Int32(format.sampleRate),
-                                        outChannels: Int32(format.channels), outFormat: sampleFormat, outRate: Int32(format.sampleRate))
-        frame = try Frame()
-        packet = try Packet()
+        converter = try media { () throws(MediaError) in 
+            try SampleConverter(inLayout: layout, inFormat: AV_SAMPLE_FMT_FLTP, inRate: Int32(format.sampleRate),
+                                outChannels: Int32(format.channels), outFormat: sampleFormat, outRate: Int32(format.sampleRate))
+        }
+        frame = try media(Frame.init)
+        packet = try media(Packet.init)
         frameSize = e.pointee.frame_size > 0 ? Int(e.pointee.frame_size) : 4096
         pending = [[Float]](repeating: [], count: format.channels)
     }
@@ -78,7 +80,7 @@ final class AudioEncoder {
     func finish(deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
         if !pending[0].isEmpty { try encode(from: 0, count: pending[0].count, deliver: deliver) }
         pending = pending.map { _ in [] }
-        let flushed = avcodec_send_frame(context.pointer, nil)
+        let flushed = LibAVCodec.sendFrame(context.pointer, nil)
         guard flushed >= 0 || flushed == sp_averror_eof() else {
             throw ExportError.av(path: display, AVFailure(code: flushed, operation: "flushing the encoder"))
         }
@@ -101,18 +103,18 @@ final class AudioEncoder {
         }
         f.pointee.pts = written
         written += Int64(count)
-        let sent = avcodec_send_frame(context.pointer, f)
+        let sent = LibAVCodec.sendFrame(context.pointer, f)
         guard sent >= 0 else { throw ExportError.av(path: display, AVFailure(code: sent, operation: "encoding")) }
         try drain(deliver)
     }
 
     private func drain(_ deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
         while true {
-            let received = avcodec_receive_packet(context.pointer, packet.pointer)
+            let received = LibAVCodec.receivePacket(context.pointer, packet.pointer)
             if received == sp_averror_eagain() || received == sp_averror_eof() { return }
             guard received >= 0 else { throw ExportError.av(path: display, AVFailure(code: received, operation: "encoding")) }
             try deliver(packet.pointer)
-            av_packet_unref(packet.pointer)
+            LibAVCodec.packetUnref(packet.pointer)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 import TimePitch
+import Media
 
 /// What every audio track of one export shares: the movie, the timeline it follows, how its
 /// audio is retimed and encoded, and where it is written. ``AudioTracks`` and each

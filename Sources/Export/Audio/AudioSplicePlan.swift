@@ -1,4 +1,5 @@
 import TimePitch
+import Media
 
 /// Which of an audio track's own packets an export keeps, and which stretches of the timeline
 /// it renders and encodes between them (smart audio).
@@ -36,26 +37,8 @@ struct AudioSplicePlan: Equatable {
         let at: Int64
     }
 
-    /// A source packet, in samples of the stream (sample 0 is presentation time 0). Sixteen
-    /// bytes: an 8-hour recording lists 450,000 of them for the whole export.
-    struct Packet: Equatable {
-        var start: Int64
-        private var samples: Int32
-        /// Damaged, or out of step with its neighbours: never copied.
-        var unusable = false
-
-        /// Its length in samples.
-        var count: Int64 {
-            get { Int64(samples) }
-            set { samples = Int32(clamping: newValue) }
-        }
-
-        init(start: Int64, count: Int64, unusable: Bool = false) {
-            self.start = start
-            samples = Int32(clamping: count)
-            self.unusable = unusable
-        }
-    }
+    /// A source packet, in samples of the stream (see ``Media/AudioSourcePacket``).
+    typealias Packet = AudioSourcePacket
 
     let pieces: [Piece]
     /// Samples the timeline leaves unchanged that are encoded anyway, because their packets

@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// One audio track of an exported movie. It is copied packet for packet when the timeline leaves
 /// the audio untouched; otherwise it is rendered through TimePitch and encoded on threads of its
@@ -123,8 +124,8 @@ final class AudioTrackOutput {
                 for message in rendered.takeWarnings() { warning(message) }
                 switch try rendered.next(timeout: 0.05) {
                 case .item(let next):
-                    av_packet_unref(packet.pointer)
-                    av_packet_move_ref(packet.pointer, next.pointer)
+                    LibAVCodec.packetUnref(packet.pointer)
+                    LibAVCodec.packetMoveRef(packet.pointer, next.pointer)
                     return true
                 case .end:
                     // The reader finished before the last packet came; its last words too.
@@ -173,7 +174,7 @@ final class AudioTrackOutput {
             if p.pointee.pts != sp_av_nopts_value() { p.pointee.pts += leadIn - shift }
             if p.pointee.dts != sp_av_nopts_value() { p.pointee.dts += leadIn - shift }
             p.pointee.stream_index = output!.pointee.index
-            av_packet_rescale_ts(p, timeBase, output!.pointee.time_base)
+            LibAVCodec.packetRescaleTS(p, timeBase, output!.pointee.time_base)
             p.pointee.pos = -1
             try writer.write(p)
             pending = false

@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// Every audio track of an exported movie, each an ``AudioTrackOutput`` of its own: all of them
 /// follow the timeline with the same algorithm, keep their language, title, disposition and

@@ -70,7 +70,7 @@ final class RenderedAudio: @unchecked Sendable {
             let packets = self.packets, encoder = self.encoder
             let deliver: (UnsafeMutablePointer<AVPacket>) throws -> Void = { packet in
                 let copy = try Packet()
-                av_packet_move_ref(copy.pointer, packet)
+                LibAVCodec.packetMoveRef(copy.pointer, packet)
                 try packets.push(copy)
             }
             let encoding = BackgroundConsumer<(samples: [[Float]], count: Int)>(

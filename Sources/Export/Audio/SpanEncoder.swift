@@ -79,7 +79,7 @@ final class SpanEncoder {
             let added = self.inserted ?? surplus
             guard relative >= (first ? .min : 0), last || relative < Int64(output.count) + added else { return }
             let copy = try Packet()
-            av_packet_move_ref(copy.pointer, p)
+            LibAVCodec.packetMoveRef(copy.pointer, p)
             let q = copy.pointer
             if relative >= bridged && relative < bridged + f + added - surplus {
                 let dropped = relative == bridged ? surplus : f
@@ -99,7 +99,7 @@ final class SpanEncoder {
     /// Asks the decoder to drop the last `count` samples of packet `p`'s output (Matroska
     /// writes it as DiscardPadding).
     private static func discardEnd(_ count: Int64, of p: UnsafeMutablePointer<AVPacket>) throws {
-        guard let data = av_packet_new_side_data(p, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
+        guard let data = LibAVCodec.packetNewSideData(p, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
             throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "marking samples to discard"))
         }
         for i in 0..<10 { data[i] = 0 }

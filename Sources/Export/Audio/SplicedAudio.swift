@@ -257,8 +257,8 @@ final class SplicedAudio: @unchecked Sendable {
             case .encode:
                 switch try stretches[stretch].queue.pop(timeout: timeout) {
                 case .item(.packet(let next)):
-                    av_packet_unref(packet.pointer)
-                    av_packet_move_ref(packet.pointer, next.pointer)
+                    LibAVCodec.packetUnref(packet.pointer)
+                    LibAVCodec.packetMoveRef(packet.pointer, next.pointer)
                     return true
                 case .item(.pieceEnd), .end:
                     piece += 1

@@ -3,6 +3,7 @@ import SafeFiles
 public import Composition
 public import TimePitch
 internal import CFFmpeg
+import Media
 
 /// `slowpoke export` of a document whose movie has no video (a song, a voice memo): the
 /// timeline's audio track, rendered through TimePitch with the same algorithm, renderer and
@@ -121,7 +122,7 @@ public struct AudioExporter {
         try destination.commitExport()
         try progress(1)
         return Result(output: destination.destination, duration: track.duration, sampleRate: Int(parameters.sample_rate),
-                      channels: Self.describe(parameters.ch_layout), codec: String(cString: avcodec_get_name(choice.codec)),
+                      channels: Self.describe(parameters.ch_layout), codec: String(cString: LibAVCodec.codecName(choice.codec)),
                       audio: audio.handling, fit: fit)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 public import SafeFiles
 public import TimePitch
 internal import CFFmpeg
+import Media
 
 /// Writes planar float audio to a WAV or FLAC file through libavformat and libavcodec.
 ///
@@ -25,7 +26,7 @@ public final class AudioFileWriter {
     /// Opens `output`'s temporary file for `format` audio at `depth`. The container comes from
     /// the destination's extension: `.wav` or `.flac`.
     public init(output: OutputFile, format: AudioFormat, depth: Depth) throws(ExportError) {
-        try LibAV.load()
+        try media(LibAV.load)
         self.output = output
         self.format = format
         let ext = output.destination.pathExtension.lowercased()
@@ -64,7 +65,7 @@ public final class AudioFileWriter {
 
     private func store(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         packet.pointee.stream_index = stream.pointee.index
-        av_packet_rescale_ts(packet, encoder.timeBase, stream.pointee.time_base)
+        LibAVCodec.packetRescaleTS(packet, encoder.timeBase, stream.pointee.time_base)
         try writer.write(packet)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 public import SafeFiles
 import Glibc
 public import TimePitch
+import Media
 
 /// Writes planar float audio to a WAV file natively, without libavformat or libavcodec.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Whether a frame coded as interlaced shows combing: its two fields caught at different
 /// instants, where the picture moves. Progressive content coded as interlaced (film broadcast as

@@ -320,8 +320,8 @@ public struct ConstantRateExporter {
     /// forwards (an HEVC stream carries it in SEI messages, which the decoder gives each frame).
     private static func staticHDR(of stream: StreamView, plan: FramePlan, source: any PictureSource) throws -> [String] {
         var size = 0
-        let streamMastering = av_stream_get_side_data(stream.pointer, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size).map(UnsafeRawPointer.init)
-        let streamLight = av_stream_get_side_data(stream.pointer, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size).map(UnsafeRawPointer.init)
+        let streamMastering = LibAVFormat.streamGetSideData(stream.pointer, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size).map(UnsafeRawPointer.init)
+        let streamLight = LibAVFormat.streamGetSideData(stream.pointer, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size).map(UnsafeRawPointer.init)
         if streamMastering != nil || streamLight != nil {
             return HEVCSpliceEncoder.hdrParameters(mastering: streamMastering, light: streamLight)
         }

@@ -1,5 +1,7 @@
 import Foundation
 public import Composition
+import Composition
+import Media
 
 extension ConstantRateExporter {
     /// What an `--fps` export would do, known before any work (`export --dry-run --fps N`,

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Progressive pictures from interlaced video, one per field, made by libavfilter's `bwdif`
 /// (`mode=send_field:parity=auto:deint=interlaced`): picture 2i is frame i's first field and

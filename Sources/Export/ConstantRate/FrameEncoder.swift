@@ -27,7 +27,7 @@ final class FrameEncoder {
         self.display = display
         carriesDynamicHDR = settings.codec == .hevc
         try LibAV.load()
-        guard let codec = avcodec_find_encoder_by_name(settings.codec.encoderName) else {
+        guard let codec = LibAVCodec.findEncoderByName(settings.codec.encoderName) else {
             throw ExportError.unsupported("this libavcodec has no \(settings.codec.encoderName) encoder, so it cannot encode \(settings.codec.displayName)")
         }
         context = try CodecContext(codec: codec)
@@ -60,7 +60,7 @@ final class FrameEncoder {
         if settings.codec == .vp9 { c.pointee.bit_rate = 0 }
         var options = Self.options(for: settings)
         defer { av_dict_free(&options) }
-        let opened = avcodec_open2(c, codec, &options)
+        let opened = LibAVCodec.openCodec(c, codec, &options)
         guard opened >= 0 else {
             throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening the \(settings.codec.encoderName) encoder"))
         }
@@ -256,16 +256,16 @@ final class FrameEncoder {
             frame.pointer.pointee.pts = index
             frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         }
-        let sent = avcodec_send_frame(context.pointer, frame?.pointer)
+        let sent = LibAVCodec.sendFrame(context.pointer, frame?.pointer)
         guard sent >= 0 else { throw ExportError.av(path: display, AVFailure(code: sent, operation: "encoding video")) }
         while true {
-            let got = avcodec_receive_packet(context.pointer, packet.pointer)
+            let got = LibAVCodec.receivePacket(context.pointer, packet.pointer)
             if got == sp_averror_eagain() || got == sp_averror_eof() { return }
             guard got >= 0 else { throw ExportError.av(path: display, AVFailure(code: got, operation: "encoding video")) }
             packet.pointer.pointee.duration = 1
             if let sei = dynamicHDR.removeValue(forKey: packet.pointer.pointee.pts) { try sei.insert(into: packet.pointer) }
             try deliver(packet.pointer)
-            av_packet_unref(packet.pointer)
+            LibAVCodec.packetUnref(packet.pointer)
         }
     }
 }

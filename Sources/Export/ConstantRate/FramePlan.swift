@@ -1,4 +1,5 @@
 import Composition
+import Media
 
 /// Which source pictures make each output frame of a constant-rate export. Output frame k sits
 /// at composition time k/N and shows the picture whose presentation interval holds the source

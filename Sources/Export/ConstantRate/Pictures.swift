@@ -1,4 +1,5 @@
 import Composition
+import Media
 
 /// The pictures a constant-rate export chooses among, in presentation order, with their source
 /// times. A progressive frame is one picture. An interlaced frame of duration d holds two

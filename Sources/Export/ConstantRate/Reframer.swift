@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// Applies a ``Reframing`` to decoded pictures through libavfilter: `crop` (exact, to the
 /// pixel), then for a zoom `scale` with libswscale's Lanczos, accurate rounding and full

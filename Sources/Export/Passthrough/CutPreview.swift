@@ -1,6 +1,7 @@
 import Foundation
 public import Composition
 import TimePitch
+import Media
 
 /// What a passthrough export will do at the timeline's cuts, read from its ``PassthroughPlan``
 /// (a demux-only scan: no decoding, nothing written): how many frames ``SmartCut`` re-encodes at

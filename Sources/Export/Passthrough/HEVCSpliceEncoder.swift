@@ -95,7 +95,7 @@ final class HEVCSpliceEncoder: SpliceEncoding {
     init(source: UnsafePointer<AVCodecParameters>, stream: UnsafePointer<AVStream>, timeBase: AVRational, frameRate: AVRational,
          ids: HEVCParameterSetIDs, blocks: (tree: Int, smallest: Int), display: String) throws {
         try LibAV.load()
-        guard let codec = avcodec_find_encoder_by_name("libx265") else {
+        guard let codec = LibAVCodec.findEncoderByName("libx265") else {
             throw ExportError.unavailable(Notice("this libavcodec has no libx265 encoder, which frame-exact cuts of HEVC need", remedies: [Remedy(.keyframeCuts)]))
         }
         self.codec = codec
@@ -109,8 +109,8 @@ final class HEVCSpliceEncoder: SpliceEncoding {
         self.blocks = blocks
         packet = try Packet()
         var size = 0
-        streamStatesHDR = av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size) != nil
-            || av_stream_get_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size) != nil
+        streamStatesHDR = LibAVFormat.streamGetSideData(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size) != nil
+            || LibAVFormat.streamGetSideData(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size) != nil
     }
 
     private static func statesHDR(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
@@ -131,12 +131,12 @@ final class HEVCSpliceEncoder: SpliceEncoding {
                       "ctu=\(blocks.tree)", "min-cu-size=\(blocks.smallest)", "max-tu-size=\(min(32, blocks.tree))"]
         var size = 0
         let mastering = av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA).map { UnsafeRawPointer($0.pointee.data) }
-            ?? Optional(av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
+            ?? Optional(LibAVFormat.streamGetSideData(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
         let light = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL).map { UnsafeRawPointer($0.pointee.data) }
-            ?? Optional(av_stream_get_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
+            ?? Optional(LibAVFormat.streamGetSideData(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size)).flatMap { $0.map(UnsafeRawPointer.init) }
         params += Self.hdrParameters(mastering: mastering, light: light)
         av_dict_set(&options, "x265-params", params.joined(separator: ":"), 0)
-        let result = avcodec_open2(context.pointer, codec, &options)
+        let result = LibAVCodec.openCodec(context.pointer, codec, &options)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "opening libx265 for a frame-exact cut")) }
         opened = true
     }

@@ -1,4 +1,5 @@
 import Composition
+import Media
 
 /// Passthrough copies compressed frames, so a run of copied frames can only resume at a
 /// keyframe and can only end where no kept frame refers to a dropped one (``CutPoints``). This

@@ -1,4 +1,5 @@
 import Composition
+import Media
 
 /// Where each video packet goes in a passthrough export: its presentation and decode times
 /// mapped exactly through the composition, then expressed in an output timescale chosen so that
@@ -24,20 +25,8 @@ struct PacketMap {
     /// Packets whose source time no segment plays (removed ranges).
     let dropped: Int
 
-    /// A source packet as read from the file, in seconds of source time (0 is the first
-    /// presented frame). Its stored decode time is not kept: decode times are derived from the
-    /// mapped presentation times (see ``decodeTimes(_:step:)``).
-    struct SourcePacket {
-        let pts: Time
-        let duration: Time
-        /// Damaged, or decoded from a damaged one before the next keyframe: never copied.
-        var damaged = false
-        /// Hidden by the source's edit list (before source time 0): a decode reference only.
-        var hidden = false
-        /// Where a re-encoded still (a freeze's held frame, a gap's black) shows, in output
-        /// time: not mapped through the timeline.
-        var shown: TimeRange? = nil
-    }
+    /// A source packet as read from the file (see ``Media/SourcePacket``).
+    typealias SourcePacket = Media.SourcePacket
 
     /// The largest timescale slowpoke asks a container for.
     static let maximumTimescale: Int64 = Int64(Int32.max)

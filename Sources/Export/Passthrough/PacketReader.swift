@@ -69,8 +69,8 @@ final class PacketReader {
             // The first attempt seeks to the block's first packet; a demuxer that lands after it
             // (a file without an index) is taken back to the start of the file.
             let target = attempt == 0 ? ticks[first] : -(Int64(1) << 40)
-            if av_seek_frame(input.pointer, Int32(stream), target, AVSEEK_FLAG_BACKWARD) < 0 {
-                _ = avformat_seek_file(input.pointer, -1, Int64.min, 0, 0, 0)
+            if LibAVFormat.seekFrame(input.pointer, Int32(stream), target, AVSEEK_FLAG_BACKWARD) < 0 {
+                _ = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0)
             }
             position = nil
             while try readVideo() {
@@ -78,7 +78,7 @@ final class PacketReader {
                 if at > first && block.isEmpty { break }
                 if at >= first {
                     let copy = try Packet()
-                    guard av_packet_ref(copy.pointer, packet.pointer) >= 0 else {
+                    guard LibAVCodec.packetRef(copy.pointer, packet.pointer) >= 0 else {
                         throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a packet to play it backwards"))
                     }
                     block[at] = copy

@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 internal import Bitstream
 internal import CFFmpeg
+import Media
 
 /// A passthrough export's crop or zoom (``Reframing``), done without re-encoding: the H.264 or
 /// HEVC stream's cropping window (``CroppingWindow``) is rewritten in the configuration record
@@ -35,7 +36,7 @@ struct PassthroughCrop {
                                            remedies: [Remedy(.constantRate, "to crop by re-encoding")]))
         }
         guard p.codec_id == AV_CODEC_ID_H264 || p.codec_id == AV_CODEC_ID_HEVC else {
-            throw refuse("passthrough crops by rewriting an H.264 or HEVC stream's cropping window, and its video is \(String(cString: avcodec_get_name(p.codec_id)))")
+            throw refuse("passthrough crops by rewriting an H.264 or HEVC stream's cropping window, and its video is \(String(cString: LibAVCodec.codecName(p.codec_id)))")
         }
         let hevc = p.codec_id == AV_CODEC_ID_HEVC
         self.hevc = hevc

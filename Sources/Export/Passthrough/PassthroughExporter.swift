@@ -361,7 +361,7 @@ public struct PassthroughExporter {
         let packet = try Packet()
         let p = packet.pointer
         let bytes = sample.bytes
-        guard av_new_packet(p, Int32(bytes.count)) >= 0 else { throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet")) }
+        guard LibAVCodec.newPacket(p, Int32(bytes.count)) >= 0 else { throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet")) }
         bytes.withUnsafeBufferPointer { p.pointee.data.update(from: $0.baseAddress!, count: bytes.count) }
         if sample.idr { p.pointee.flags |= AV_PKT_FLAG_KEY }
         p.pointee.pts = entry.pts
@@ -376,7 +376,7 @@ public struct PassthroughExporter {
     /// A packet of `bytes` with `flags` (a copied video packet's timestamps are set anew).
     private static func packet(_ bytes: [UInt8], flags: Int32) throws -> Packet {
         let copy = try Packet()
-        guard av_new_packet(copy.pointer, Int32(bytes.count)) >= 0 else {
+        guard LibAVCodec.newPacket(copy.pointer, Int32(bytes.count)) >= 0 else {
             throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "allocating a packet"))
         }
         copy.pointer.pointee.flags = flags

@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 public import TimePitch
 internal import CFFmpeg
+import Media
 
 /// What a passthrough export writes, worked out once from the movie's facts (a demux-only
 /// scan: no decoding, nothing written), the timeline and the options: the contract between

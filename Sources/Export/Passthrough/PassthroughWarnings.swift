@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+import Media
 
 extension PassthroughExporter {
     /// Says where cuts moved, which removals passthrough cannot make, freezes whose frame a

@@ -1,4 +1,5 @@
 import Composition
+import Media
 
 /// A stretch of the source's frames (presentation ranks, as ``CutPoints`` sorts them) that the
 /// timeline plays in one go, in timeline order: forwards, or backwards in a reversed segment.

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Whether passthrough can play the timeline's reversed ranges, decided before any work from
 /// one look at the movie: intra-only video (ProRes, MJPEG, DNxHD, PNG, FFV1, or a stream whose
@@ -20,8 +21,8 @@ enum ReversePassthrough {
         let input = try InputFormatContext(path: source.movie.path)
         let parameters = input.stream(video.index).parameters
         let codec = parameters.pointee.codec_id
-        if (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_INTRA_ONLY != 0 { return }
-        var why = "is \(String(cString: avcodec_get_name(codec)))"
+        if (LibAVCodec.descriptor(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_INTRA_ONLY != 0 { return }
+        var why = "is \(String(cString: LibAVCodec.codecName(codec)))"
         if codec == AV_CODEC_ID_H264 || codec == AV_CODEC_ID_HEVC {
             if let refusal = SpliceFormat.refusal(input.stream(video.index)) { why = refusal }
             else if !(container.isQuickTime || container.isFullMatroska) { why = "would be re-encoded into \(container.displayName)" }

@@ -1,5 +1,6 @@
 import Foundation
 import Composition
+import Media
 
 /// Frame-exact passthrough cuts ("smart rendering"): the timeline's cuts stay where they are,
 /// every packet that can be decoded after them is copied, and only the frames that cannot are

@@ -25,7 +25,7 @@ final class SpliceEncoder: SpliceEncoding {
     /// Why libx264 cannot match `source` (a phrase after "the video"), or nil.
     static func refusal(_ source: UnsafePointer<AVCodecParameters>) -> String? {
         let p = source.pointee
-        guard p.codec_id == AV_CODEC_ID_H264 else { return "is \(String(cString: avcodec_get_name(p.codec_id))), not H.264" }
+        guard p.codec_id == AV_CODEC_ID_H264 else { return "is \(String(cString: LibAVCodec.codecName(p.codec_id))), not H.264" }
         let format = AVPixelFormat(rawValue: p.format)
         guard [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV420P10LE].contains(format) else {
             return "is \(av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "of another pixel format"), not 8- or 10-bit 4:2:0"
@@ -61,7 +61,7 @@ final class SpliceEncoder: SpliceEncoding {
     init(source: UnsafePointer<AVCodecParameters>, timeBase: AVRational, frameRate: AVRational, id: Int, references: Int,
          display: String) throws {
         try LibAV.load()
-        guard let codec = avcodec_find_encoder_by_name("libx264") else {
+        guard let codec = LibAVCodec.findEncoderByName("libx264") else {
             throw ExportError.unavailable(Notice("this libavcodec has no libx264 encoder, which frame-exact cuts need", remedies: [Remedy(.keyframeCuts)]))
         }
         context = try CodecContext(codec: codec)
@@ -78,7 +78,7 @@ final class SpliceEncoder: SpliceEncoding {
         // that are all IDR, as its own: x264's keyint 1 declares the same (no buffer).
         let intra = references == 0 ? ":keyint=1" : ""
         av_dict_set(&options, "x264-params", "sps-id=\(id):ref=\(max(1, references)):scenecut=0:bframes=0:open-gop=0\(intra)", 0)
-        let opened = avcodec_open2(c, codec, &options)
+        let opened = LibAVCodec.openCodec(c, codec, &options)
         guard opened >= 0 else { throw ExportError.av(path: display, AVFailure(code: opened, operation: "opening libx264 for a frame-exact cut")) }
         packet = try Packet()
         let extra = UnsafeBufferPointer(start: c.pointee.extradata, count: Int(c.pointee.extradata_size))

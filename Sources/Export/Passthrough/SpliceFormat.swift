@@ -22,7 +22,7 @@ enum SpliceFormat {
             let s = stream.pointer.pointee
             let types = (0..<Int(s.nb_side_data)).map { s.side_data[$0].type }
             return HEVCSpliceEncoder.refusal(p, sideData: types)
-        default: return "is \(String(cString: avcodec_get_name(p.pointee.codec_id))), not H.264 or HEVC"
+        default: return "is \(String(cString: LibAVCodec.codecName(p.pointee.codec_id))), not H.264 or HEVC"
         }
     }
 
@@ -126,15 +126,15 @@ enum SpliceSettings {
     static func encode(_ frame: UnsafeMutablePointer<AVFrame>?, with context: CodecContext, packet: Packet,
                        deliver: ([[UInt8]]) -> Void) throws {
         if let frame { frame.pointee.pict_type = AV_PICTURE_TYPE_NONE }
-        let sent = avcodec_send_frame(context.pointer, frame)
+        let sent = LibAVCodec.sendFrame(context.pointer, frame)
         guard sent >= 0 else { throw ExportError.libav(AVFailure(code: sent, operation: "re-encoding frames at a cut")) }
         while true {
-            let got = avcodec_receive_packet(context.pointer, packet.pointer)
+            let got = LibAVCodec.receivePacket(context.pointer, packet.pointer)
             if got == sp_averror_eagain() || got == sp_averror_eof() { return }
             guard got >= 0 else { throw ExportError.libav(AVFailure(code: got, operation: "re-encoding frames at a cut")) }
             let bytes = UnsafeBufferPointer(start: packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
             deliver(AnnexBUnits.units(bytes))
-            av_packet_unref(packet.pointer)
+            LibAVCodec.packetUnref(packet.pointer)
         }
     }
 }

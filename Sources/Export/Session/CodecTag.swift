@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Media
 
 /// Which four-character code a copied stream keeps in the output: the source's, wherever the
 /// container takes it, as `ffmpeg -c copy` decides. ProRes 422 LT (`apcs`), 4444 (`ap4h`) and
@@ -11,9 +12,9 @@ enum CodecTag {
     static func kept(_ tag: UInt32, codec: AVCodecID, in format: UnsafePointer<AVOutputFormat>) -> UInt32 {
         guard tag != 0 else { return 0 }
         guard let tables = format.pointee.codec_tag else { return tag }
-        if av_codec_get_id(tables, tag) == codec { return tag }
+        if LibAVFormat.codecGetID(tables, tag) == codec { return tag }
         var other: UInt32 = 0
-        return av_codec_get_tag2(tables, codec, &other) == 0 ? tag : 0
+        return LibAVFormat.codecGetTag2(tables, codec, &other) == 0 ? tag : 0
     }
 
     /// `code` as libavformat stores it (first character in the low byte).

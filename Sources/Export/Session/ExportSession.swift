@@ -3,6 +3,7 @@ import SafeFiles
 public import Composition
 internal import TimePitch
 internal import CFFmpeg
+import Media
 
 /// One export in progress, as `AVAssetExportSession` is: it owns the output file (written under
 /// a temporary name and renamed only when complete), the muxer, every stream but the video's
@@ -142,8 +143,8 @@ final class ExportSession {
     private static func checkContainerHolds(videoOf input: InputFormatContext, stream videoStream: StreamInfo, container: Container,
                                             movieName: String) throws {
         let codec = input.stream(videoStream.index).parameters.pointee.codec_id
-        guard container.format.map({ avformat_query_codec($0, codec, 0) == 0 }) ?? false else { return }
-        let name = String(cString: avcodec_get_name(codec))
+        guard container.format.map({ LibAVFormat.queryCodec($0, codec, 0) == 0 }) ?? false else { return }
+        let name = String(cString: LibAVCodec.codecName(codec))
         let holders = Container.movieContainers(holding: codec)
         // A constant-rate export writes H.264 or HEVC, which WebM cannot hold either.
         var remedies = holders.isEmpty ? [] : [Remedy(.container(holders))]
@@ -230,7 +231,7 @@ final class ExportSession {
         try subtitles?.pump(upTo: packet.pointee.dts, in: timeBase, writer: writer)
         packet.pointee.stream_index = videoOut.pointee.index
         packet.pointee.pos = -1
-        av_packet_rescale_ts(packet, timeBase, videoOut.pointee.time_base)
+        LibAVCodec.packetRescaleTS(packet, timeBase, videoOut.pointee.time_base)
         try writer.write(packet)
     }
 

@@ -16,20 +16,20 @@ final class MovieWriter {
     /// being made if that fails.
     init(path: String, display: String, container: Container, what: String = "the output") throws(ExportError) {
         self.container = container
-        try LibAV.load()
+        try media(LibAV.load)
         var made: UnsafeMutablePointer<AVFormatContext>?
-        let result = avformat_alloc_output_context2(&made, nil, container.muxer, path)
+        let result = LibAVFormat.allocOutputContext(&made, nil, container.muxer, path)
         guard result >= 0, let made else { throw ExportError.av(path: display, AVFailure(code: result, operation: "creating \(what)")) }
         context = made
         self.display = display
-        let io = avio_open(&made.pointee.pb, path, AVIO_FLAG_WRITE)
+        let io = LibAVFormat.ioOpen(&made.pointee.pb, path, AVIO_FLAG_WRITE)
         guard io >= 0 else { throw ExportError.cannotWrite(path: display, reason: AVFailure(code: io, operation: "").message) }
         opened = true
     }
 
     deinit {
-        if opened { avio_closep(&context.pointee.pb) }
-        avformat_free_context(context)
+        if opened { LibAVFormat.ioClose(&context.pointee.pb) }
+        LibAVFormat.freeFormatContext(context)
     }
 
     /// A new stream with `source`'s codec parameters, metadata (language, handler), disposition
@@ -45,7 +45,7 @@ final class MovieWriter {
         let src = source.pointer.pointee
         for i in 0..<Int(src.nb_side_data) {
             let entry = src.side_data[i]
-            guard let target = av_stream_new_side_data(stream, entry.type, entry.size) else { continue }
+            guard let target = LibAVFormat.streamNewSideData(stream, entry.type, entry.size) else { continue }
             target.update(from: entry.data, count: entry.size)
         }
         return stream
@@ -55,10 +55,10 @@ final class MovieWriter {
     /// and `disposition`.
     func addStream(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational,
                    metadata: OpaquePointer?, disposition: Int32) throws -> UnsafeMutablePointer<AVStream> {
-        guard let stream = avformat_new_stream(context, nil) else {
+        guard let stream = LibAVFormat.newStream(context, nil) else {
             throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
         }
-        let copied = avcodec_parameters_copy(stream.pointee.codecpar, parameters)
+        let copied = LibAVCodec.parametersCopy(stream.pointee.codecpar, parameters)
         guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "copying codec parameters")) }
         stream.pointee.time_base = timeBase
         stream.pointee.disposition = disposition
@@ -68,10 +68,10 @@ final class MovieWriter {
 
     /// A new stream for `encoder`'s output, in the encoder's time base.
     func addStream(encoder: CodecContext) throws(ExportError) -> UnsafeMutablePointer<AVStream> {
-        guard let stream = avformat_new_stream(context, nil) else {
+        guard let stream = LibAVFormat.newStream(context, nil) else {
             throw ExportError.av(path: display, AVFailure(code: sp_averror(ENOMEM), operation: "adding a stream"))
         }
-        let copied = avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer)
+        let copied = LibAVCodec.parametersFromContext(stream.pointee.codecpar, encoder.pointer)
         guard copied >= 0 else { throw ExportError.av(path: display, AVFailure(code: copied, operation: "setting codec parameters")) }
         stream.pointee.time_base = encoder.pointer.pointee.time_base
         return stream
@@ -94,7 +94,7 @@ final class MovieWriter {
         for i in 0..<Int(src.nb_side_data) {
             let entry = src.side_data[i]
             guard entry.type == AV_PKT_DATA_DISPLAYMATRIX || keepHDR else { continue }
-            guard let target = av_stream_new_side_data(stream, entry.type, entry.size) else { continue }
+            guard let target = LibAVFormat.streamNewSideData(stream, entry.type, entry.size) else { continue }
             target.update(from: entry.data, count: entry.size)
         }
         return stream
@@ -157,13 +157,13 @@ final class MovieWriter {
         }
         // A WAV file's sizes are 32-bit; past 4 GiB it becomes RF64, as WAVFileWriter's does.
         if container.isWAV { av_dict_set(&options, "rf64", "auto", 0) }
-        let result = avformat_write_header(context, &options)
+        let result = LibAVFormat.writeHeader(context, &options)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "writing the header")) }
     }
 
     func write(_ packet: UnsafeMutablePointer<AVPacket>) throws {
         if isPriming(packet) { return }
-        let result = av_interleaved_write_frame(context, packet)
+        let result = LibAVFormat.interleavedWriteFrame(context, packet)
         guard result >= 0 else { throw ExportError.cannotWrite(path: display, reason: AVFailure(code: result, operation: "").message) }
     }
 
@@ -179,9 +179,9 @@ final class MovieWriter {
     }
 
     func finish() throws {
-        let result = av_write_trailer(context)
+        let result = LibAVFormat.writeTrailer(context)
         guard result >= 0 else { throw ExportError.av(path: display, AVFailure(code: result, operation: "finishing the file")) }
-        avio_closep(&context.pointee.pb)
+        LibAVFormat.ioClose(&context.pointee.pb)
         opened = false
     }
 }

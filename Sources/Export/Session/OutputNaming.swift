@@ -1,5 +1,6 @@
 public import Foundation
 public import Composition
+import Media
 
 /// Where an export goes when nobody says: one rule for `slowpoke export` and for batch.
 public enum OutputNaming {

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 extension StreamPlan {
     /// The plan of an audio-only export (``AudioExporter``) to a `.container` file: the
@@ -21,7 +22,7 @@ extension StreamPlan {
         entries = (0..<input.streamCount).map { i in
             let parameters = input.stream(i).parameters.pointee
             let kind = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "data"
-            let codec = String(cString: avcodec_get_name(parameters.codec_id))
+            let codec = String(cString: LibAVCodec.codecName(parameters.codec_id))
             guard i == audio, let file else {
                 return Entry(index: i, kind: kind, codec: codec, fate: .leftOut, detail: "a .\(container) file holds one audio stream")
             }
@@ -29,7 +30,7 @@ extension StreamPlan {
             if untouched && parameters.codec_id == choice.codec && changes == nil {
                 return Entry(index: i, kind: kind, codec: codec, fate: .copied, detail: "copied: the timeline leaves it untouched")
             }
-            let written = String(cString: avcodec_get_name(choice.codec))
+            let written = String(cString: LibAVCodec.codecName(choice.codec))
             return Entry(index: i, kind: kind, codec: codec, fate: .retimed, detail: "retimed through the timeline, encoded as \(written)")
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 internal import TimePitch
 internal import CFFmpeg
+import Media
 
 /// What an export does with every stream of the movie, decided in one place: the export warns
 /// with it before any work (nothing is left out without a word) and `slowpoke info` shows it.
@@ -118,7 +119,7 @@ public struct StreamPlan: Sendable, Encodable {
                 } else if untouched && holds {
                     entry(.copied, "copied: the timeline leaves it untouched")
                 } else if choice.splicesMovieAudio(parameters, container: output, semitones: settings?.semitones ?? 0) {
-                    entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: avcodec_get_name(choice.codec))) at the source's bit rate")
+                    entry(.retimed, "retimed through the timeline: the source's own packets where the edits leave the audio unchanged, the edited stretches encoded as \(String(cString: LibAVCodec.codecName(choice.codec))) at the source's bit rate")
                 } else if let why = choice.why {
                     let target = Self.displayName(choice.codec)
                     entry(.retimed, "retimed through the timeline, encoded as \(target) (\(why))")
@@ -126,12 +127,12 @@ public struct StreamPlan: Sendable, Encodable {
                 } else {
                     let whole = holds && choice.codec == parameters.codec_id
                         ? " (slowpoke splices AAC-LC, PCM and, in Matroska, Opus; other codecs are encoded whole)" : ""
-                    entry(.retimed, "retimed through the timeline, encoded as \(String(cString: avcodec_get_name(choice.codec)))\(whole)")
+                    entry(.retimed, "retimed through the timeline, encoded as \(String(cString: LibAVCodec.codecName(choice.codec)))\(whole)")
                 }
             } else if let planned = subtitles.first(where: { $0.stream == i })?.fate {
                 switch planned {
                 case .copy: entry(.copied, "cues retimed through the timeline")
-                case .convert(let target): entry(.copied, "cues retimed through the timeline, text converted to \(String(cString: avcodec_get_name(target)))")
+                case .convert(let target): entry(.copied, "cues retimed through the timeline, text converted to \(String(cString: LibAVCodec.codecName(target)))")
                 case .leave(let why): entry(.leftOut, why)
                 }
             } else if codec == "tmcd", let video = videoIndex, av_dict_get(input.stream(video).pointer.pointee.metadata, "timecode", nil, 0) != nil {
@@ -154,7 +155,7 @@ public struct StreamPlan: Sendable, Encodable {
 
     /// A codec's name as users know it: AAC, Opus, Vorbis.
     static func displayName(_ codec: AVCodecID) -> String {
-        let name = String(cString: avcodec_get_name(codec))
+        let name = String(cString: LibAVCodec.codecName(codec))
         return ["aac": "AAC", "opus": "Opus", "vorbis": "Vorbis", "flac": "FLAC", "mp3": "MP3"][name] ?? name
     }
 
@@ -182,7 +183,7 @@ public struct StreamPlan: Sendable, Encodable {
     /// camera metadata track), the container's four-character tag.
     private static func codecName(_ parameters: AVCodecParameters) -> String {
         guard parameters.codec_id == AV_CODEC_ID_NONE, parameters.codec_tag != 0 else {
-            return String(cString: avcodec_get_name(parameters.codec_id))
+            return String(cString: LibAVCodec.codecName(parameters.codec_id))
         }
         let bytes = (0..<4).map { UInt8(truncatingIfNeeded: parameters.codec_tag >> (8 * $0)) }
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)

@@ -14,11 +14,11 @@ final class SubtitleConverter {
     /// A converter from `stream`'s codec to `target`, whose output is in `timeBase`.
     init(stream: StreamView, target: AVCodecID, timeBase: AVRational, globalHeader: Bool, display: String) throws(ExportError) {
         self.display = display
-        decoder = try CodecContext.decoder(for: stream)
-        guard let codec = avcodec_find_encoder(target) else {
-            throw .unsupported("this FFmpeg has no \(String(cString: avcodec_get_name(target))) encoder")
+        decoder = try media { () throws(MediaError) in try CodecContext.decoder(for: stream) }
+        guard let codec = LibAVCodec.findEncoder(target) else {
+            throw .unsupported("this FFmpeg has no \(String(cString: LibAVCodec.codecName(target))) encoder")
         }
-        encoder = try CodecContext(codec: codec)
+        encoder = try media { () throws(MediaError) in try CodecContext(codec: codec) }
         let e = encoder.pointer
         e.pointee.time_base = timeBase
         if globalHeader { e.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
@@ -32,7 +32,7 @@ final class SubtitleConverter {
             e.pointee.subtitle_header = copy
             e.pointee.subtitle_header_size = Int32(size)
         }
-        try encoder.check(avcodec_open2(e, codec, nil), "opening the subtitle encoder", display)
+        try media { () throws(MediaError) in try encoder.check(LibAVCodec.openCodec(e, codec, nil), "opening the subtitle encoder", display) }
     }
 
     /// The text of `packet` in the target codec, into `packet` itself (its times untouched);
@@ -40,21 +40,21 @@ final class SubtitleConverter {
     func convert(_ packet: UnsafeMutablePointer<AVPacket>) throws(ExportError) -> Bool {
         var subtitle = AVSubtitle()
         var got: Int32 = 0
-        let decoded = avcodec_decode_subtitle2(decoder.pointer, &subtitle, &got, packet)
+        let decoded = LibAVCodec.decodeSubtitle(decoder.pointer, &subtitle, &got, packet)
         guard decoded >= 0 else { throw .av(path: display, AVFailure(code: decoded, operation: "reading a subtitle")) }
         guard got != 0 else { return false }
-        defer { avsubtitle_free(&subtitle) }
+        defer { LibAVCodec.freeSubtitle(&subtitle) }
         guard subtitle.num_rects > 0 else { return false }
         subtitle.start_display_time = 0
         subtitle.end_display_time = UInt32(clamping: max(0, packet.pointee.duration))
         let size = buffer.withUnsafeMutableBufferPointer { bytes in
-            avcodec_encode_subtitle(encoder.pointer, bytes.baseAddress, Int32(bytes.count), &subtitle)
+            LibAVCodec.encodeSubtitle(encoder.pointer, bytes.baseAddress, Int32(bytes.count), &subtitle)
         }
         guard size >= 0 else { throw .av(path: display, AVFailure(code: size, operation: "writing a subtitle")) }
         guard size > 0 else { return false }
         let (pts, duration) = (packet.pointee.pts, packet.pointee.duration)
-        av_packet_unref(packet)
-        let made = av_new_packet(packet, size)
+        LibAVCodec.packetUnref(packet)
+        let made = LibAVCodec.newPacket(packet, size)
         guard made >= 0 else { throw .av(path: display, AVFailure(code: made, operation: "allocating a subtitle")) }
         buffer.withUnsafeBufferPointer { packet.pointee.data.update(from: $0.baseAddress!, count: Int(size)) }
         packet.pointee.pts = pts

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// Every subtitle track of an exported movie, retimed through the timeline exactly as the
 /// frames are (see ``SourceMapping``): a cue in a removed range is dropped, one crossing a cut
@@ -40,12 +41,12 @@ final class SubtitleTracks {
         var plan: [(Int, Fate)] = []
         for i in 0..<input.streamCount where input.stream(i).parameters.pointee.codec_type == AVMEDIA_TYPE_SUBTITLE {
             let codec = input.stream(i).parameters.pointee.codec_id
-            let name = String(cString: avcodec_get_name(codec))
-            let text = (avcodec_descriptor_get(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
+            let name = String(cString: LibAVCodec.codecName(codec))
+            let text = (LibAVCodec.descriptor(codec)?.pointee.props ?? 0) & AV_CODEC_PROP_TEXT_SUB != 0
             let target = container.isWebM ? AV_CODEC_ID_WEBVTT : container.isMatroska ? AV_CODEC_ID_SUBRIP : AV_CODEC_ID_MOV_TEXT
             if container.holds(codec) {
                 plan.append((i, .copy))
-            } else if codec == AV_CODEC_ID_NONE || avcodec_find_decoder(codec) == nil {
+            } else if codec == AV_CODEC_ID_NONE || LibAVCodec.findDecoder(codec) == nil {
                 plan.append((i, .leave(why: "slowpoke cannot read \(name) subtitles")))
             } else if text {
                 plan.append((i, .convert(to: target)))
@@ -97,7 +98,7 @@ final class SubtitleTracks {
             }
             for (from, duration) in pieces {
                 let cue = try Packet()
-                guard av_packet_ref(cue.pointer, p) >= 0 else { continue }
+                guard LibAVCodec.packetRef(cue.pointer, p) >= 0 else { continue }
                 cue.pointer.pointee.pts = from
                 cue.pointer.pointee.dts = from
                 cue.pointer.pointee.duration = duration
@@ -131,7 +132,7 @@ final class SubtitleTracks {
             let p = cue.pointer
             if av_compare_ts(p.pointee.pts, Self.timeBase, dts, base) > 0 { return }
             p.pointee.stream_index = tracks[k].output!.pointee.index
-            av_packet_rescale_ts(p, Self.timeBase, tracks[k].output!.pointee.time_base)
+            LibAVCodec.packetRescaleTS(p, Self.timeBase, tracks[k].output!.pointee.time_base)
             try writer.write(p)
             next += 1
         }

@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 import TimePitch
 internal import CFFmpeg
+import Media
 
 /// Where an export fits its timeline to the frames of the audio it copies (``FrameGridFit``):
 /// the grid of the document's first audio track when smart audio splices it (AAC, or Opus in

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 extension ConstantRateExporter {
     /// The source frames the export decodes: those `plan` shows, or when it is steadied every

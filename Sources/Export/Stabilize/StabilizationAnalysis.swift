@@ -1,6 +1,7 @@
 import Foundation
 internal import CFFmpeg
 internal import SafeFiles
+import Media
 
 /// vidstabdetect's pass over every picture of the source, in source order, sealed
 /// (``StabilizationAnalysisFile``) and written through SafeFiles' ``OutputFile`` to

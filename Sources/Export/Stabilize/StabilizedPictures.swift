@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// The source's pictures steadied by vidstabtransform. vidstabtransform gives the n-th picture
 /// it is fed the n-th transform of the analysis, so pictures go through it in source order,

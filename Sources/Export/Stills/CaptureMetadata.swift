@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// What a movie says about its capture, for a still's EXIF: when (the camera's local date and
 /// time, with its UTC offset when known), where (ISO 6709 latitude, longitude and altitude)

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// How sharp a picture is: the variance of the Laplacian of its luma (the 4-neighbour kernel
 /// 0 1 0 / 1 -4 1 / 0 1 0, on 8-bit luma), the focus measure of Pech-Pacheco et al. (2000). A

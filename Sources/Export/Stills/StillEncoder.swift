@@ -8,7 +8,7 @@ import Media
 enum StillEncoder {
     static func encode(_ picture: Frame, as format: StillFormat, display: String) throws -> Data {
         try LibAV.load()
-        guard let codec = avcodec_find_encoder_by_name(format.encoderName) else {
+        guard let codec = LibAVCodec.findEncoderByName(format.encoderName) else {
             throw ExportError.unsupported("this FFmpeg has no \(format.encoderName) encoder, which writing .\(format.rawValue) needs")
         }
         let context = try CodecContext(codec: codec)
@@ -32,7 +32,7 @@ enum StillEncoder {
         case .tiff:
             _ = av_opt_set(c.pointee.priv_data, "compression_algo", "deflate", 0)
         }
-        try context.check(avcodec_open2(c, codec, nil), "opening the \(format.encoderName) encoder", display)
+        try context.check(LibAVCodec.openCodec(c, codec, nil), "opening the \(format.encoderName) encoder", display)
         guard let frame = av_frame_clone(picture.pointer) else {
             throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "copying a frame"))
         }
@@ -40,16 +40,16 @@ enum StillEncoder {
         owned.pointer.pointee.pts = 0
         owned.pointer.pointee.quality = c.pointee.global_quality
         owned.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        try context.check(avcodec_send_frame(c, owned.pointer), "encoding the still", display)
-        try context.check(avcodec_send_frame(c, nil), "finishing the still", display)
+        try context.check(LibAVCodec.sendFrame(c, owned.pointer), "encoding the still", display)
+        try context.check(LibAVCodec.sendFrame(c, nil), "finishing the still", display)
         let packet = try Packet()
         var bytes = Data()
         while true {
-            let got = avcodec_receive_packet(c, packet.pointer)
+            let got = LibAVCodec.receivePacket(c, packet.pointer)
             if got == sp_averror_eof() || got == sp_averror_eagain() { break }
             try context.check(got, "encoding the still", display)
             bytes.append(packet.pointer.pointee.data, count: Int(packet.pointer.pointee.size))
-            av_packet_unref(packet.pointer)
+            LibAVCodec.packetUnref(packet.pointer)
         }
         guard !bytes.isEmpty else { throw ExportError.unsupported("the \(format.encoderName) encoder wrote nothing for \(display)") }
         return bytes

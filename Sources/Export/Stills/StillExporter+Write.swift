@@ -2,6 +2,7 @@ import Foundation
 import Composition
 import SafeFiles
 internal import CFFmpeg
+import Media
 
 extension StillExporter {
     /// Decodes, chooses, merges, converts, encodes and writes one still.

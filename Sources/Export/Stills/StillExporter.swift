@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 import SafeFiles
 internal import CFFmpeg
+import Media
 
 /// `slowpoke still`: the picture the timeline shows at a time, written as a PNG, JPEG or TIFF
 /// file at the source's full resolution, upright (the stream's rotation applied) and at its

@@ -1,4 +1,5 @@
 import Composition
+import Media
 
 /// Which source frame the timeline shows at one instant, decided as `export --fps` decides
 /// each of its frames (``FramePlan``, sample and hold in exact time): inside a scaled segment

@@ -1,5 +1,6 @@
 import Foundation
 internal import CFFmpeg
+import Media
 
 /// The picture operations a still needs, through libavfilter: a decoded frame made upright
 /// (the stream's rotation applied, as players do), at its display shape (non-square pixels

@@ -1,6 +1,7 @@
 import Foundation
 import Composition
 internal import CFFmpeg
+import Media
 
 /// One pass over a written passthrough output's packets (``ExportVerifier``): each video packet,
 /// in decode order, against the plan's entry for it (its times, exact in the output timescale;

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 internal import CFFmpeg
 
 /// The part of a source picture a cropped export shows: `width` x `height` pixels from `x`,

@@ -47,7 +47,7 @@ struct PictureSampler {
         func drain() throws {
             _ = decoder.send(nil)
             try receive()
-            avcodec_flush_buffers(decoder.pointer)
+            LibAVCodec.flushBuffers(decoder.pointer)
             active = false
         }
         while seen < wanted.count || !pending.isEmpty {
@@ -60,7 +60,7 @@ struct PictureSampler {
                 (previous, gop, keyTicks) = (gop, [], ticks)
             }
             let copy = try Packet()
-            guard av_packet_ref(copy.pointer, packet.pointer) >= 0 else {
+            guard LibAVCodec.packetRef(copy.pointer, packet.pointer) >= 0 else {
                 throw ExportError.libav(AVFailure(code: sp_averror(ENOMEM), operation: "keeping a packet"))
             }
             gop.append(copy)
