@@ -60,6 +60,7 @@ def main():
     parser.add_argument("--only", help="a regular expression: measure only the suites it finds")
     parser.add_argument("--top", type=int, default=30, help="rows of the table (default 30)")
     parser.add_argument("--tsv", help="write every row here as it is measured (suite, tests, user, sys, wall, status)")
+    parser.add_argument("--prior", help="a TSV of an earlier run: start with the suites that cost most there")
     parser.add_argument("--logs", help="a folder: each suite's output goes to <suite>.log there (its tests' own times)")
     parser.add_argument("--bin", default=str(root / ".build/debug"),
                         help="the build folder holding the test bundle and slowpoke (default .build/debug)")
@@ -87,6 +88,10 @@ def main():
         os.makedirs(args.logs, exist_ok=True)
     counts = suites(lister)
     names = sorted(n for n in counts if not args.only or re.search(args.only, n))
+    if args.prior:  # the costliest first, so that -j ends with the small ones
+        cost = {r[0]: float(r[2]) + float(r[3]) for r in
+                (l.rstrip("\n").split("\t") for l in open(args.prior) if not l.startswith("#"))}
+        names.sort(key=lambda n: -cost.get(n, 0.0))
 
     # What starting costs with nothing to run, taken off every row.
     empty = timed(base + ["^NoSuchTarget.NoSuchSuite/"], environment)
