@@ -73,7 +73,10 @@ def main():
 
     environment = dict(os.environ)
     build = pathlib.Path(args.bin).resolve()
-    environment.setdefault("SLOWPOKE_OTIO_PYTHON", str(build.parent / "otio-venv/bin/python"))
+    # The OTIO oracle of the package that build belongs to (.build/debug resolves to
+    # .build/<triple>/debug, so look for .build among its parents).
+    package_build = next((p for p in build.parents if p.name == ".build"), build.parent)
+    environment.setdefault("SLOWPOKE_OTIO_PYTHON", str(package_build / "otio-venv/bin/python"))
     if args.long:
         environment["SLOWPOKE_LONG_TESTS"] = "1"
     if args.swift_test:
