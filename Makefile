@@ -97,15 +97,19 @@ release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
 # The preview tests measure real time (tempo, latency, A/V offset under Xvfb), so they run on
-# their own once the rest of the suite is done.
+# their own once the rest of the suite is done. CI runs this (.ci/run); it is meant to take
+# under 8 minutes after the build on a quiet two-core machine: every check, each at a size
+# that fits (docs/testing.md lists what each suite costs; tools/test-costs.py measures it).
 test: test-deps
 	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # Everything `make test` runs, with SLOWPOKE_LONG_TESTS=1 (Tests/Support/TestTier.swift): the
-# long tier adds the stress variants (20 exports under load), the long cases (40 s of 1080p
-# reversed, the preview's five-minute A/V drift check) and the large seed and fuzz counts.
-# CI runs `make test`; run this before a release.
+# long tier adds the stress variants (20 exports under load, three exports a case instead of
+# two), the long cases (40 s of 1080p reversed, the preview's five-minute A/V drift check, the
+# demo timeline interpolated at 60 fps) and the large seed and fuzz counts (all 68 oracle
+# cases, the smart cuts' seeded removals); docs/testing.md has the table. CI runs `make test`;
+# run this before a release.
 test-long: test-deps
 	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) SLOWPOKE_LONG_TESTS=1 $(SWIFT) test
 	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests

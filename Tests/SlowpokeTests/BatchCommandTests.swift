@@ -54,7 +54,9 @@ import Testing
 
         // Again: nothing is redone, nothing is touched, and the corrupt file still fails.
         let before = try modificationDates(folder.file("out"))
-        Thread.sleep(forTimeInterval: 1.1)
+        // A rewrite shows in the dates at once where the file system keeps fractions of a
+        // second (ext4, tmpfs); where it keeps whole seconds, let one pass first.
+        if before.values.allSatisfy({ $0.timeIntervalSince1970.rounded() == $0.timeIntervalSince1970 }) { Thread.sleep(forTimeInterval: 1.1) }
         let second = try slowpoke("batch", "recipe.json", in: folder)
         #expect(second.status == 1)
         #expect(second.stdout.hasSuffix("5 jobs: 0 done, 4 skipped, 1 failed\n"), "\(second.stdout)")

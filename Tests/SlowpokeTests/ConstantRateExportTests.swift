@@ -93,7 +93,8 @@ func decodeCleanly(_ file: URL) throws {
         }
     }
 
-    @Test(arguments: ["29.97", "30000/1001"])
+    /// 29.97 (which slowpoke reads as 30000/1001); the fraction spelled out too in `make test-long`.
+    @Test(arguments: TestTier.isLong ? ["29.97", "30000/1001"] : ["29.97"])
     func ntscRatesAreExact(fps: String) throws {
         let folder = try project("clip240.mp4")
         let result = try slowpoke("export", "--fps", fps, "--progress", "none", in: folder)

@@ -14,11 +14,12 @@ import Testing
 ///
 /// Refusals (exit 1 with `slowpoke: error:`) are recorded and not counted as checked; a
 /// refusal of the default export that `info` did not foresee fails. At least 60 % of the cases
-/// must be checked. `SLOWPOKE_FUZZ=N` runs N cases (68 by default: about 64 checked); `SLOWPOKE_SEED=0x…` replays
-/// the one a failure names, with the commands it printed.
+/// must be checked. `make test-long` runs 68 cases (about 64 checked); `make test` the first of
+/// them to bring each shape and each mode (with and without `--exact`) the 68 have; `SLOWPOKE_FUZZ=N`
+/// runs N cases; `SLOWPOKE_SEED=0x…` replays the one a failure names, with the commands it printed.
 @Suite(.serialized) struct CrossFeatureOracleTests {
     @Test func seededCasesAgreeWithTheOracle() async throws {
-        let run = OracleRun(defaultCases: 68)
+        let run = OracleRun(defaultCases: 68, quick: !TestTier.isLong)
         let sources = try OracleSourceCache()
         let decoders = try OracleDecoders(in: sources.folder)
         let started = Date()

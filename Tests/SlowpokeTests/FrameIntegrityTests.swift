@@ -10,7 +10,7 @@ import Testing
 /// nothing on `-v error`, and as many frames as the export said it wrote. These export with
 /// `--keyframe-cuts` (nothing re-encoded); SmartCutTests checks frame-exact cuts.
 ///
-/// `make test` runs 2 seeds per shape, `make test-long` (SLOWPOKE_LONG_TESTS=1) 4 (ConstantRateIntegrityTests
+/// `make test` runs 1 seed per shape, `make test-long` (SLOWPOKE_LONG_TESTS=1) 4 (ConstantRateIntegrityTests
 /// uses the same seeds). `SLOWPOKE_SEEDS=N` runs N seeds per shape instead; a failure names its seed,
 /// and `SLOWPOKE_SEED=K` replays one.
 @Suite struct FrameIntegrityTests {
@@ -33,7 +33,7 @@ import Testing
     static var seeds: [UInt64] {
         let env = ProcessInfo.processInfo.environment
         if let one = env["SLOWPOKE_SEED"].flatMap(UInt64.init) { return [one] }
-        return Array(1...UInt64(env["SLOWPOKE_SEEDS"].flatMap(Int.init) ?? TestTier.count(2, long: 4)))
+        return Array(1...UInt64(env["SLOWPOKE_SEEDS"].flatMap(Int.init) ?? TestTier.count(1, long: 4)))
     }
 
     /// Random edits through the document, as the CLI makes them; refused ones are skipped.
@@ -61,14 +61,12 @@ import Testing
         }
     }
 
-    /// Makes the shape `name` in `folder` with ffmpeg.
+    /// Makes the shape `name` in `folder` with ffmpeg (once per process: ConstantRateIntegrityTests
+    /// reads the same shapes).
     static func make(_ name: String, in folder: TemporaryFolder) throws -> URL {
         let shape = try #require(shapes.first { $0.name == name })
-        let source = folder.file(name)
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(shape.rate):duration=\(shape.seconds)"]
-                                        + shape.args + (shape.args.contains("-pix_fmt") ? [] : ["-pix_fmt", "yuv420p"]) + [source.path])
-        try #require(made.status == 0, "\(made.stderr)")
-        return source
+        return try GeneratedMedia.copy(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(shape.rate):duration=\(shape.seconds)"]
+                                       + shape.args + (shape.args.contains("-pix_fmt") ? [] : ["-pix_fmt", "yuv420p"]), as: name, in: folder)
     }
 
     /// A copy of `source` in `subfolder` (made here), opened by `slowpoke open`: its document.

@@ -29,8 +29,8 @@ extension HEVCSmartCutTests {
                                                                          "-x265-params", "log-level=error:keyint=25:min-keyint=25:bframes=3"],
               width: 320, height: 240),
     ]
-    /// Seeded cuts per shape.
-    static let secondDecoderCases = 10
+    /// Seeded cuts per shape: 4 in `make test`, 10 in `make test-long`.
+    static let secondDecoderCases = TestTier.count(4, long: 10)
 
     @Test(arguments: secondDecoderShapes.map { $0.name }) func aSecondDecoderAgreesAtEveryCut(shape name: String) throws {
         let folder = try TemporaryFolder("hevc-ids")

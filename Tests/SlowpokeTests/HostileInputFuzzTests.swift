@@ -12,13 +12,13 @@ import Testing
 ///   `work`, `outside`, `HOME` and `TMPDIR` folders are compared file by file);
 /// - leave no temporary file (`.slowpoke-tmp-`, `.tmp-`) behind.
 ///
-/// `make test` runs about 160 cases (20 to 40 of each kind); `make test-long` (SLOWPOKE_LONG_TESTS=1)
-/// runs about 480 (60 to 120 of each); `SLOWPOKE_FUZZ=N` runs N per kind of input, and
+/// `make test` runs 100 cases (12 to 24 of each kind); `make test-long` (SLOWPOKE_LONG_TESTS=1)
+/// runs 484 (60 to 120 of each); `SLOWPOKE_FUZZ=N` runs N per kind of input, and
 /// `SLOWPOKE_FUZZ_SEED=<seed>` replays one case (the seed a failure prints). A failing case's
 /// input is kept in `.build/fuzz-failures/`.
 @Suite struct HostileInputFuzzTests {
     @Test func documents() throws {
-        let run = try FuzzRun(kind: "document", defaultCases: TestTier.count(40, long: 120))
+        let run = try FuzzRun(kind: "document", defaultCases: TestTier.count(24, long: 120))
         let template = try FuzzTemplates.documentFolder()
         let base = try Data(contentsOf: template.file("clip.slowpoke"))
         let commands: [[String]] = [["info", "clip.slowpoke"], ["info", "--json", "clip.slowpoke"], ["history", "clip.slowpoke"],
@@ -39,7 +39,7 @@ import Testing
     /// the recipe's folder, and nothing else may change. Half the real runs aim `output_dir` or
     /// the container at a path trick.
     @Test func recipes() throws {
-        let run = try FuzzRun(kind: "recipe", defaultCases: TestTier.count(20, long: 60))
+        let run = try FuzzRun(kind: "recipe", defaultCases: TestTier.count(12, long: 60))
         let base = Data("""
             {"output_dir": "out", "edits": [{"scale": {"range": "25%-50%", "rate": "1/4"}}],
              "export": {"algorithm": "spectral"},
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func otioFiles() throws {
-        let run = try FuzzRun(kind: "otio", defaultCases: TestTier.count(20, long: 60))
+        let run = try FuzzRun(kind: "otio", defaultCases: TestTier.count(12, long: 60))
         let template = try FuzzTemplates.documentFolder()
         let base = try Data(contentsOf: template.file("clip.otio"))
         try run.each { mutator, sandbox in
@@ -98,7 +98,7 @@ import Testing
         """
 
     @Test func edlFiles() throws {
-        let run = try FuzzRun(kind: "edl", defaultCases: TestTier.count(20, long: 60))
+        let run = try FuzzRun(kind: "edl", defaultCases: TestTier.count(12, long: 60))
         let base = Self.edl
         // OTIO's adapter turns each mutated EDL into an .otio in one Python run; the ones it
         // accepts are imported by slowpoke (the ones it refuses never reach slowpoke).
@@ -115,7 +115,7 @@ import Testing
 
     /// The same mutated EDLs read by slowpoke's own CMX 3600 reader (`otio import cut.edl`).
     @Test func edlFilesReadNatively() throws {
-        let run = try FuzzRun(kind: "edl-native", defaultCases: TestTier.count(20, long: 60))
+        let run = try FuzzRun(kind: "edl-native", defaultCases: TestTier.count(12, long: 60))
         let template = try FuzzTemplates.documentFolder()
         try run.each { mutator, sandbox in
             try FileManager.default.copyItem(at: template.file("clip.mp4"), to: sandbox.work.appendingPathComponent("clip.mp4"))
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func wavHeaders() throws {
-        let run = try FuzzRun(kind: "wav", defaultCases: TestTier.count(20, long: 60))
+        let run = try FuzzRun(kind: "wav", defaultCases: TestTier.count(12, long: 60))
         let bases = [WAVBytes.make(.s16, channels: 2, sampleRate: 48000, frames: 4800),
                      WAVBytes.make(.f32, channels: 1, sampleRate: 44100, frames: 4410),
                      WAVBytes.make(.s24Extensible, channels: 2, sampleRate: 48000, frames: 2400)]
@@ -146,7 +146,7 @@ import Testing
     /// those). The scale is made on the damaged movie before the case; if `open` or `scale`
     /// refuses it, the case opens it instead. Those two runs must not crash or hang either.
     @Test func movies() throws {
-        let run = try FuzzRun(kind: "movie", defaultCases: TestTier.count(24, long: 64))
+        let run = try FuzzRun(kind: "movie", defaultCases: TestTier.count(16, long: 64))
         let templates = try FuzzTemplates.movies()
         try run.each { mutator, sandbox in
             let name = mutator.pick(templates.names)

@@ -82,8 +82,9 @@ import Testing
         #expect(try Self.exportAndCheck(width, height, tenBit: tenBit, rate: "0.5", fps: 30) >= 97)
     }
 
-    /// The demo timeline itself: media/clip60.mp4 slowed 3.2-5.0 to 0.25x, at 30 and 60 fps.
-    @Test(arguments: [30, 60])
+    /// The demo timeline itself: media/clip60.mp4 slowed 3.2-5.0 to 0.25x, at 30 fps (and at 60,
+    /// twice the frames to interpolate, in `make test-long`).
+    @Test(arguments: TestTier.isLong ? [30, 60] : [30])
     func demoTimelineInterpolates(fps: Int) throws {
         let folder = try project("clip60.mp4", edits: [["scale", "--range", "3.2-5.0", "--rate", "0.25"]])
         let result = try slowpoke("export", "--fps", "\(fps)", "--frames", "interpolate", "--preset", "ultrafast",

@@ -16,15 +16,33 @@ final class OracleRun: @unchecked Sendable {
     var checked: Int { lock.withLock { checkedCases } }
     var refused: [(seed: UInt64, mode: String, message: String)] { lock.withLock { refusals } }
 
-    init(defaultCases: Int) {
+    /// `quick`: of the default cases, only those that bring a shape or a mode (with or without
+    /// `--exact`) no earlier case has (`make test`; `make test-long` runs them all).
+    init(defaultCases: Int, quick: Bool = false) {
         let environment = ProcessInfo.processInfo.environment
         if let text = environment["SLOWPOKE_SEED"] {
             // One seed, or several with commas between them.
             seeds = text.split(separator: ",").compactMap { UInt64($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "0x", with: ""), radix: 16) }
         } else {
-            let count = environment["SLOWPOKE_FUZZ"].flatMap(Int.init) ?? defaultCases
+            let count = environment["SLOWPOKE_FUZZ"].flatMap(Int.init)
             var generator = SplitMix64(state: environment["SLOWPOKE_ORACLE_RUN"].flatMap { UInt64($0, radix: 16) } ?? 0x0AC1_E5EE_D000_0050)
-            seeds = (0..<count).map { _ in generator.next() }
+            let all = (0..<(count ?? defaultCases)).map { _ in generator.next() }
+            seeds = quick && count == nil ? Self.everyShapeAndMode(all) : all
+        }
+    }
+
+    /// The seeds, in order, that bring a source shape or a mode no earlier one brought.
+    static func everyShapeAndMode(_ seeds: [UInt64]) -> [UInt64] {
+        var shapes: Set<Int> = [], modes: Set<String> = []
+        return seeds.filter { seed in
+            let source = OracleSource(seed: seed)
+            var g = SplitMix64(state: seed)
+            let mode = OracleMode.pick(&g, source: source)
+            let exact = Int.random(in: 0..<2, using: &g) == 0 && !mode.isPassthrough
+            let newShape = shapes.insert(source.shape).inserted
+            let kind = if case .constantRate(_, let frames) = mode { "--fps --frames \(frames)" } else { "\(mode)" }
+            let newMode = modes.insert(kind + (exact ? " --exact" : "")).inserted
+            return newShape || newMode
         }
     }
 

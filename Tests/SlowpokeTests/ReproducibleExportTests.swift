@@ -14,7 +14,8 @@ import Testing
 /// Serialized: one case's busy loops at a time (run side by side, seven cases started fourteen
 /// busy threads on two cores and starved every other suite). `make test` runs ``quickCases``,
 /// which still cover both timelines, both containers, both algorithms, passthrough and --fps
-/// with both presets; `make test-long` runs all seven and the twenty-export stress variant.
+/// with both presets, each exported twice (on every core, then on one); `make test-long` runs
+/// all seven three times each, and the twenty-export stress variant.
 @Suite(.serialized) struct ReproducibleExportTests {
     /// Busy-loop threads that keep the cores loaded until stopped.
     final class BusyLoad: Sendable {
@@ -39,16 +40,14 @@ import Testing
         }
     }
 
-    /// 40 s of 240 fps video (small, so that the audio dominates) with pink noise over a tone.
+    /// 40 s of 240 fps video (small, so that the audio dominates) with pink noise over a tone
+    /// (made once, copied into each case's folder).
     static func clip(in folder: TemporaryFolder) throws -> URL {
-        let movie = folder.file("clip.mp4")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x96:r=240",
+        try GeneratedMedia.copy(["-f", "lavfi", "-i", "testsrc2=s=160x96:r=240",
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000,volume=0.5",
             "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.1:sample_rate=48000:seed=7",
             "-filter_complex", "[1][2]amix=inputs=2,aformat=channel_layouts=stereo[a]", "-map", "0:v", "-map", "[a]",
-            "-t", "40", "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-c:a", "aac", "-b:a", "128k", movie.path])
-        try #require(made.status == 0, "\(made.stderr)")
-        return movie
+            "-t", "40", "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-c:a", "aac", "-b:a", "128k"], as: "clip.mp4", in: folder)
     }
 
     enum Timeline: String, CaseIterable, Sendable {
@@ -144,11 +143,13 @@ import Testing
         return compared
     }
 
-    /// The third export sees one core (one audio worker instead of two).
+    /// The last export sees one core (one audio worker instead of two): two exports in `make
+    /// test` (one on every core, one on one core), three in `make test-long`.
     @Test(arguments: TestTier.isLong ? cases : quickCases)
     func threeExportsUnderLoadGiveTheSamePackets(_ c: Case) throws {
-        let runs = try Self.export(c, runs: 3, onOneCore: 1)
-        #expect(Self.compare(runs, c) >= 2 * 500)
+        let count = TestTier.count(2, long: 3)
+        let runs = try Self.export(c, runs: count, onOneCore: 1)
+        #expect(Self.compare(runs, c) >= (count - 1) * 500)
     }
 
     /// The stress variant: 20 exports of each timeline under load (455 s for both here).
