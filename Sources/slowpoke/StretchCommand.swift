@@ -29,7 +29,7 @@ struct Stretch: ParsableCommand {
               slowpoke stretch solo.wav solo-slow.wav --rate 0.5
               slowpoke stretch bark.m4a growl.wav --rate 1/4 --algorithm varispeed
               slowpoke stretch song.flac song-up.flac --rate 1 --semitones 2
-              ffmpeg -v error -i solo.mp3 -f flac - | slowpoke stretch - solo-slow.wav --rate 0.5
+              ffmpeg -i solo.mp3 -f flac - | slowpoke stretch - slow.wav --rate 0.5
             """)
 
     @Argument(help: "The audio file to read; - reads it from standard input (saved to a private temporary file first).", completion: .file())
