@@ -5,7 +5,7 @@ generated 90 s clip, and says which exit non-zero (issue 55's goal: all of them 
     python3 tools/run-examples.py [path/to/slowpoke]    # default .build/debug/slowpoke
 
 The folder holds what the examples name: clip.mp4 (90 s, 640x360, 60 fps, H.264 and AAC),
-dog.mov (and ~/Movies/dog.mov, HOME being the folder), recording.ts (two programs),
+dog.mov (and ~/Movies/dog.mov, HOME being the folder), recording.ts and broadcast.ts (two programs),
 IMG_0042.MOV (5 s at 240 fps), solo.wav, bark.m4a, song.flac (its document song.slowpoke),
 recipe.json, cut.edl, PXL_0042.mp4 (an Android 240 fps capture stored for 30 fps) and, for the
 `otio import` examples, timeline.otio (clip.mp4's) and from-resolve.otio (dog.mov's) from `otio export`; `undo` and
@@ -57,6 +57,7 @@ def make_fixtures(folder):
     shutil.copy(os.path.join(folder, "dog.mov"), os.path.join(folder, "Movies/dog.mov"))
     ff("-i", "clip.mp4", "-map", "0:v", "-map", "0:a", "-map", "0:v", "-map", "0:a", "-c", "copy",
        "-program", "title=one:st=0:st=1", "-program", "title=two:st=2:st=3", "recording.ts")
+    shutil.copy(os.path.join(folder, "recording.ts"), os.path.join(folder, "broadcast.ts"))
     # An iPhone slow-motion movie: 5 s at 240 fps.
     ff("-f", "lavfi", "-i", "testsrc2=size=320x180:rate=240:duration=5", "-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000:duration=5",
        "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "IMG_0042.MOV")
