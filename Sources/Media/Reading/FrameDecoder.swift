@@ -14,21 +14,19 @@ package import CFFmpeg
 /// the GOP is longer (then its keyframe is decoded from again for each window), so memory is
 /// bounded whatever the range's length and the stream's GOP.
 package final class FrameDecoder {
-    private let input: InputFormatContext
-    private let stream: Int
+    /// The reading and decoding; its decoder is opened afresh for each span of
+    /// ``frames(_:deliver:)``.
+    private let loop: DecodeLoop
+    private var input: InputFormatContext { loop.input }
+    private var stream: Int { loop.stream }
     private let scan: VideoScan
     private let needed: [Bool]
-    /// The decoder, opened afresh for each span of ``frames(_:deliver:)``.
-    package private(set) var decoder: CodecContext
-    private let threads: Int
-    private let packet: Packet
     private let warning: (String) -> Void
     private let name: String
     /// Decoded frames kept for reuse, by index; the newest few.
     private var cache: [Int: Frame] = [:]
     /// The index of the last frame the decoder produced since the start or the last seek.
     private var position = -1
-    private var draining = false
     private var finished = false
     /// Whether a decoding error ends the decoding instead of being skipped with a warning (the
     /// frames of a frame-exact cut, ``frames(_:deliver:)``), and no packet is skipped.
@@ -54,17 +52,12 @@ package final class FrameDecoder {
     /// first request seeks. `threads` is the decoder's thread count.
     package init(input: InputFormatContext, stream: Int, scan: VideoScan, needed: [Bool], name: String,
                  threads: Int = FrameDecoder.threadCount(), warning: @escaping (String) -> Void) throws {
-        self.input = input
         finished = true
-        input.readOnly(stream: stream)
-        self.stream = stream
+        loop = try DecodeLoop(input: input, stream: stream, threads: threads)
         self.scan = scan
         self.needed = needed
         self.name = name
         self.warning = warning
-        self.threads = threads
-        decoder = try CodecContext.decoder(for: input.stream(stream), threads: threads)
-        packet = try Packet()
         let parameters = input.stream(stream).parameters.pointee
         hevc = parameters.codec_id == AV_CODEC_ID_HEVC
         lengthSize = HDR10PlusSEI.lengthSize(of: input.stream(stream))
@@ -175,11 +168,11 @@ package final class FrameDecoder {
         if input.seek(stream: stream, to: target) < 0 {
             _ = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0)
         }
-        decoder = try CodecContext.decoder(for: input.stream(stream), threads: threads)
-        (draining, finished, position) = (false, false, key - 1)
-        while try input.read(into: packet) {
-            let p = packet.pointer.pointee
-            guard Int(p.stream_index) == stream, p.flags & AV_PKT_FLAG_KEY != 0, p.pts == target else { continue }
+        try loop.reopen()
+        (finished, position) = (false, key - 1)
+        while try loop.nextPacket() {
+            let p = loop.packet.pointer.pointee
+            guard p.flags & AV_PKT_FLAG_KEY != 0, p.pts == target else { continue }
             return try send(skipping: false, at: key)
         }
         finished = true
@@ -213,17 +206,16 @@ package final class FrameDecoder {
                 if result < 0 { result = LibAVFormat.seekFile(input.pointer, -1, Int64.min, 0, 0, 0) }
             }
             if result < 0 { throw MediaError.av(path: name, AVFailure(code: result, operation: "seeking")) }
-            LibAVCodec.flushBuffers(decoder.pointer)
-            draining = false
+            loop.restart()
             finished = false
             // The first keyframe packet of the stream from here.
             var found: Int64?
             while found == nil {
                 let more: Bool
-                do { more = try input.read(into: packet) } catch { more = false }
+                do { more = try loop.nextPacket() } catch { more = false }
                 guard more else { break }
-                let p = packet.pointer.pointee
-                guard Int(p.stream_index) == stream, p.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                let p = loop.packet.pointer.pointee
+                guard p.flags & AV_PKT_FLAG_KEY != 0 else { continue }
                 found = p.pts != sp_av_nopts_value() ? p.pts : p.dts
             }
             if found == nil && fromTop { finished = true; position = key - 1; return }
@@ -236,62 +228,64 @@ package final class FrameDecoder {
         }
     }
 
-    /// Feeds one packet or takes one frame: the frame taken, with its index, when it is one of
-    /// the scan's. The loop every request of this class decodes with.
+    /// Feeds one packet or takes one frame, through the ``DecodeLoop``: the frame taken, with
+    /// its index, when it is one of the scan's. The step every request of this class decodes with.
     private func step(wanted: Int) throws -> (Frame, Int)? {
         let frame = try Frame()
-        let got: CodecContext.Step
-        do { got = try decoder.receive(frame) } catch {
-            if exact { throw MediaError.av(path: name, error) }
-            warning("damaged video near \(seconds(max(0, position))) s of \(name): \(error.message); skipped")
-            return nil
-        }
-        switch got {
-        case .ok:
+        switch loop.step(into: frame, discard: { prepare($0, wanted: wanted) }) {
+        case .frame:
             decodedCount += 1
             let ticks = frame.pointer.pointee.pts != sp_av_nopts_value() ? frame.pointer.pointee.pts : frame.pointer.pointee.best_effort_timestamp
             guard let index = scan.frame(ticks: ticks) else { return nil }
             if index > position { position = index }
             return (frame, index)
+        case .damaged(let error):
+            if exact { throw MediaError.av(path: name, error) }
+            warning("damaged video near \(seconds(max(0, position))) s of \(name): \(error.message); skipped")
+        case .refused(let failure):
+            try refused(failure, at: index(of: loop.packet))
+        case .unreadable(let error):
+            if exact { throw error }
+            warning("stopped reading \(name) at a damaged packet: \(error)")
+            loop.drain()
         case .endOfStream:
             finished = true
-        case .needsInput:
-            if draining { finished = true; return nil }
-            while true {
-                let more: Bool
-                do { more = try input.read(into: packet) } catch {
-                    if exact { throw error }
-                    warning("stopped reading \(name) at a damaged packet: \(error)")
-                    more = false
-                }
-                guard more else {
-                    draining = true
-                    _ = decoder.send(nil)
-                    return nil
-                }
-                guard Int(packet.pointer.pointee.stream_index) == stream else { continue }
-                // A frame no output needs, and that no other frame refers to, is not decoded.
-                let pts = packet.pointer.pointee.pts
-                let index = pts != sp_av_nopts_value() ? scan.frame(ticks: pts) : nil
-                let skippable = !exact && (index.map { !needed[$0] && $0 != wanted } ?? false)
-                try send(skipping: skippable, at: index)
-                return nil
-            }
+        case .fed:
+            break
         }
         return nil
     }
 
-    /// Sends the packet read last to the decoder (discarding it inside the decoder when
-    /// `skipping` and nothing refers to it); a packet it refuses is skipped with a warning naming
-    /// frame `index` (an error for an ``exact`` decoding).
+    /// The frame a packet holds, by its presentation time.
+    private func index(of packet: Packet) -> Int? {
+        let pts = packet.pointer.pointee.pts
+        return pts != sp_av_nopts_value() ? scan.frame(ticks: pts) : nil
+    }
+
+    /// What the decoder may skip of `packet`, about to be sent: a frame no output needs, and
+    /// that no other frame refers to, is not decoded. Its HDR10+ message is kept.
+    private func prepare(_ packet: Packet, wanted: Int) -> AVDiscard {
+        let index = index(of: packet)
+        keepHDR(of: index)
+        let skippable = !exact && (index.map { !needed[$0] && $0 != wanted } ?? false)
+        return skippable ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+    }
+
+    private func keepHDR(of index: Int?) {
+        if hevc, let index, let found = HDR10PlusSEI.find(in: loop.packet.pointer, lengthSize: lengthSize) { dynamicHDR[index] = found }
+    }
+
+    /// Sends the packet read last to the decoder, whole (a keyframe the decoding starts at).
     private func send(skipping: Bool, at index: Int?) throws {
-        if hevc, let index, let found = HDR10PlusSEI.find(in: packet.pointer, lengthSize: lengthSize) { dynamicHDR[index] = found }
-        decoder.pointer.pointee.skip_frame = skipping ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
-        let sent = decoder.send(packet)
-        if sent < 0 && sent != sp_averror_eagain() {
-            if exact { throw MediaError.av(path: name, AVFailure(code: sent, operation: "decoding at a cut")) }
-            let at = index.map { seconds(max(0, $0)) } ?? "?"
-            warning("damaged video packet at \(at) s of \(name): \(AVFailure(code: sent, operation: "decoding").message); skipped")
-        }
+        keepHDR(of: index)
+        if let failure = loop.send(discard: skipping ? AVDISCARD_NONREF : AVDISCARD_DEFAULT) { try refused(failure, at: index) }
+    }
+
+    /// A packet the decoder refused is skipped with a warning naming frame `index` (an error for
+    /// an ``exact`` decoding).
+    private func refused(_ failure: AVFailure, at index: Int?) throws {
+        if exact { throw MediaError.av(path: name, AVFailure(code: failure.code, operation: "decoding at a cut")) }
+        let at = index.map { seconds(max(0, $0)) } ?? "?"
+        warning("damaged video packet at \(at) s of \(name): \(AVFailure(code: failure.code, operation: "decoding").message); skipped")
     }
 }

@@ -55,21 +55,10 @@ public final class VideoFrameReader {
     /// Seeks made since the reader opened.
     public private(set) var seeks = 0
 
-    public var skipping: Skipping = .none {
-        didSet {
-            guard skipping != oldValue else { return }
-            switch skipping {
-            case .none: decoder.pointer.pointee.skip_frame = AVDISCARD_DEFAULT
-            case .nonReference: decoder.pointer.pointee.skip_frame = AVDISCARD_NONREF
-            case .keyframesOnly: decoder.pointer.pointee.skip_frame = AVDISCARD_NONKEY
-            }
-        }
-    }
+    public var skipping: Skipping = .none
 
-    private let input: InputFormatContext
-    private let streamIndex: Int
-    private let decoder: CodecContext
-    private let packet: Packet
+    /// The reading and decoding, which FrameDecoder's exports, stills and smart cuts share.
+    private let loop: DecodeLoop
     /// The frame being shown, and the one decoded after it (a look-ahead), if any.
     private var shown: Frame
     private var ahead: Frame
@@ -91,7 +80,7 @@ public final class VideoFrameReader {
     public init(url: URL, threads: Int = 0) throws(MediaError) {
         path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
-        input = try InputFormatContext(path: path)
+        let input = try InputFormatContext(path: path)
         var found: Int?
         for i in 0..<input.streamCount {
             let stream = input.stream(i).pointer.pointee
@@ -101,10 +90,8 @@ public final class VideoFrameReader {
             }
         }
         guard let index = found else { throw .notMedia(path: path, reason: "it has no video stream") }
-        input.readOnly(stream: index)
-        streamIndex = index
+        loop = try DecodeLoop(input: input, stream: index, threads: threads)
         let stream = input.stream(index)
-        decoder = try CodecContext.decoder(for: stream, threads: threads)
         let parameters = stream.parameters.pointee
         guard parameters.width > 0, parameters.height > 0 else { throw .notMedia(path: path, reason: "its video stream has no size") }
         width = Int(parameters.width)
@@ -116,7 +103,6 @@ public final class VideoFrameReader {
         nominalFrameDuration = rate.num > 0 && rate.den > 0 ? Double(rate.den) / Double(rate.num) : nil
         hdrTransfer = ToneMapper.transferName(parameters.color_trc)
         toneMapper = hdrTransfer == nil ? nil : try? ToneMapper()
-        packet = try Packet()
         shown = try Frame()
         ahead = try Frame()
     }
@@ -209,9 +195,8 @@ public final class VideoFrameReader {
     private func seek(to t: Time) throws(MediaError) {
         seeks += 1
         let ticks = sourceTicks(t)
-        var result = input.seek(stream: streamIndex, to: ticks)
-        if result < 0 { result = input.seek(stream: streamIndex, to: Int64.min / 2) }
-        LibAVCodec.flushBuffers(decoder.pointer)
+        if loop.input.seek(stream: loop.stream, to: ticks) < 0 { loop.input.seek(stream: loop.stream, to: Int64.min / 2) }
+        loop.restart()
         av_frame_unref(shown.pointer)
         av_frame_unref(ahead.pointer)
         currentTime = nil
@@ -240,17 +225,17 @@ public final class VideoFrameReader {
     }
 
     /// Decodes the next frame into the shown frame (`current`) or the look-ahead; false at the
-    /// end of the stream.
+    /// end of the stream. A damaged frame or packet is skipped, as players do.
     private func decodeInto(current: Bool) throws(MediaError) -> Bool {
         let target = current ? shown : ahead
+        let discard = switch skipping {
+        case .none: AVDISCARD_DEFAULT
+        case .nonReference: AVDISCARD_NONREF
+        case .keyframesOnly: AVDISCARD_NONKEY
+        }
         while true {
-            let step: CodecContext.Step
-            do { step = try decoder.receive(target) } catch {
-                // A damaged frame: skip it, as players do.
-                continue
-            }
-            switch step {
-            case .ok:
+            switch loop.step(into: target, discard: { _ in discard }) {
+            case .frame:
                 decodedFrames += 1
                 let pts = target.pointer.pointee.best_effort_timestamp
                 let t = time(ofTicks: pts == sp_av_nopts_value() ? origin : pts)
@@ -264,17 +249,10 @@ public final class VideoFrameReader {
             case .endOfStream:
                 endOfStream = true
                 return false
-            case .needsInput:
-                while true {
-                    if try !input.read(into: packet) {
-                        _ = decoder.send(nil)
-                        break
-                    }
-                    guard Int(packet.pointer.pointee.stream_index) == streamIndex else { continue }
-                    let sent = decoder.send(packet)
-                    if sent < 0 && sent != sp_averror_eagain() && sent != sp_averror_eof() { continue }
-                    break
-                }
+            case .unreadable(let error):
+                throw error
+            case .fed, .refused, .damaged:
+                continue
             }
         }
     }
