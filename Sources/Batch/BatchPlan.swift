@@ -1,5 +1,6 @@
 public import Foundation
 import Export
+import Media
 import Project
 
 /// Expands a recipe into jobs: one per movie, one per matching file for a pattern, in recipe

@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 public import Project
 import Export
+import Media
 
 /// A `slowpoke batch` recipe: which movies to retime, the edits for each, and how to export.
 /// See the README's "Batch" section for the format.
@@ -90,8 +91,8 @@ public struct BatchRecipe: Sendable, Hashable, Decodable {
             }
             stabilizeBorders = try c.decodeIfPresent(String.self, forKey: .stabilizeBorders)
             // Pasted into output names: one of a fixed set, never a path.
-            if let container, !OutputNaming.movieExtensions.contains(container.lowercased()) {
-                throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(OutputNaming.movieExtensions.joined(separator: ", "))")
+            if let container, !Container.acceptedMovieExtensions.contains(container.lowercased()) {
+                throw DecodingError.dataCorruptedError(forKey: .container, in: c, debugDescription: "\"container\": \(Self.quoted(container)) is not one of \(Container.acceptedMovieExtensions.joined(separator: ", "))")
             }
         }
 

@@ -17,14 +17,15 @@ package struct Container: Sendable, Hashable {
 
     /// The movie containers, by extension, in the order messages list them.
     private static let movies: KeyValuePairs = ["mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "webm": "webm"]
-    /// The audio-only files (a movie with no video), by extension.
-    private static let audioFiles = ["m4a": "ipod", "wav": "wav", "flac": "flac", "mp3": "mp3", "opus": "opus"]
-    /// The movie extensions users are told about, in order (`m4v` is accepted as an mp4).
-    package static let movieExtensions = ["mp4", "mov", "mkv", "webm"]
+    /// The audio-only files (a movie with no video), by extension, in the order messages list them.
+    private static let audioFiles: KeyValuePairs = ["m4a": "ipod", "wav": "wav", "flac": "flac", "mp3": "mp3", "opus": "opus"]
+    /// The movie extensions users are told about, in order: each container's first (`m4v` is
+    /// accepted as an mp4).
+    package static let movieExtensions = movies.filter { pair in movies.first { $0.value == pair.value }?.key == pair.key }.map(\.key)
     /// Every extension a movie export accepts: those users are told about and `m4v` (an mp4).
-    package static let acceptedMovieExtensions = movies.map { $0.key }
+    package static let acceptedMovieExtensions = movies.map(\.key)
     /// The audio extensions users are told about, in order.
-    package static let audioExtensions = ["m4a", "wav", "flac", "mp3", "opus"]
+    package static let audioExtensions = audioFiles.map(\.key)
 
     /// The movie container of a file named with `fileExtension`; nil if slowpoke writes no movie so.
     package init?(movie fileExtension: String) {
@@ -36,7 +37,7 @@ package struct Container: Sendable, Hashable {
     /// The audio file of `fileExtension`; nil if slowpoke writes no audio file so.
     package init?(audioFile fileExtension: String) {
         let ext = fileExtension.lowercased()
-        guard let muxer = Self.audioFiles[ext] else { return nil }
+        guard let muxer = Self.audioFiles.first(where: { $0.key == ext })?.value else { return nil }
         self.init(muxer: muxer, fileExtension: ext)
     }
 

@@ -1,5 +1,6 @@
 import Composition
 import Export
+import Media
 import Foundation
 import Project
 

@@ -1,14 +1,9 @@
 public import Foundation
 public import Composition
-import Media
 
 /// Where an export goes when nobody says: one rule for `slowpoke export` and for batch.
+/// The extensions it chooses among are ``Container``'s.
 public enum OutputNaming {
-    /// The containers slowpoke writes movies to, as users are told about them.
-    public static let movieContainers = Container.movieExtensions
-    /// Every extension a movie export accepts: the containers and `m4v` (an mp4).
-    public static let movieExtensions = Container.acceptedMovieExtensions
-
     /// `<movie-stem>-slowpoke.<ext>`: in `container` if given, else the movie's own when slowpoke
     /// writes it, else mp4. WebM holds only VP8, VP9 and AV1 video: a WebM movie whose video
     /// is re-encoded (`encodingVideo`, as H.264 or HEVC) goes to mkv, which keeps its audio.
@@ -18,7 +13,7 @@ public enum OutputNaming {
     public static func defaultMovieName(for movie: URL, container: String? = nil, encodingVideo: Bool = false,
                                         fps: Rational? = nil, encodingWebM: Bool = false) -> String {
         let own = movie.pathExtension.lowercased()
-        var ext = container?.lowercased() ?? (movieExtensions.contains(own) ? own : "mp4")
+        var ext = container?.lowercased() ?? (Container.acceptedMovieExtensions.contains(own) ? own : "mp4")
         if container == nil && (encodingVideo || fps != nil) && !encodingWebM && ext == "webm" { ext = "mkv" }
         let suffix = fps.map { "-\(rateName($0))fps" } ?? "-slowpoke"
         return movie.deletingPathExtension().lastPathComponent + suffix + "." + ext
@@ -32,14 +27,10 @@ public enum OutputNaming {
         return text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
-    /// The audio files slowpoke writes when a document's movie has no video, in the order users
-    /// are told about them.
-    public static let audioExtensions = Container.audioExtensions
-
     /// `<stem>-slowpoke.<ext>` for an audio-only document: the source's own extension when
     /// slowpoke writes it, else m4a.
     public static func defaultAudioName(for source: URL) -> String {
         let own = source.pathExtension.lowercased()
-        return source.deletingPathExtension().lastPathComponent + "-slowpoke." + (audioExtensions.contains(own) ? own : "m4a")
+        return source.deletingPathExtension().lastPathComponent + "-slowpoke." + (Container.audioExtensions.contains(own) ? own : "m4a")
     }
 }
