@@ -78,12 +78,11 @@ let package = Package(
         // Pure Swift, no libav and no I/O: H.264 and HEVC bitstreams (NAL units, parameter sets,
         // slice headers, SEI, avcC and hvcC), read and written for smart rendering and the scans.
         .target(name: "Bitstream"),
-        // What reads movies, below Export (issue 53, moving in steps): `MediaError` (facts only:
-        // which file, which operation, what libav said), `AVFailure`, the threads readers and
-        // writers share (`Threads/`), `StandardOutput`, `SharedLibrary`, `LibAV/` (the
-        // libraries under Swift names, owned packets, frames, codec contexts), `Container` and
-        // `Reading/` (probing, scans, the readers). OutputNaming is still in Export (see
-        // docs/architecture.md).
+        // What reads movies, below Export (issue 53): `MediaError` (facts only: which file,
+        // which operation, what libav said), `AVFailure`, the threads readers and writers share
+        // (`Threads/`), `StandardOutput`, `SharedLibrary`, `LibAV/` (the libraries under Swift
+        // names, owned packets, frames, codec contexts), `Container` with `OutputNaming`, and
+        // `Reading/` (probing, scans, the one decode loop, the readers).
         .target(name: "Media", dependencies: ["Composition", "SafeFiles", "TimePitch", "Bitstream", "CFFmpeg"]),
         .target(name: "Export", dependencies: ["Composition", "SafeFiles", "TimePitch", "CFFmpeg",
                                                "Bitstream", "Media",
@@ -101,7 +100,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "TestSupport", dependencies: ["Composition"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["Composition", "TimePitch"], path: "Tests/Support"),
         .testTarget(
             name: "CompositionTests",
             dependencies: [
@@ -117,13 +116,15 @@ let package = Package(
         ]),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
         .testTarget(name: "TimePitchTests", dependencies: ["TimePitch", "Composition", "TestSupport"]),
-        // Links libavformat, libavcodec and libavfilter to check AVLibraries' and
-        // AVFilterLibrary's function types against the headers, and FlowInterpolation for
-        // FlowLibrary's.
+        // Media without Export: the probe, the scans and the readers. Links libavformat,
+        // libavcodec and libavfilter to check AVLibraries' and AVFilterLibrary's function types
+        // against the headers.
+        .testTarget(name: "MediaTests", dependencies: ["Media", "Composition", "TimePitch", "TestSupport", "CFFmpeg"],
+                    linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
+        // Links FlowInterpolation to check FlowLibrary's function types against its header.
         .testTarget(name: "ExportTests", dependencies: ["Export", "Composition", "Project", "SafeFiles", "TestSupport", "CFFmpeg", "FlowInterpolation",
                                                      "Bitstream", "Media",
-                                                    ],
-                    linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter")]),
+                                                    ]),
         // Links SDL2 and SDL2_ttf to check SDLLibrary's function types against the headers.
         .testTarget(name: "PreviewTests", dependencies: ["Preview", "Media", "Composition", "Project", "TestSupport", "CSDL2"],
                     linkerSettings: [.linkedLibrary("SDL2"), .linkedLibrary("SDL2_ttf")]),

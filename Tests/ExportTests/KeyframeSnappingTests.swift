@@ -91,4 +91,16 @@ import Media
         #expect(snapped.compactMap(\.rate) == [r("1"), r("1/4"), r("1")])
         #expect(snapped.last?.target.end == s("10"))
     }
+
+    @Test func onlyTimelinesWithoutRemovalsAreLeftAlone() throws {
+        func segment(_ a: Int64, _ b: Int64, at t: Int64, rate: Int64 = 1) throws -> CompositionTrackSegment {
+            try CompositionTrackSegment(source: TimeRange(start: Time(value: a, timescale: 1), end: Time(value: b, timescale: 1)),
+                                        target: TimeRange(start: Time(value: t, timescale: 1), duration: Time(value: (b - a) * rate, timescale: 1)))
+        }
+        let scaled = [try segment(0, 2, at: 0), try segment(2, 3, at: 2, rate: 4), try segment(3, 10, at: 6)]
+        #expect(KeyframeSnapping.removesNothing(scaled))
+        #expect(try KeyframeSnapping.snap(scaled, points: CutPoints(decodeOrder: (0..<300).map { Time(value: $0, timescale: 30) }, keyframe: (0..<300).map { $0 % 150 == 0 }, end: .seconds(10))).0 == scaled)
+        let cut = [try segment(0, 2, at: 0), try segment(3, 10, at: 2)]
+        #expect(!KeyframeSnapping.removesNothing(cut))
+    }
 }

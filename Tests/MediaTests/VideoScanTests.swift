@@ -1,9 +1,8 @@
 import Composition
-@testable import Export
 import Foundation
 import TestSupport
 import Testing
-import Media
+@testable import Media
 
 /// Passthrough starts rendering audio from ``VideoScan/leadingOrigin(movie:stream:)`` before the
 /// full scan; it must agree with the scan and with ffprobe's earliest video timestamp.
@@ -33,17 +32,5 @@ import Media
         let scan = try VideoScan(movie: movie, stream: stream, name: name, warning: { _ in })
         #expect(early == scan.origin)
         #expect(abs(early.seconds - (try probedOrigin(movie))) < 1e-6)
-    }
-
-    @Test func onlyTimelinesWithoutRemovalsAreLeftAlone() throws {
-        func segment(_ a: Int64, _ b: Int64, at t: Int64, rate: Int64 = 1) throws -> CompositionTrackSegment {
-            try CompositionTrackSegment(source: TimeRange(start: Time(value: a, timescale: 1), end: Time(value: b, timescale: 1)),
-                                        target: TimeRange(start: Time(value: t, timescale: 1), duration: Time(value: (b - a) * rate, timescale: 1)))
-        }
-        let scaled = [try segment(0, 2, at: 0), try segment(2, 3, at: 2, rate: 4), try segment(3, 10, at: 6)]
-        #expect(KeyframeSnapping.removesNothing(scaled))
-        #expect(try KeyframeSnapping.snap(scaled, points: CutPoints(decodeOrder: (0..<300).map { Time(value: $0, timescale: 30) }, keyframe: (0..<300).map { $0 % 150 == 0 }, end: .seconds(10))).0 == scaled)
-        let cut = [try segment(0, 2, at: 0), try segment(3, 10, at: 2)]
-        #expect(!KeyframeSnapping.removesNothing(cut))
     }
 }

@@ -1,5 +1,4 @@
-@testable import Export
-import Media
+@testable import Media
 import CFFmpeg
 import Foundation
 import TestSupport

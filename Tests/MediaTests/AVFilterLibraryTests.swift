@@ -1,5 +1,4 @@
 import CFFmpeg
-@testable import Export
 @testable import Media
 import Testing
 

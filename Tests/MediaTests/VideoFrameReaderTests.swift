@@ -1,9 +1,8 @@
 import Composition
-import Export
 import Foundation
 import TestSupport
 import Testing
-import Media
+@testable import Media
 
 @Suite struct VideoFrameReaderTests {
     /// The frame index the picture code of media/make-media.sh carries, read from the Y plane.

@@ -1,9 +1,8 @@
 import Composition
-import Export
 import Foundation
 import TestSupport
 import Testing
-import Media
+@testable import Media
 
 /// HDR pictures as the preview's reader gives them: tone-mapped to 8-bit BT.709 with about the
 /// brightness of the same picture made in BT.709.

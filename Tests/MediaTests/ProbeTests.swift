@@ -1,9 +1,8 @@
 import Composition
-import Export
 import Foundation
 import TestSupport
 import Testing
-import Media
+@testable import Media
 
 /// The prober's facts, checked against ffprobe reading the same files.
 @Suite struct ProbeTests {

@@ -1,9 +1,8 @@
 import Composition
 import Foundation
-@testable import Export
 import TestSupport
 import Testing
-import Media
+@testable import Media
 
 /// Subtitle cues as the preview reads them, and the streams it can switch between.
 @Suite struct SubtitleCueTests {

@@ -1,10 +1,9 @@
 import CFFmpeg
-@testable import Export
 import Composition
 import Foundation
 import TestSupport
 import Testing
-import Media
+@testable import Media
 
 /// An mp4's facts from its index (``IndexedPackets``) are those of reading every packet: the
 /// prober's media facts (what `open` stores and `info --json` prints) and smart audio's packet
