@@ -23,7 +23,7 @@ public struct AVFailure: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(operation) failed: \(message)" }
 
     /// Whether libav said the input is not data it understands.
-    package var isInvalidData: Bool { code == sp_averror_invaliddata() }
+    var isInvalidData: Bool { code == sp_averror_invaliddata() }
 }
 
 extension AVFailure: LocalizedError {

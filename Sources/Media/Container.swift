@@ -77,7 +77,7 @@ package struct Container: Sendable, Hashable {
     /// before any sample).
     package var canHideFrames: Bool { isQuickTime && !isStreamed }
     /// An MPEG transport stream (`--format ts` on standard output).
-    package var isTransportStream: Bool { muxer == "mpegts" }
+    var isTransportStream: Bool { muxer == "mpegts" }
 
     /// libavformat's description of the muxer (loaded libav required).
     package var format: UnsafePointer<AVOutputFormat>? { LibAVFormat.guessFormat(muxer, nil, nil) }

@@ -5,7 +5,7 @@ import Foundation
 /// ``AVFilterLibrary``).
 package struct SharedLibrary: @unchecked Sendable {
     // @unchecked: a handle that is never closed.
-    package let fileName: String
+    let fileName: String
     private let handle: UnsafeMutableRawPointer
     /// Appended to the error for a missing function, saying what is unavailable.
     private let missingNote: String

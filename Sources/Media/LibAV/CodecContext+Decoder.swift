@@ -1,4 +1,4 @@
-package import CFFmpeg
+internal import CFFmpeg
 
 /// What Export asks of Media's ``CodecContext`` in its own errors: a decoder for a stream (on
 /// Reading's ``StreamView``, and moving to Media with it) and a libav return code checked.

@@ -6,14 +6,14 @@ package import CFFmpeg
 extension HDR10PlusSEI {
     /// The prefix length of `stream`'s samples: its `hvcC` record's, or nil for Annex B
     /// (a transport stream, or a record in Annex B form).
-    package static func lengthSize(of stream: StreamView) -> Int? {
+    static func lengthSize(of stream: StreamView) -> Int? {
         let p = stream.parameters.pointee
         guard let data = p.extradata else { return nil }
         return HEVCParameterSets.lengthSize(hvcC: UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
     }
 
     /// The message in `packet` of a stream whose samples have `lengthSize` prefixes.
-    package static func find(in packet: UnsafePointer<AVPacket>, lengthSize: Int?) -> HDR10PlusSEI? {
+    static func find(in packet: UnsafePointer<AVPacket>, lengthSize: Int?) -> HDR10PlusSEI? {
         guard let data = packet.pointee.data, packet.pointee.size > 0 else { return nil }
         return find(in: UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)), lengthSize: lengthSize)
     }

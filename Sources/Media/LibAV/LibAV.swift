@@ -268,20 +268,20 @@ private let av = AVLibraries.loaded
 /// libavformat's functions: `LibAVFormat.openInput` is `avformat_open_input`, and so on (see
 /// ``AVLibraries`` for each C name).
 package enum LibAVFormat {
-    @discardableResult package static func openInput(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
-    package static func closeInput(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
-    @discardableResult package static func findStreamInfo(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
-    @discardableResult package static func findBestStream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
-    @discardableResult package static func findInputFormat(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
+    @discardableResult static func openInput(_ ps: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ url: UnsafePointer<CChar>?, _ fmt: UnsafePointer<AVInputFormat>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openInput(ps, url, fmt, options) }
+    static func closeInput(_ s: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?) { av.closeInput(s) }
+    @discardableResult static func findStreamInfo(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.findStreamInfo(ic, options) }
+    @discardableResult static func findBestStream(_ ic: UnsafeMutablePointer<AVFormatContext>?, _ type: AVMediaType, _ wanted: Int32, _ related: Int32, _ decoder: UnsafeMutablePointer<UnsafePointer<AVCodec>?>?, _ flags: Int32) -> Int32 { av.findBestStream(ic, type, wanted, related, decoder, flags) }
+    @discardableResult static func findInputFormat(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVInputFormat>! { av.findInputFormat(name) }
     package static func queryCodec(_ ofmt: UnsafePointer<AVOutputFormat>?, _ codec: AVCodecID, _ compliance: Int32) -> Int32 { av.queryCodec(ofmt, codec, compliance) }
     package static func codecGetID(_ tags: UnsafePointer<OpaquePointer?>?, _ tag: UInt32) -> AVCodecID { av.codecGetID(tags, tag) }
     package static func codecGetTag2(_ tags: UnsafePointer<OpaquePointer?>?, _ id: AVCodecID, _ tag: UnsafeMutablePointer<UInt32>?) -> Int32 { av.codecGetTag2(tags, id, tag) }
-    @discardableResult package static func guessFormat(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
-    @discardableResult package static func readFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
+    @discardableResult static func guessFormat(_ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?, _ mime: UnsafePointer<CChar>?) -> UnsafePointer<AVOutputFormat>! { av.guessFormat(name, filename, mime) }
+    @discardableResult static func readFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.readFrame(s, pkt) }
     @discardableResult package static func seekFrame(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ timestamp: Int64, _ flags: Int32) -> Int32 { av.seekFrame(s, stream, timestamp, flags) }
     @discardableResult package static func seekFile(_ s: UnsafeMutablePointer<AVFormatContext>?, _ stream: Int32, _ minTS: Int64, _ ts: Int64, _ maxTS: Int64, _ flags: Int32) -> Int32 { av.seekFile(s, stream, minTS, ts, maxTS, flags) }
-    package static func indexEntriesCount(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
-    package static func indexEntry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
+    static func indexEntriesCount(_ st: UnsafePointer<AVStream>?) -> Int32 { av.indexEntriesCount(st) }
+    static func indexEntry(_ st: UnsafeMutablePointer<AVStream>?, _ idx: Int32) -> UnsafePointer<AVIndexEntry>? { av.indexEntry(st, idx) }
     @discardableResult package static func streamGetSideData(_ stream: UnsafePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: UnsafeMutablePointer<Int>?) -> UnsafeMutablePointer<UInt8>! { av.streamGetSideData(stream, type, size) }
     @discardableResult package static func streamNewSideData(_ stream: UnsafeMutablePointer<AVStream>?, _ type: AVPacketSideDataType, _ size: Int) -> UnsafeMutablePointer<UInt8>! { av.streamNewSideData(stream, type, size) }
     @discardableResult package static func allocOutputContext(_ ctx: UnsafeMutablePointer<UnsafeMutablePointer<AVFormatContext>?>?, _ oformat: UnsafePointer<AVOutputFormat>?, _ name: UnsafePointer<CChar>?, _ filename: UnsafePointer<CChar>?) -> Int32 { av.allocOutputContext(ctx, oformat, name, filename) }
@@ -297,8 +297,8 @@ package enum LibAVFormat {
 /// libavcodec's functions: `LibAVCodec.sendPacket` is `avcodec_send_packet`, and so on (see
 /// ``AVLibraries`` for each C name).
 package enum LibAVCodec {
-    @discardableResult package static func packetAlloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
-    package static func packetFree(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
+    @discardableResult static func packetAlloc() -> UnsafeMutablePointer<AVPacket>! { av.packetAlloc() }
+    static func packetFree(_ pkt: UnsafeMutablePointer<UnsafeMutablePointer<AVPacket>?>?) { av.packetFree(pkt) }
     package static func packetMoveRef(_ dst: UnsafeMutablePointer<AVPacket>?, _ src: UnsafeMutablePointer<AVPacket>?) { av.packetMoveRef(dst, src) }
     package static func packetRescaleTS(_ pkt: UnsafeMutablePointer<AVPacket>?, _ from: AVRational, _ to: AVRational) { av.packetRescaleTS(pkt, from, to) }
     package static func packetUnref(_ pkt: UnsafeMutablePointer<AVPacket>?) { av.packetUnref(pkt) }
@@ -308,27 +308,27 @@ package enum LibAVCodec {
     @discardableResult package static func decodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ sub: UnsafeMutablePointer<AVSubtitle>?, _ gotSub: UnsafeMutablePointer<Int32>?, _ avpkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.decodeSubtitle(avctx, sub, gotSub, avpkt) }
     @discardableResult package static func encodeSubtitle(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ buf: UnsafeMutablePointer<UInt8>?, _ size: Int32, _ sub: UnsafePointer<AVSubtitle>?) -> Int32 { av.encodeSubtitle(avctx, buf, size, sub) }
     package static func freeSubtitle(_ sub: UnsafeMutablePointer<AVSubtitle>?) { av.freeSubtitle(sub) }
-    @discardableResult package static func allocCodecContext(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
-    package static func freeCodecContext(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
+    @discardableResult static func allocCodecContext(_ codec: UnsafePointer<AVCodec>?) -> UnsafeMutablePointer<AVCodecContext>! { av.allocCodecContext(codec) }
+    static func freeCodecContext(_ avctx: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecContext>?>?) { av.freeCodecContext(avctx) }
     @discardableResult package static func openCodec(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ codec: UnsafePointer<AVCodec>?, _ options: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 { av.openCodec(avctx, codec, options) }
     @discardableResult package static func descriptor(_ id: AVCodecID) -> UnsafePointer<AVCodecDescriptor>! { av.descriptor(id) }
     @discardableResult package static func findDecoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findDecoder(id) }
     @discardableResult package static func findEncoder(_ id: AVCodecID) -> UnsafePointer<AVCodec>! { av.findEncoder(id) }
     @discardableResult package static func findEncoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findEncoderByName(name) }
-    @discardableResult package static func findDecoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
+    @discardableResult static func findDecoderByName(_ name: UnsafePointer<CChar>?) -> UnsafePointer<AVCodec>! { av.findDecoderByName(name) }
     package static func flushBuffers(_ avctx: UnsafeMutablePointer<AVCodecContext>?) { av.flushBuffers(avctx) }
     @discardableResult package static func codecName(_ id: AVCodecID) -> UnsafePointer<CChar>! { av.codecName(id) }
-    @discardableResult package static func profileName(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
-    @discardableResult package static func parametersAlloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
-    package static func parametersFree(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
+    @discardableResult static func profileName(_ id: AVCodecID, _ profile: Int32) -> UnsafePointer<CChar>! { av.profileName(id, profile) }
+    @discardableResult static func parametersAlloc() -> UnsafeMutablePointer<AVCodecParameters>! { av.parametersAlloc() }
+    static func parametersFree(_ par: UnsafeMutablePointer<UnsafeMutablePointer<AVCodecParameters>?>?) { av.parametersFree(par) }
     @discardableResult package static func parametersCopy(_ dst: UnsafeMutablePointer<AVCodecParameters>?, _ src: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersCopy(dst, src) }
     @discardableResult package static func parametersFromContext(_ par: UnsafeMutablePointer<AVCodecParameters>?, _ codec: UnsafePointer<AVCodecContext>?) -> Int32 { av.parametersFromContext(par, codec) }
-    @discardableResult package static func parametersToContext(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
-    @discardableResult package static func sendPacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
-    @discardableResult package static func receiveFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
+    @discardableResult static func parametersToContext(_ codec: UnsafeMutablePointer<AVCodecContext>?, _ par: UnsafePointer<AVCodecParameters>?) -> Int32 { av.parametersToContext(codec, par) }
+    @discardableResult static func sendPacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafePointer<AVPacket>?) -> Int32 { av.sendPacket(avctx, pkt) }
+    @discardableResult static func receiveFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafeMutablePointer<AVFrame>?) -> Int32 { av.receiveFrame(avctx, frame) }
     @discardableResult package static func sendFrame(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ frame: UnsafePointer<AVFrame>?) -> Int32 { av.sendFrame(avctx, frame) }
     @discardableResult package static func receivePacket(_ avctx: UnsafeMutablePointer<AVCodecContext>?, _ pkt: UnsafeMutablePointer<AVPacket>?) -> Int32 { av.receivePacket(avctx, pkt) }
-    @discardableResult package static func parserInit(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
-    @discardableResult package static func parserParse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
-    package static func parserClose(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }
+    @discardableResult static func parserInit(_ codecID: Int32) -> UnsafeMutablePointer<AVCodecParserContext>! { av.parserInit(codecID) }
+    @discardableResult static func parserParse2(_ s: UnsafeMutablePointer<AVCodecParserContext>?, _ avctx: UnsafeMutablePointer<AVCodecContext>?, _ poutbuf: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ poutbufSize: UnsafeMutablePointer<Int32>?, _ buf: UnsafePointer<UInt8>?, _ bufSize: Int32, _ pts: Int64, _ dts: Int64, _ pos: Int64) -> Int32 { av.parserParse2(s, avctx, poutbuf, poutbufSize, buf, bufSize, pts, dts, pos) }
+    static func parserClose(_ s: UnsafeMutablePointer<AVCodecParserContext>?) { av.parserClose(s) }
 }

@@ -6,8 +6,8 @@ package final class SampleConverter {
     /// What it converts from: a decoded frame in another format needs another converter.
     private var inLayout = AVChannelLayout()
     private let inFormat: AVSampleFormat
-    package let inRate: Int32
-    package let outRate: Int32
+    let inRate: Int32
+    let outRate: Int32
 
     /// Converts to `outChannels` channels in the usual layout for their count (the input's own
     /// when the counts agree), or to `outLayout` when given: more channels are mixed down, fewer
@@ -50,14 +50,14 @@ package final class SampleConverter {
     }
 
     /// Whether a frame laid out as `layout`, in `format` at `rate`, is what this converts from.
-    package func converts(from layout: AVChannelLayout, format: AVSampleFormat, rate: Int32) -> Bool {
+    func converts(from layout: AVChannelLayout, format: AVSampleFormat, rate: Int32) -> Bool {
         var layout = layout
         return format == inFormat && rate == inRate && av_channel_layout_compare(&inLayout, &layout) == 0
     }
 
     /// Input held back by the resampler, in output frames: the output of the next call starts
     /// that long before its input.
-    package var delay: Int64 { swr_get_delay(context, Int64(outRate)) }
+    var delay: Int64 { swr_get_delay(context, Int64(outRate)) }
 
     /// Converts `count` input frames from `input` (plane pointers) into `output`, with room for
     /// `capacity` frames; returns the frames written. A nil `input` drains what is held back.
@@ -68,5 +68,5 @@ package final class SampleConverter {
         return Int(result)
     }
 
-    package func outputCapacity(for count: Int) -> Int { Int(swr_get_out_samples(context, Int32(count))) }
+    func outputCapacity(for count: Int) -> Int { Int(swr_get_out_samples(context, Int32(count))) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Composition
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Finds where an audio stream changes format mid-file from its frames' headers
 /// (``AudioFrameHeader``), without decoding: fed every packet of the stream, it keeps each format
@@ -20,10 +20,10 @@ package struct AudioFormatScan {
     /// every frame at the first one's rate, so time is counted here from the frames' lengths.
     private let counting: Bool
     private var counted = 0.0
-    package private(set) var found: [AudioFormatChange] = []
+    private(set) var found: [AudioFormatChange] = []
 
     /// A scan of `stream`, whose times count from `origin` (in `AV_TIME_BASE` units).
-    package init(stream: UnsafeMutablePointer<AVStream>, origin: Int64, raw: Bool) {
+    init(stream: UnsafeMutablePointer<AVStream>, origin: Int64, raw: Bool) {
         counting = raw
         let parameters = stream.pointee.codecpar.pointee
         codec = switch parameters.codec_id {
@@ -39,7 +39,7 @@ package struct AudioFormatScan {
     }
 
     /// Reads `packet`'s header.
-    package mutating func add(_ packet: AVPacket) {
+    mutating func add(_ packet: AVPacket) {
         guard let codec, let data = packet.data, packet.size > 0,
               let header = AudioFrameHeader.parse(codec, UnsafeBufferPointer(start: data, count: Int(packet.size))) else { return }
         let start = counted
@@ -54,10 +54,10 @@ package struct AudioFormatScan {
     }
 
     /// The formats, when there is more than one.
-    package var changes: [AudioFormatChange]? { found.count > 1 ? found : nil }
+    var changes: [AudioFormatChange]? { found.count > 1 ? found : nil }
 
     /// `mask` as libavutil names it (`5.1(side)`), or nil for none.
-    package static func describe(_ mask: UInt64) -> String? {
+    static func describe(_ mask: UInt64) -> String? {
         guard mask != 0 else { return nil }
         var layout = AVChannelLayout()
         guard av_channel_layout_from_mask(&layout, mask) >= 0 else { return nil }
@@ -70,7 +70,7 @@ package struct AudioFormatScan {
     /// Demuxers whose audio may change format mid-stream, and those of them that read raw
     /// audio, with no timestamps of their own.
     private static let changing = ["mpegts", "mpegtsraw", "mpeg", "ac3", "eac3", "aac", "mp3", "mp2"]
-    package static let raw: Set = ["ac3", "eac3", "aac", "mp3", "mp2"]
+    static let raw: Set = ["ac3", "eac3", "aac", "mp3", "mp2"]
 
     /// Whether `input`'s demuxer is one whose audio may change format (see ``changing``).
     static func mayChange(_ input: InputFormatContext) -> Bool {
@@ -92,7 +92,7 @@ package struct AudioFormatScan {
 
     /// Keeps `scan`, fed every packet of audio `stream` of the file at `path` by another pass
     /// over it (``AudioPacketScan``'s), for ``changes(path:stream:)``.
-    package static func remember(_ scan: AudioFormatScan, path: String, stream: Int) {
+    static func remember(_ scan: AudioFormatScan, path: String, stream: Int) {
         let key = key(path: path, stream: stream)
         cache.withLock { $0[key] = .some(scan.changes) }
     }

@@ -9,28 +9,28 @@
 ///     E-AC-3   0B 77 strmtyp(2) substreamid(3) frmsiz(11) fscod(2) numblkscod(2) acmod(3) lfeon(1) bsid(5)
 ///     ADTS     FFF(12) id layer(2) absent(1) profile(2) sf_index(4) private(1) channel_config(3) …
 ///     MPEG     FFE(11) version(2) layer(2) protection(1) bitrate(4) rate(2) padding(1) private(1) mode(2) …
-package struct AudioFrameHeader: Equatable, Sendable {
-    package var sampleRate: Int
-    package var channels: Int
+struct AudioFrameHeader: Equatable, Sendable {
+    var sampleRate: Int
+    var channels: Int
     /// `AV_CH_*` bits; 0 when the header names no layout (an ADTS program config element).
-    package var mask: UInt64
+    var mask: UInt64
     /// Samples the frame decodes to (per channel).
-    package var samples: Int
+    var samples: Int
 
     /// Whether `other` states the same format (whatever its length).
     func sameFormat(as other: AudioFrameHeader?) -> Bool {
         other.map { $0.sampleRate == sampleRate && $0.channels == channels && $0.mask == mask } ?? false
     }
 
-    package enum Codec: Sendable { case ac3, eac3, aac, mpeg }
+    enum Codec: Sendable { case ac3, eac3, aac, mpeg }
 
     // libavutil's channel bits.
-    package static let left: UInt64 = 0x1, right: UInt64 = 0x2, centre: UInt64 = 0x4, lfe: UInt64 = 0x8
+    static let left: UInt64 = 0x1, right: UInt64 = 0x2, centre: UInt64 = 0x4, lfe: UInt64 = 0x8
     static let backLeft: UInt64 = 0x10, backRight: UInt64 = 0x20, leftOfCentre: UInt64 = 0x40, rightOfCentre: UInt64 = 0x80
     static let backCentre: UInt64 = 0x100, sideLeft: UInt64 = 0x200, sideRight: UInt64 = 0x400
 
     /// The header at the start of `bytes`, or nil when they hold none this reader knows.
-    package static func parse(_ codec: Codec, _ bytes: UnsafeBufferPointer<UInt8>) -> AudioFrameHeader? {
+    static func parse(_ codec: Codec, _ bytes: UnsafeBufferPointer<UInt8>) -> AudioFrameHeader? {
         switch codec {
         case .ac3, .eac3: dolby(bytes)
         case .aac: adts(bytes)
@@ -111,16 +111,16 @@ package struct AudioFrameHeader: Equatable, Sendable {
 
 /// Reads bits most significant first.
 private struct BitReader {
-    package let bytes: UnsafeBufferPointer<UInt8>
-    package var position: Int
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position: Int
 
-    package init(_ bytes: UnsafeBufferPointer<UInt8>, byteOffset: Int) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, byteOffset: Int) {
         self.bytes = bytes
         position = byteOffset * 8
     }
 
     /// The next `count` bits (0 past the end).
-    package mutating func read(_ count: Int) -> Int {
+    mutating func read(_ count: Int) -> Int {
         var value = 0
         for _ in 0..<count {
             let byte = position / 8

@@ -1,7 +1,7 @@
 import Foundation
 import Composition
 import Synchronization
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Every packet of one audio stream, in samples, from a demux-only pass that skips the other
 /// streams (for smart audio: ``AudioSplicePlan``).
@@ -23,7 +23,7 @@ package struct AudioPacketScan {
 
     /// Scans audio stream `stream` of the movie at `path`; nil when its packets have no fixed
     /// length in samples that slowpoke knows (only fixed-frame codecs and PCM are spliced).
-    package init?(path: String, stream: Int, readingIndex: Bool = true) throws {
+    init?(path: String, stream: Int, readingIndex: Bool = true) throws {
         let input = try InputFormatContext(path: path)
         let parameters = input.stream(stream).parameters.pointee
         let timeBase = input.stream(stream).pointer.pointee.time_base

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Where a file's clock starts again, and the offsets that make it run on: two transport-stream
 /// recordings joined with `cat` (each starting at 1.4 s, say), whose second half repeats the
@@ -23,31 +23,31 @@ package import CFFmpeg
 /// or before a time on that clock (seeking by time would find the repeated times of either
 /// recording). Sums wrap rather than trap: a hostile file's timestamps may be anything.
 package struct ClockRestarts: Sendable {
-    package struct Restart: Sendable {
+    struct Restart: Sendable {
         /// The byte position from which the offset holds.
-        package var position: Int64
+        var position: Int64
         /// Added to every timestamp from `position` on, in `AV_TIME_BASE` units.
-        package var offset: Int64
+        var offset: Int64
         /// Whether the primary video stream set the offset.
         var byPrimary: Bool
         /// Where the clock started again, in `AV_TIME_BASE` units on the running clock: the
         /// presentation time of the packet whose stream set the offset.
-        package var at: Int64
+        var at: Int64
     }
 
     /// A keyframe to seek to by byte: its position, its raw presentation time and the segment
     /// (restarts before it) whose offset it takes.
-    package struct SeekPoint: Sendable {
-        package let position: Int64
-        package let time: Int64
-        package let segment: Int
+    struct SeekPoint: Sendable {
+        let position: Int64
+        let time: Int64
+        let segment: Int
     }
 
-    package private(set) var restarts: [Restart] = []
+    private(set) var restarts: [Restart] = []
     /// Per stream, keyframes at least 0.2 s apart, in reading order.
     private(set) var seekPoints: [[SeekPoint]] = []
     /// Per stream, where its last packet ends on the running clock (its time base).
-    package private(set) var ends: [Int64] = []
+    private(set) var ends: [Int64] = []
     /// Packets whose timestamp alone jumps away and back (damaged), by byte position, with the
     /// shift (their stream's time base) that puts them back where their stream's clock stood:
     /// every reader reads them there, so the frame keeps its place and the frames decoded from
@@ -61,7 +61,7 @@ package struct ClockRestarts: Sendable {
     private(set) var outlierTimes: [(stream: Int, at: Int64)] = []
 
     /// The segment (number of restarts before it) of a packet at byte `position`.
-    package func segment(at position: Int64) -> Int {
+    func segment(at position: Int64) -> Int {
         var low = 0, high = restarts.count
         while low < high {
             let mid = (low + high) / 2
@@ -71,7 +71,7 @@ package struct ClockRestarts: Sendable {
     }
 
     /// The offset of `segment`, in `AV_TIME_BASE` units.
-    package func offset(_ segment: Int) -> Int64 { segment == 0 ? 0 : restarts[segment - 1].offset }
+    func offset(_ segment: Int) -> Int64 { segment == 0 ? 0 : restarts[segment - 1].offset }
 
     /// The byte position of the last keyframe of `stream` at or before `time` (its time base, on
     /// the running clock); the first one's when none is.
@@ -84,7 +84,7 @@ package struct ClockRestarts: Sendable {
     private static let cache = Mutex<[String: ClockRestarts]>([:])
 
     /// The restarts of the file at `path`, found once per file, size and modification time.
-    package static func of(path: String) throws(MediaError) -> ClockRestarts {
+    static func of(path: String) throws(MediaError) -> ClockRestarts {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
         let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
@@ -97,7 +97,7 @@ package struct ClockRestarts: Sendable {
     }
 
     /// Reads every packet of `input` (which must not correct them itself).
-    package static func scan(_ input: InputFormatContext) throws(MediaError) -> ClockRestarts {
+    static func scan(_ input: InputFormatContext) throws(MediaError) -> ClockRestarts {
         var scanner = Scanner(input)
         let packet = try Packet()
         // A damaged tail ends the scan; what was read so far is still true.
@@ -121,27 +121,27 @@ extension ClockRestarts {
     /// timestamp (a flipped bit put a frame of a 2 s recording 2982 s later), and the packet is
     /// read back where its stream's clock stood (``outliers``); otherwise the clock starts again
     /// at it.
-    package struct Scanner {
-        package struct Read {
-            package let stream: Int
-            package let raw: Int64
-            package let pts: Int64
-            package let position: Int64
-            package let duration: Int64
-            package let key: Bool
+    struct Scanner {
+        struct Read {
+            let stream: Int
+            let raw: Int64
+            let pts: Int64
+            let position: Int64
+            let duration: Int64
+            let key: Bool
         }
 
-        package let input: InputFormatContext
-        package let count: Int
-        package var found = ClockRestarts()
-        package let primary: Int?
-        package let timed: [Bool]
+        let input: InputFormatContext
+        let count: Int
+        var found = ClockRestarts()
+        let primary: Int?
+        let timed: [Bool]
         let avBase = AVRational(num: 1, den: sp_av_time_base())
-        package var last: [Int64?], next: [Int64?]
+        var last: [Int64?], next: [Int64?]
         var segmentOf: [Int]
-        package var held: [Read?]
+        var held: [Read?]
 
-        package init(_ input: InputFormatContext) {
+        init(_ input: InputFormatContext) {
             self.input = input
             count = input.streamCount
             found.seekPoints = Array(repeating: [], count: count)
@@ -172,7 +172,7 @@ extension ClockRestarts {
             return off(read.raw &+ ticks(found.offset(k), read.stream)) && (k == newest || off(read.raw &+ ticks(found.offset(newest), read.stream)))
         }
 
-        package mutating func take(_ read: Read) {
+        mutating func take(_ read: Read) {
             var read = read
             let s = read.stream
             if s == primary, read.position >= 0, read.pts != read.raw,
@@ -207,7 +207,7 @@ extension ClockRestarts {
         }
 
         /// At the end: a jump that nothing came after is taken as it is.
-        package mutating func finish() {
+        mutating func finish() {
             for case let waiting? in held { process(waiting) }
             held = Array(repeating: nil, count: count)
         }

@@ -1,4 +1,4 @@
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Which video packets are damaged, packet by packet in decode order: one libavformat flags as
 /// corrupt, and every one decoded after it up to the next keyframe a decoder can start from —
@@ -11,7 +11,7 @@ package import CFFmpeg
 /// the last starts the second clip afresh. So a flag is let go when a fresh start follows within
 /// two frames and those frames decode cleanly (with every packet since their keyframe, by a
 /// decoder that makes any damage it notices an error); otherwise they are damaged after all.
-package final class DamageCheck {
+final class DamageCheck {
     private let stream: StreamView
     /// The packets since the last keyframe a decoder can start from, in decode order.
     private var since: [Packet] = []
@@ -24,13 +24,13 @@ package final class DamageCheck {
     private var suspect: Int?
     private var count = 0
 
-    package init(stream: StreamView) {
+    init(stream: StreamView) {
         self.stream = stream
     }
 
     /// Whether `packet` (the next in decode order) is damaged, and earlier packets found
     /// damaged after all (a flagged one and the one after it, when no fresh start follows).
-    package func next(_ packet: Packet, startsAfresh: Bool) -> (damaged: Bool, earlier: Range<Int>?) {
+    func next(_ packet: Packet, startsAfresh: Bool) -> (damaged: Bool, earlier: Range<Int>?) {
         defer { count += 1 }
         var earlier: Range<Int>?
         if let flagged = suspect, startsAfresh || count - flagged >= 2 {
@@ -56,7 +56,7 @@ package final class DamageCheck {
 
     /// At the end of the stream: a flagged packet still in doubt is damaged unless it, and what
     /// follows it, decode cleanly.
-    package func finish() -> Range<Int>? {
+    func finish() -> Range<Int>? {
         guard let flagged = suspect else { return nil }
         suspect = nil
         return decodesCleanly() ? nil : flagged..<count

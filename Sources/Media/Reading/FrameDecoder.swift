@@ -1,6 +1,6 @@
 import Foundation
 package import Bitstream
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Decodes the frames of one video stream by their presentation index, in any order, for the
 /// constant-rate export. Forward requests decode onwards; a request behind the decoder, or past

@@ -1,5 +1,5 @@
 import Foundation
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Every packet of an mp4 or mov's streams as the file's index states it, without reading the
 /// samples: libavformat's mov demuxer builds the index from the `moov` box when it opens the
@@ -13,34 +13,34 @@ package import CFFmpeg
 /// index; otherwise, or where the index cannot be the whole truth (a fragmented or truncated
 /// file, a stream without entries, an edit list that dropped samples), there is none and the
 /// caller reads every packet as before.
-package struct IndexedPackets {
+struct IndexedPackets {
     /// One stream's packets, in decode order.
-    package struct Stream {
+    struct Stream {
         /// Presentation timestamps and durations in the stream's time base.
-        package var pts: [Int64] = []
-        package var durations: [Int64] = []
-        package var sizes: [Int32] = []
+        var pts: [Int64] = []
+        var durations: [Int64] = []
+        var sizes: [Int32] = []
         /// Packets an edit list hides (`AV_PKT_FLAG_DISCARD`).
-        package var discarded: [Bool] = []
+        var discarded: [Bool] = []
         /// Where each packet's bytes lie in the file, and whether every packet is a keyframe.
-        package var positions: [Int64] = []
+        var positions: [Int64] = []
         var allKeyframes = true
         /// Per packet read at the head or tail: the samples its side data drops at its start and
         /// end, and its length in samples when its codec states it per packet (Opus).
-        package var read: [Int: (start: Int64, end: Int64, samples: Int64?)] = [:]
+        var read: [Int: (start: Int64, end: Int64, samples: Int64?)] = [:]
     }
 
-    package let streams: [Stream]
+    let streams: [Stream]
 
     /// Packets read at each end of every stream to check the index against.
-    package static let checked = 16
+    static let checked = 16
 
     /// The packets of streams `wanted` of `input` (an mp4 or mov just opened); nil where the
     /// index is not known to be the whole truth (see the type). Checking reads packets, which
     /// leaves `input` anywhere, other streams discarded: `moved` says so, and a caller that
     /// then reads every packet reads them from a fresh opening (an mp4 with a chapter track,
     /// whose packets the demuxer keeps to itself, was read from its tail: no video at all).
-    package init?(_ input: InputFormatContext, streams wanted: [Int], moved: inout Bool) {
+    init?(_ input: InputFormatContext, streams wanted: [Int], moved: inout Bool) {
         guard StreamInfoCache.statesEverything(input.pointer.pointee.iformat), input.clock == nil, !wanted.isEmpty,
               let offsets = MP4CompositionOffsets(path: input.path) else { return nil }
         var info = stat()
@@ -97,19 +97,19 @@ package struct IndexedPackets {
 /// The packets ``IndexedPackets`` reads at the head and tail of a file to learn what the demuxer
 /// adds to its index, and to check that every one agrees with it.
 private struct IndexCheck {
-    package var streams: [IndexedPackets.Stream]
-    package let positions: [[Int64]]
-    package let decodeTimes: [[Int64]]
-    package let wanted: [Int]
-    package let input: InputFormatContext
+    var streams: [IndexedPackets.Stream]
+    let positions: [[Int64]]
+    let decodeTimes: [[Int64]]
+    let wanted: [Int]
+    let input: InputFormatContext
     /// Per stream: presentation time minus the index's (decode time plus composition offset).
-    package var shift: [Int64?]
+    var shift: [Int64?]
     /// Per stream: the durations read, by packet.
-    package var durations: [[Int: Int64]]
+    var durations: [[Int: Int64]]
     /// Per stream: the packets read (by packet number).
-    package var seen: [Set<Int>]
+    var seen: [Set<Int>]
 
-    package init(streams: [IndexedPackets.Stream], positions: [[Int64]], decodeTimes: [[Int64]], wanted: [Int], input: InputFormatContext) {
+    init(streams: [IndexedPackets.Stream], positions: [[Int64]], decodeTimes: [[Int64]], wanted: [Int], input: InputFormatContext) {
         self.streams = streams
         self.positions = positions
         self.decodeTimes = decodeTimes
@@ -187,7 +187,7 @@ private struct IndexCheck {
     /// The streams with their presentation times shifted as read and every packet's duration:
     /// the following packet's decode time less its own, or one constant, whichever every
     /// packet read shows (the last packet's as read); nil when neither does.
-    package func result() -> [IndexedPackets.Stream]? {
+    func result() -> [IndexedPackets.Stream]? {
         var out = streams
         for slot in out.indices {
             guard let shift = shift[slot] else { return nil }

@@ -9,7 +9,7 @@ package final class InputFormatContext {
                            "mov": "mov", "mkv": "matroska", "webm": "matroska", "ogg": "ogg", "opus": "ogg"]
 
     package let pointer: UnsafeMutablePointer<AVFormatContext>
-    package let path: String
+    let path: String
 
     /// Where the clock starts again (see ``ClockRestarts``); nil when it runs on.
     package private(set) var clock: ClockRestarts?
@@ -94,7 +94,7 @@ package final class InputFormatContext {
     static let directSpacing: Int64 = 32 << 10
 
     /// The best audio stream, as `av_find_best_stream` chooses it; -1 when there is none.
-    package var bestAudioStream: Int32 { StreamInfoCache.bestAudioStream(pointer, path: path) }
+    var bestAudioStream: Int32 { StreamInfoCache.bestAudioStream(pointer, path: path) }
 
     /// A borrowed view of stream `index`; it keeps this context alive.
     package func stream(_ index: Int) -> StreamView { StreamView(owner: self, index: index) }
@@ -129,7 +129,7 @@ package final class InputFormatContext {
     /// `av_seek_frame` with `AVSEEK_FLAG_BACKWARD` does; on a clock that starts again, by byte,
     /// to the keyframe recorded there (see ``ClockRestarts``). Returns libav's result.
     @discardableResult
-    package func seek(stream index: Int, to ticks: Int64) -> Int32 {
+    func seek(stream index: Int, to ticks: Int64) -> Int32 {
         guard let clock, let position = clock.seekPosition(stream: index, time: ticks, base: stream(index).pointer.pointee.time_base) else {
             return LibAVFormat.seekFrame(pointer, Int32(index), ticks, AVSEEK_FLAG_BACKWARD)
         }

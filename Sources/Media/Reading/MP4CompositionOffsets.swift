@@ -10,14 +10,14 @@ import Foundation
 ///   file      ftyp | mdat ......................... | moov
 ///   moov      trak (tkhd: track ID 1) > mdia > minf > stbl > ctts: (count, offset) runs
 /// ```
-package struct MP4CompositionOffsets {
+struct MP4CompositionOffsets {
     /// Per track ID (libavformat's `AVStream.id` for mov), the `(count, offset)` runs of its
     /// `ctts` box; a track without one is absent (its samples are shown at their decode times).
-    package let tracks: [Int32: [(count: Int64, offset: Int64)]]
+    let tracks: [Int32: [(count: Int64, offset: Int64)]]
 
     /// The offsets of the file at `path`; nil when it has no `moov` box among its top-level
     /// boxes, a malformed one, or is fragmented (`mvex`: samples the header does not list).
-    package init?(path: String) {
+    init?(path: String) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let moov = Self.topLevelBox("moov", in: handle) else { return nil }

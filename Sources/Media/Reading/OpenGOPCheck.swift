@@ -1,5 +1,5 @@
-package import Bitstream
-package import CFFmpeg
+internal import Bitstream
+internal import CFFmpeg
 
 /// Finds, packet by packet during ``VideoScan``'s demux, the open-GOP recovery points of an
 /// H.264 stream that a smart cut may resume at (``OpenGOPResume``), and why there are none when
@@ -21,13 +21,13 @@ package struct OpenGOPCheck {
     /// The pictures decoded after the latest recovery point, up to the next keyframe.
     private struct Following {
         /// The recovery point's decode index and presentation time.
-        package let index: Int
-        package let pts: Int64
+        let index: Int
+        let pts: Int64
         /// The last picture's frame_num, how far frame_num has counted from the recovery point
         /// at it (without wrapping), and the counts of the leading reference pictures.
-        package var lastFrameNum: Int
-        package var counted = 0
-        package var dropped: Set<Int> = []
+        var lastFrameNum: Int
+        var counted = 0
+        var dropped: Set<Int> = []
     }
 
     private var following: Following?
@@ -40,7 +40,7 @@ package struct OpenGOPCheck {
     /// IDR pictures.
     package var refusal: String? { sawRecoveryKeyframe ? reason : nil }
 
-    package init(parameters: UnsafePointer<AVCodecParameters>) {
+    init(parameters: UnsafePointer<AVCodecParameters>) {
         let p = parameters.pointee
         guard p.codec_id == AV_CODEC_ID_H264 else {
             self.init()
@@ -59,7 +59,7 @@ package struct OpenGOPCheck {
 
     /// Whether the packet at decode index `index`, shown at `pts`, is a recovery point a run
     /// may resume at.
-    package mutating func resumes(_ packet: UnsafePointer<AVPacket>, index: Int, pts: Int64, key: Bool, startsAfresh: Bool) -> Bool {
+    mutating func resumes(_ packet: UnsafePointer<AVPacket>, index: Int, pts: Int64, key: Bool, startsAfresh: Bool) -> Bool {
         guard let data = packet.pointee.data else {
             if key && !startsAfresh { sawRecoveryKeyframe = true }
             return false

@@ -3,7 +3,7 @@
 /// `OpusHead` header.
 package enum OpusPacket {
     /// Samples at 48 kHz in a packet, or nil when the bytes are not a whole TOC.
-    package static func samples(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func samples(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let toc = bytes.first else { return nil }
         let config = Int(toc >> 3)
         // Frame length in 1/400 s (2.5 ms) units: SILK 10/20/40/60 ms, hybrid 10/20, CELT 2.5/5/10/20.

@@ -1,24 +1,24 @@
 import Composition
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Finds where a video stream changes picture size mid-file from its packets, through
 /// libavcodec's parser (it reads the parameter sets, decoding nothing): fed every packet of the
 /// stream, it keeps each size with the time it starts. Only the containers where a size can
 /// change (transport and program streams, raw elementary streams) are scanned.
-package final class PictureSizeScan {
+final class PictureSizeScan {
     private let parser: UnsafeMutablePointer<AVCodecParserContext>?
     private let context: CodecContext?
     private let timeBase: AVRational
     private let origin: Int64
     private var last: (Int32, Int32)?
-    package private(set) var found: [VideoSizeChange] = []
+    private(set) var found: [VideoSizeChange] = []
 
     /// Demuxers whose video may change size mid-stream.
-    package static let changing: Set = ["mpegts", "mpegtsraw", "mpeg", "h264", "hevc", "mpegvideo"]
+    static let changing: Set = ["mpegts", "mpegtsraw", "mpeg", "h264", "hevc", "mpegvideo"]
 
     /// A scan of `stream` of `input`, whose times count from the container's start; nil for a
     /// container that states one size, or a codec libavcodec has no parser for.
-    package init?(_ input: InputFormatContext, stream: Int) {
+    init?(_ input: InputFormatContext, stream: Int) {
         guard Self.changing.contains(String(cString: input.pointer.pointee.iformat.pointee.name)) else { return nil }
         let s = input.stream(stream)
         guard let parser = LibAVCodec.parserInit(Int32(s.parameters.pointee.codec_id.rawValue)),
@@ -35,7 +35,7 @@ package final class PictureSizeScan {
     deinit { LibAVCodec.parserClose(parser) }
 
     /// Reads `packet`'s parameter sets, if it has any.
-    package func add(_ packet: AVPacket) {
+    func add(_ packet: AVPacket) {
         guard let parser, let data = packet.data, packet.size > 0 else { return }
         var out: UnsafeMutablePointer<UInt8>?
         var outSize: Int32 = 0
@@ -50,5 +50,5 @@ package final class PictureSizeScan {
     }
 
     /// The sizes, when there is more than one.
-    package var changes: [VideoSizeChange]? { found.count > 1 ? found : nil }
+    var changes: [VideoSizeChange]? { found.count > 1 ? found : nil }
 }

@@ -1,5 +1,5 @@
 import Foundation
-package import CFFmpeg
+internal import CFFmpeg
 
 /// A stream a player can switch to: an audio track or a subtitle track, with what a menu
 /// shows of it.

@@ -18,9 +18,9 @@ public final class PrefetchingAudioSource: AudioSource {
 
     /// A decoded block, with the warnings its reading raised.
     private struct Block {
-        package let start: Int64
-        package let samples: [[Float]]
-        package let warnings: [String]
+        let start: Int64
+        let samples: [[Float]]
+        let warnings: [String]
     }
 
     /// The running read-ahead: its queue, and the signal that its thread has ended.

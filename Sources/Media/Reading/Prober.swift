@@ -1,6 +1,6 @@
 import Foundation
 public import Composition
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Reads a movie's facts through libavformat: the container, and for every stream its codec,
 /// geometry, rates, colour, rotation, frame count and exact length.
@@ -17,7 +17,7 @@ public enum Prober {
 
     /// Probes the file at `url`; with `readingIndex`, an mp4's packets come from its index
     /// (``IndexedPackets``), else every packet is read (the tests compare the two).
-    package static func probe(_ url: URL, readingIndex: Bool, progress: ((Double) -> Void)? = nil) throws(MediaError) -> MediaInfo {
+    static func probe(_ url: URL, readingIndex: Bool, progress: ((Double) -> Void)? = nil) throws(MediaError) -> MediaInfo {
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else {
             throw .cannotOpen(path: path, reason: "no such file")
@@ -223,7 +223,7 @@ public enum Prober {
         return try? Rational(Int64(r.num), Int64(r.den))
     }
 
-    package static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
+    static func time(_ ticks: Int64, _ base: AVRational) -> Time? {
         guard base.num > 0, base.den > 0 else { return nil }
         return try? Time(value: ticks, timescale: 1).multiplied(by: Rational(Int64(base.num), Int64(base.den)))
     }
@@ -243,7 +243,7 @@ public enum Prober {
 
 extension Prober {
     /// A transport stream's programs (their ids, service names and streams); nil for fewer than two.
-    package static func programs(_ context: AVFormatContext) -> [MediaInfo.Program]? {
+    static func programs(_ context: AVFormatContext) -> [MediaInfo.Program]? {
         guard context.nb_programs > 1, let list = context.programs else { return nil }
         return (0..<Int(context.nb_programs)).compactMap { i in
             guard let program = list[i]?.pointee else { return nil }

@@ -1,4 +1,4 @@
-package import Bitstream
+internal import Bitstream
 package import CFFmpeg
 
 /// Whether a keyframe of an H.264 or HEVC stream is an IDR picture (or HEVC's BLA), from which

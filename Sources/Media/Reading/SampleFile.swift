@@ -1,12 +1,12 @@
 import Foundation
-package import CFFmpeg
+internal import CFFmpeg
 
 /// A movie opened to read samples straight from where its index says they lie (``IndexedPackets``),
 /// without a demuxer: an 8-hour mp4's demuxer holds the index of every stream, 20 MB, and
 /// copying one stream's packets needs only their positions and sizes.
 package final class SampleFile {
     private let descriptor: Int32
-    package let path: String
+    let path: String
 
     package init(path: String) throws(MediaError) {
         self.path = path

@@ -1,4 +1,4 @@
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Whether a video stream carries an alpha channel, and which decoder gives it back. ProRes
 /// 4444 and other formats with alpha say so in their pixel format; VP8 and VP9 in WebM or

@@ -1,6 +1,6 @@
 import Foundation
 import SafeFiles
-package import CFFmpeg
+internal import CFFmpeg
 
 /// What `avformat_find_stream_info` learned of an mp4 or mov, kept for the process so that the
 /// file's later openings skip it.
@@ -11,25 +11,25 @@ package import CFFmpeg
 /// states every stream and packet in its header, so the probing adds only codec facts, the same
 /// for every opening of the same bytes. They are kept per file identity (device, inode, size,
 /// modification time): a file that changed is probed afresh.
-package enum StreamInfoCache {
+enum StreamInfoCache {
     /// One probed file.
     private final class Entry: @unchecked Sendable {
-        package let streams: [Stream]
-        package let startTime: Int64
-        package let duration: Int64
-        package let bitRate: Int64
+        let streams: [Stream]
+        let startTime: Int64
+        let duration: Int64
+        let bitRate: Int64
         let bestAudio: Int32
 
-        package struct Stream {
-            package let parameters: CodecParameters
-            package let averageFrameRate: AVRational
-            package let realFrameRate: AVRational
-            package let sampleAspectRatio: AVRational
-            package let startTime: Int64
-            package let duration: Int64
+        struct Stream {
+            let parameters: CodecParameters
+            let averageFrameRate: AVRational
+            let realFrameRate: AVRational
+            let sampleAspectRatio: AVRational
+            let startTime: Int64
+            let duration: Int64
         }
 
-        package init(_ context: UnsafeMutablePointer<AVFormatContext>) throws {
+        init(_ context: UnsafeMutablePointer<AVFormatContext>) throws {
             streams = try (0..<Int(context.pointee.nb_streams)).map { index in
                 let st = context.pointee.streams[index]!.pointee
                 return Stream(parameters: try CodecParameters(copying: st.codecpar), averageFrameRate: st.avg_frame_rate,
@@ -43,7 +43,7 @@ package enum StreamInfoCache {
         }
 
         /// Whether `context` holds the streams this entry was made from.
-        package func matches(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        func matches(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
             guard Int(context.pointee.nb_streams) == streams.count else { return false }
             return streams.indices.allSatisfy { index in
                 let par = context.pointee.streams[index]!.pointee.codecpar.pointee
@@ -52,7 +52,7 @@ package enum StreamInfoCache {
             }
         }
 
-        package func apply(to context: UnsafeMutablePointer<AVFormatContext>) {
+        func apply(to context: UnsafeMutablePointer<AVFormatContext>) {
             for (index, kept) in streams.enumerated() {
                 let st = context.pointee.streams[index]!
                 LibAVCodec.parametersCopy(st.pointee.codecpar, kept.parameters.pointer)
@@ -70,15 +70,15 @@ package enum StreamInfoCache {
 
     /// A file as `stat(2)` tells it apart: its identity, size and modification time.
     private struct Key: Hashable {
-        package let identity: FileIdentity
-        package let size: Int64
-        package let seconds: Int
-        package let nanoseconds: Int
+        let identity: FileIdentity
+        let size: Int64
+        let seconds: Int
+        let nanoseconds: Int
     }
 
     nonisolated(unsafe) private static var entries: [Key: Entry] = [:]
     /// How many openings took their stream information from an earlier probe (for tests).
-    package nonisolated(unsafe) private(set) static var hits = 0
+    nonisolated(unsafe) private(set) static var hits = 0
     private static let lock = NSLock()
 
     /// Whether `format` states every stream in its header (mov and mp4).
@@ -89,7 +89,7 @@ package enum StreamInfoCache {
 
     /// Reads the stream information of `context`, opened from `path`: from an earlier
     /// probe of the same file when there is one, else by probing it. Returns libav's result.
-    package static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
+    static func findStreamInfo(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
         guard statesEverything(context.pointee.iformat), let key = key(path) else { return LibAVFormat.findStreamInfo(context, nil) }
         if let entry = lock.withLock({ entries[key] }), entry.matches(context) {
             entry.apply(to: context)
@@ -103,7 +103,7 @@ package enum StreamInfoCache {
 
     /// The best audio stream of `context` as `av_find_best_stream` chose it when the file was
     /// probed, or chooses it now.
-    package static func bestAudioStream(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
+    static func bestAudioStream(_ context: UnsafeMutablePointer<AVFormatContext>, path: String) -> Int32 {
         if let key = key(path), let entry = lock.withLock({ entries[key] }), entry.matches(context) { return entry.bestAudio }
         return LibAVFormat.findBestStream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     }

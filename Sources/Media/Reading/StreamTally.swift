@@ -1,45 +1,45 @@
 import Composition
-package import CFFmpeg
+internal import CFFmpeg
 
 /// What ``Prober``'s packet scan learns of one stream: how many packets, the span of their
 /// presentation times, and for video each picture's time and size, for audio its format changes
 /// and the samples its first and last packets drop. ``describe(video:stream:)`` and
 /// ``describe(audio:stream:)`` turn it into the stream's frame count, rate mode and exact length.
-package struct StreamTally {
-    package var count = 0
-    package var first: Int64?
-    package var end: Int64?
-    package var presentationTimes: [Int64] = []
+struct StreamTally {
+    var count = 0
+    var first: Int64?
+    var end: Int64?
+    var presentationTimes: [Int64] = []
     /// Audio: the first packet's samples dropped at its start, and the last packet's time, the
     /// samples it decodes to and those dropped at its end (gapless MP3, Ogg Opus).
-    package var skipped: Int64 = 0
-    package var last: (pts: Int64, samples: Int64?, discarded: Int64)?
+    var skipped: Int64 = 0
+    var last: (pts: Int64, samples: Int64?, discarded: Int64)?
     /// Audio: its frames' formats; video: its pictures' sizes.
-    package var formats: AudioFormatScan?
-    package var sizes: PictureSizeScan?
+    var formats: AudioFormatScan?
+    var sizes: PictureSizeScan?
 
     /// Counts packet `p`, presented at `pts`.
-    package mutating func add(_ p: AVPacket, at pts: Int64) { add(at: pts, duration: p.duration) }
+    mutating func add(_ p: AVPacket, at pts: Int64) { add(at: pts, duration: p.duration) }
 
     /// Counts a packet presented at `pts` for `duration`.
-    package mutating func add(at pts: Int64, duration: Int64) {
+    mutating func add(at pts: Int64, duration: Int64) {
         count += 1
         first = min(first ?? pts, pts)
         end = max(end ?? Int64.min, pts + max(duration, 0))
     }
 
-    package mutating func add(video p: AVPacket, at pts: Int64) {
+    mutating func add(video p: AVPacket, at pts: Int64) {
         add(videoAt: pts, duration: p.duration)
         sizes?.add(p)
     }
 
-    package mutating func add(videoAt pts: Int64, duration: Int64) {
+    mutating func add(videoAt pts: Int64, duration: Int64) {
         add(at: pts, duration: duration)
         presentationTimes.append(pts)
     }
 
     /// Counts audio packet `p` of a stream with `parameters`, noting the samples it drops.
-    package mutating func add(audio p: AVPacket, at pts: Int64, parameters: AVCodecParameters) {
+    mutating func add(audio p: AVPacket, at pts: Int64, parameters: AVCodecParameters) {
         formats?.add(p)
         let opus = parameters.codec_id == AV_CODEC_ID_OPUS
         let samples = { opus ? p.data.flatMap { OpusPacket.samples(UnsafeBufferPointer(start: $0, count: Int(p.size))) }.map(Int64.init) : nil }
@@ -48,7 +48,7 @@ package struct StreamTally {
 
     /// Counts an audio packet presented at `pts` for `duration` that drops `trim` samples, of a
     /// stream with `parameters`; `samples` says its length where its codec states it per packet.
-    package mutating func add(audioAt pts: Int64, duration: Int64, trim: (start: Int64, end: Int64), parameters: AVCodecParameters,
+    mutating func add(audioAt pts: Int64, duration: Int64, trim: (start: Int64, end: Int64), parameters: AVCodecParameters,
                               samples: () -> Int64?) {
         if first.map({ pts < $0 }) ?? true { skipped = trim.start }
         if last.map({ pts >= $0.pts }) ?? true {
@@ -60,7 +60,7 @@ package struct StreamTally {
 
     /// Counts every packet of `stream`, from an index (``IndexedPackets``), as the packet scan
     /// counts them: video an edit list hides is never shown.
-    package mutating func add(_ stream: IndexedPackets.Stream, kind: StreamInfo.Kind, parameters: AVCodecParameters) {
+    mutating func add(_ stream: IndexedPackets.Stream, kind: StreamInfo.Kind, parameters: AVCodecParameters) {
         if kind == .video { presentationTimes.reserveCapacity(stream.pts.count) }
         for i in stream.pts.indices {
             let (pts, duration) = (stream.pts[i], stream.durations[i])
@@ -75,7 +75,7 @@ package struct StreamTally {
     }
 
     /// The video stream's frame count, picture sizes, rate mode and length.
-    package func describe(video info: inout StreamInfo, stream: UnsafeMutablePointer<AVStream>) {
+    func describe(video info: inout StreamInfo, stream: UnsafeMutablePointer<AVStream>) {
         guard let first, let end else { return }
         info.frameCount = count
         info.sizeChanges = sizes?.changes
@@ -99,7 +99,7 @@ package struct StreamTally {
     }
 
     /// The audio stream's frame count, format changes and length.
-    package func describe(audio info: inout StreamInfo, stream: UnsafeMutablePointer<AVStream>) {
+    func describe(audio info: inout StreamInfo, stream: UnsafeMutablePointer<AVStream>) {
         guard let first, let end else { return }
         let timeBase = stream.pointee.time_base
         // The container's stated duration excludes encoder priming that an edit list hides;

@@ -4,7 +4,7 @@ import Foundation
 /// one: the recording or download stopped before the index (the `moov` box, written last by
 /// cameras and by encoders without faststart) reached the file. Read from the top-level box
 /// headers only.
-package enum TruncatedMP4 {
+enum TruncatedMP4 {
     /// The explanation, or nil when the file is not an ISO media file or has its index.
     static func missingIndex(_ path: String) -> String? {
         guard let file = FileHandle(forReadingAtPath: path) else { return nil }

@@ -1,6 +1,6 @@
 import Foundation
 public import Composition
-package import CFFmpeg
+internal import CFFmpeg
 
 /// The primary video stream of a movie, decoded on demand for playback: ask for the frame that
 /// shows at a source time and read its pixels as planar YUV 4:2:0.

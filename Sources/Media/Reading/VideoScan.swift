@@ -1,6 +1,6 @@
 import Foundation
 import Composition
-package import CFFmpeg
+internal import CFFmpeg
 
 /// Every video packet's timing and the keyframes, from one demux-only pass over the movie
 /// (no decoding). Passthrough maps these packets; the constant-rate export plans which frames
@@ -9,12 +9,12 @@ package struct VideoScan {
     /// In decode order; times are source times (the first presented frame is 0).
     package var packets: [SourcePacket] = []
     /// Presentation times of keyframes, sorted.
-    package var keyframes: [Time] = []
+    var keyframes: [Time] = []
     /// The first presented frame's timestamp: source time 0.
     package var origin: Time = .zero
     package var timescale: Int32 = 1
     /// The stream's time base and the first presented frame's timestamp in it.
-    package var timeBase = AVRational(num: 1, den: 1)
+    var timeBase = AVRational(num: 1, den: 1)
     var firstTicks: Int64 = 0
     /// Every frame's presentation timestamp in stream ticks, sorted: frame i of the movie.
     package var presentationTicks: [Int64] = []
@@ -135,17 +135,17 @@ package struct VideoScan {
 
     /// The stream's packets in decode order, as the demuxer gives them.
     private struct Demuxed {
-        package var packets: [(pts: Int64, duration: Int64, key: Bool)]
+        var packets: [(pts: Int64, duration: Int64, key: Bool)]
         /// Frames an edit list hides: decoded as references, never shown.
-        package var hidden: [Bool]
+        var hidden: [Bool]
         /// Keyframes a passthrough run may resume from (see RandomAccessPicture).
         var resumable: [Bool]
         /// Damaged packets, and those decoded after one up to the next fresh start.
-        package var damaged: [Bool]
+        var damaged: [Bool]
         /// Open-GOP recovery points a smart cut may resume at (see OpenGOPResume), and why there
         /// are none when the stream has such keyframes but they cannot be rewritten.
-        package var recovery: [Bool]
-        package var openGOPRefusal: String?
+        var recovery: [Bool]
+        var openGOPRefusal: String?
         /// Undamaged HEVC CRA keyframes (see ``smartCutPoints``).
         var cleanRandomAccess: [Bool]
     }
@@ -235,7 +235,7 @@ package struct VideoScan {
     }
 
     /// The frame presented at exactly `ticks`, if any.
-    package func frame(ticks: Int64) -> Int? {
+    func frame(ticks: Int64) -> Int? {
         var low = 0, high = presentationTicks.count
         while low < high {
             let mid = (low + high) / 2

@@ -42,16 +42,16 @@ public final class WAVFileReader: AudioSource {
     private static let chunkBytes = 1 << 20
 
     /// What the header says: where the samples are and how they are stored.
-    package struct Layout: Equatable {
-        package enum Encoding: Equatable { case u8, s16, s24, s32, f32, f64 }
-        package var encoding: Encoding
-        package var channels: Int
-        package var sampleRate: Int
+    struct Layout: Equatable {
+        enum Encoding: Equatable { case u8, s16, s24, s32, f32, f64 }
+        var encoding: Encoding
+        var channels: Int
+        var sampleRate: Int
         /// Offset of the first sample byte, and the bytes of whole frames from there.
         var dataOffset: Int64
-        package var dataBytes: Int64
+        var dataBytes: Int64
 
-        package var bytesPerSample: Int {
+        var bytesPerSample: Int {
             switch encoding {
             case .u8: 1
             case .s16: 2
@@ -61,7 +61,7 @@ public final class WAVFileReader: AudioSource {
             }
         }
 
-        package var blockAlign: Int { bytesPerSample * channels }
+        var blockAlign: Int { bytesPerSample * channels }
     }
 
     /// Opens `url` if it is a WAV file this reader fully understands: RIFF or RF64, integer
@@ -353,7 +353,7 @@ extension WAVFileReader {
 }
 
 private extension [UInt8] {
-    package func le16(_ at: Int) -> UInt16 { UInt16(self[at]) | UInt16(self[at + 1]) << 8 }
-    package func le32(_ at: Int) -> UInt32 { UInt32(le16(at)) | UInt32(le16(at + 2)) << 16 }
-    package func le64(_ at: Int) -> UInt64 { UInt64(le32(at)) | UInt64(le32(at + 4)) << 32 }
+    func le16(_ at: Int) -> UInt16 { UInt16(self[at]) | UInt16(self[at + 1]) << 8 }
+    func le32(_ at: Int) -> UInt32 { UInt32(le16(at)) | UInt32(le16(at + 2)) << 16 }
+    func le64(_ at: Int) -> UInt64 { UInt64(le32(at)) | UInt64(le32(at + 4)) << 32 }
 }

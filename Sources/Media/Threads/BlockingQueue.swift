@@ -12,7 +12,7 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
     private var head = 0
     private var closed = false
     private var failure: (any Error)?
-    package let capacity: Int
+    let capacity: Int
 
     package init(capacity: Int) {
         precondition(capacity > 0)
