@@ -64,10 +64,10 @@ enum OracleDecode {
     /// onsets' level before the beep.
     static func beeps(_ file: URL) throws -> (onsets: [Double], length: Double, attacks: [Double], lossy: Bool) {
         let samples = try TestSupport.decodeAudio(file)
-        let offset = try soundOffset(file)
+        let sound = try firstFrame(file, "a:0")
+        let offset = try soundOffset(file, sound: sound.time)
         let found = Signals.onsets(samples, threshold: 0.05, quiet: 1200)
-        let codec = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file.path])
-        let name = codec.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = sound.codec
         let lossy = !(name.hasPrefix("pcm_") || name == "flac" || name.isEmpty)
         return (found.map { Double($0) / 48000 + offset }, Double(samples.count) / 48000,
                 attacks(samples, onsets: found).map { Double($0) / 48000 + offset }, lossy)
@@ -88,13 +88,25 @@ enum OracleDecode {
 
     /// The first audio frame's time less the first picture's (0 without video), seconds.
     static func soundOffset(_ file: URL) throws -> Double {
-        func first(_ stream: String) throws -> Double? {
-            let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", stream, "-read_intervals", "%+#1",
-                                                         "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", file.path])
-            return probe.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }.first
-        }
-        guard let picture = try first("v:0"), let sound = try first("a:0") else { return 0 }
+        try soundOffset(file, sound: firstFrame(file, "a:0").time)
+    }
+
+    private static func soundOffset(_ file: URL, sound: Double?) throws -> Double {
+        guard let picture = try firstFrame(file, "v:0").time, let sound else { return 0 }
         return sound - picture
+    }
+
+    /// The time of the first frame of `stream` (`v:0`, `a:0`), from its first packet, and the
+    /// stream's codec: one ffprobe run (it was two for the sound, 55 ms of CPU each, some 60
+    /// times an oracle run).
+    private static func firstFrame(_ file: URL, _ stream: String) throws -> (time: Double?, codec: String) {
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", stream, "-read_intervals", "%+#1",
+                                                     "-show_entries", "frame=best_effort_timestamp_time:stream=codec_name", "-of", "json", file.path])
+        let json = (try? JSONSerialization.jsonObject(with: Data(probe.stdout.utf8))) as? [String: Any]
+        let frames = json?["frames"] as? [[String: Any]] ?? []
+        let time = frames.compactMap { ($0["best_effort_timestamp_time"] as? String).flatMap { Double($0) } }.first
+        let codec = ((json?["streams"] as? [[String: Any]])?.first?["codec_name"] as? String) ?? ""
+        return (time, codec)
     }
 
     /// PSNR of `a` against `b` (8-bit or 10-bit little-endian samples).

@@ -9,7 +9,8 @@ import Testing
 extension PreviewCommandTests {
     @Test func everyKeyDoesWhatItSaysOnScreenInTheAudioAndInTheDocument() throws {
         let folder = try TemporaryFolder("preview-keys")
-        let clip = try makeLongClip(seconds: 20, in: folder.url)
+        // The 24 s clip of keysChangeTempoAndPitchAndTheEditIsSaved, made once for both.
+        let clip = try makeLongClip(seconds: 24, in: folder.url)
         let display = try VirtualDisplay()
         // Paused at 3.5 s: frame 210 of the 60 fps picture code.
         let session = try PreviewSession([clip.path, "--start", "3.5"], in: folder.url, display: display)

@@ -368,20 +368,25 @@ enum Heard {
 }
 
 /// A clip like media/clip60.mp4 (picture code, 1 kHz beeps at each whole second) but `seconds`
-/// long and 320x180, made with media/gen.py.
+/// long and 320x180, made with media/gen.py: once per test process for each length
+/// (``GeneratedMedia``; some 1 s of CPU), copied into `folder` as `name`.
 func makeLongClip(seconds: Int, in folder: URL, name: String = "long.mp4") throws -> URL {
     let gen = TestSupport.root.appendingPathComponent("media/gen.py").path
-    let wav = folder.appendingPathComponent("beeps.wav").path
+    let made = try GeneratedMedia.shared(["media/gen.py", "long clip", "\(seconds)"], extension: "mp4") { out in
+        let wav = out.deletingPathExtension().appendingPathExtension("wav").path
+        defer { try? FileManager.default.removeItem(atPath: wav) }
+        let script = """
+            set -euo pipefail
+            python3 '\(gen)' beeps '\(wav)' \(seconds)
+            python3 '\(gen)' frames 320 180 60 1 \(seconds * 60) | ffmpeg -hide_banner -loglevel error -nostdin -y \
+              -f rawvideo -pix_fmt yuv420p -s 320x180 -framerate 60 -i - -i '\(wav)' -map 0:v:0 -map 1:a:0 \
+              -c:v libx264 -preset ultrafast -g 60 -bf 2 -pix_fmt yuv420p -c:a aac -b:a 96k -ar 48000 -ac 2 '\(out.path)'
+            """
+        let result = try TestSupport.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
+        guard result.status == 0 else { throw PreviewSession.Failure(message: "making the long clip: \(result.stderr)") }
+    }
     let out = folder.appendingPathComponent(name)
-    let script = """
-        set -euo pipefail
-        python3 '\(gen)' beeps '\(wav)' \(seconds)
-        python3 '\(gen)' frames 320 180 60 1 \(seconds * 60) | ffmpeg -hide_banner -loglevel error -nostdin -y \
-          -f rawvideo -pix_fmt yuv420p -s 320x180 -framerate 60 -i - -i '\(wav)' -map 0:v:0 -map 1:a:0 \
-          -c:v libx264 -preset ultrafast -g 60 -bf 2 -pix_fmt yuv420p -c:a aac -b:a 96k -ar 48000 -ac 2 '\(out.path)'
-        """
-    let result = try TestSupport.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script])
-    guard result.status == 0 else { throw PreviewSession.Failure(message: "making the long clip: \(result.stderr)") }
+    try FileManager.default.copyItem(at: made, to: out)
     return out
 }
 

@@ -7,14 +7,13 @@ import TestSupport
 /// hashes, ffmpeg's decode and an FFT, never with slowpoke's own reading.
 @Suite struct SmartAudioTests {
     /// A 24 s 320x240 30 fps H.264 movie with a steady 440 Hz tone (faded in and out over
-    /// 0.2 s), its audio made with `audio` ffmpeg arguments, in `container`.
+    /// 0.2 s), its audio made with `audio` ffmpeg arguments, in `container`: made once per test
+    /// process for each audio and container (``GeneratedMedia``), copied into `folder`.
     func toneMovie(_ folder: TemporaryFolder, audio: [String], container: String) throws -> URL {
-        let movie = folder.file("tone.\(container)")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=24",
-                                                   "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=24,volume=0.5,afade=t=in:d=0.2,afade=t=out:st=23.8:d=0.2",
-                                                   "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p"] + audio + ["-shortest", "-y", movie.path])
-        #expect(made.status == 0, "\(made.stderr)")
-        return movie
+        try GeneratedMedia.copy(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=24",
+                                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=24,volume=0.5,afade=t=in:d=0.2,afade=t=out:st=23.8:d=0.2",
+                                 "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p"] + audio + ["-shortest"],
+                                as: "tone.\(container)", in: folder)
     }
 
     func slowpoke(_ arguments: String..., in folder: TemporaryFolder) throws -> TestSupport.Result {
@@ -34,12 +33,10 @@ import TestSupport
         let n = 256, skip = 48000 / 4
         var energies: [Double] = []
         var start = skip
+        let window = (0..<n).map { k in 0.5 - 0.5 * cos(2 * Double.pi * Double(k) / Double(n)) }
         while start + n <= samples.count - skip {
             var re = [Double](repeating: 0, count: n)
-            for k in 0..<n {
-                let window = 0.5 - 0.5 * cos(2 * Double.pi * Double(k) / Double(n))
-                re[k] = Double(samples[start + k]) * window
-            }
+            for k in 0..<n { re[k] = Double(samples[start + k]) * window[k] }
             var im = [Double](repeating: 0, count: n)
             Signals.fft(&re, &im)
             let lowest = Int(6000.0 * Double(n) / 48000)

@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
 /// `export --fps --stabilize`: a still picture moved by a seeded random walk plus jitter comes
-/// out steady. The motion is measured independently of vidstab, by block matching in Swift
-/// (checked against the offsets the clip was made with), on the input, on our export and on
+/// out steady. The motion is measured independently of vidstab, by block matching (``GlobalShift``,
+/// checked against the offsets the clip was made with), on the input, on our export and on
 /// FFmpeg's own two-pass vidstab command at the same settings.
 @Suite(.serialized) struct StabilizeTests {
     static let (width, height, bigWidth, bigHeight, frames) = (640, 480, 960, 720, 90)
@@ -40,31 +39,25 @@ import Testing
         return offsets
     }
 
-    /// Every frame of `movie`, decoded by FFmpeg as grey at the clip's size.
-    static func greyFrames(_ movie: URL, in folder: TemporaryFolder) throws -> [[UInt8]] {
+    /// `movie`'s pictures, decoded by FFmpeg as grey at the clip's size, in one file.
+    static func greyFile(_ movie: URL, in folder: TemporaryFolder) throws -> URL {
         let out = folder.file("\(movie.lastPathComponent).gray")
         let run = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-i", movie.path, "-vf", "scale=\(width):\(height)", "-f", "rawvideo", "-pix_fmt", "gray", out.path])
         #expect(run.status == 0, "\(run.stderr)")
-        let data = [UInt8](try Data(contentsOf: out))
+        return out
+    }
+
+    /// Every frame of `movie`, decoded by FFmpeg as grey at the clip's size.
+    static func greyFrames(_ movie: URL, in folder: TemporaryFolder) throws -> [[UInt8]] {
+        let data = [UInt8](try Data(contentsOf: try greyFile(movie, in: folder)))
         let size = width * height
         return stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<$0 + size]) }
     }
 
-    /// The frame-to-frame global shifts of `frames` (see ``GlobalShift``).
-    static func motion(_ frames: [[UInt8]]) -> [(x: Double, y: Double)] {
-        zip(frames, frames.dropFirst()).map { GlobalShift.between($0, $1, width: width, height: height) }
-    }
-
-    /// The shifts of `movie`'s frames, measured once per process for the same bytes (both tests
-    /// measure the seed-56 clip; a pass is some 18 s of CPU in a debug build).
+    /// The frame-to-frame global shifts of `movie`'s pictures (see ``GlobalShift``).
     static func motion(of movie: URL, in folder: TemporaryFolder) throws -> [(x: Double, y: Double)] {
-        let bytes = try Data(contentsOf: movie)
-        if let known = measured.withLock({ $0[bytes] }) { return known.map { (x: $0[0], y: $0[1]) } }
-        let shifts = motion(try greyFrames(movie, in: folder))
-        measured.withLock { $0[bytes] = shifts.map { [$0.x, $0.y] } }
-        return shifts
+        try GlobalShift.between(picturesIn: try greyFile(movie, in: folder), width: width, height: height)
     }
-    private static let measured = Mutex<[Data: [[Double]]]>([:])
 
     /// sqrt(var(dx) + var(dy)).
     static func deviation(_ motion: [(x: Double, y: Double)]) -> Double {
@@ -108,8 +101,8 @@ import Testing
             && abs(m.y - Double(offsets[k + 1].y - offsets[k].y)) <= 0.5 { matched += 1 }
         #expect(input.count == Self.frames - 1)
         #expect(matched >= input.count * 9 / 10, "\(matched) of \(input.count) shifts measured right")
-        let output = Self.motion(try Self.greyFrames(folder.file("out.mp4"), in: folder))
-        let reference = Self.motion(try Self.greyFrames(folder.file("ref.mp4"), in: folder))
+        let output = try Self.motion(of: folder.file("out.mp4"), in: folder)
+        let reference = try Self.motion(of: folder.file("ref.mp4"), in: folder)
         #expect(output.count == Self.frames - 1 && reference.count == Self.frames - 1)
         let (sIn, sOut, sRef) = (Self.deviation(input), Self.deviation(output), Self.deviation(reference))
         print(String(format: "stabilize: motion deviation input %.3f px, ours %.3f px (%.1f%%), ffmpeg two-pass %.3f px; time ours %.2f s, ffmpeg %.2f s (%.2fx)",
@@ -160,7 +153,7 @@ import Testing
             checked += 1
         }
         #expect(checked == 8)
-        #expect(Self.deviation(Self.motion(slow)) <= 0.25 * Self.deviation(try Self.motion(of: folder.file("clip.mp4"), in: folder)))
+        #expect(Self.deviation(try Self.motion(of: folder.file("slow.mp4"), in: folder)) <= 0.25 * Self.deviation(try Self.motion(of: folder.file("clip.mp4"), in: folder)))
         // A changed movie is analysed again, into a file of its own.
         try FileManager.default.removeItem(at: folder.file("clip.slowpoke"))
         try Self.shakyClip(in: folder, seed: 57)
