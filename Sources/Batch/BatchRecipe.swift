@@ -2,6 +2,7 @@ import Foundation
 public import Composition
 public import Project
 import Export
+import Media
 
 /// A `slowpoke batch` recipe: which movies to retime, the edits for each, and how to export.
 /// See the README's "Batch" section for the format.

@@ -31,7 +31,7 @@ enum Main {
         if let first = arguments.dropFirst().first, ["export", "info"].contains(first) { LibAV.preload() }
         do {
             try MisspeltArguments.check(Array(arguments.dropFirst()))
-            var command = try Slowpoke.parseAsRoot(ExportMovie.optionalValues(Array(arguments.dropFirst())))
+            var command = try Slowpoke.parseAsRoot(PreviewMovie.optionalValues(ExportMovie.optionalValues(Array(arguments.dropFirst()))))
             try command.run()
         } catch ExportError.interrupted, MediaError.interrupted {
             fail(ExportError.interrupted.description, code: 130)

@@ -6,7 +6,7 @@ import Foundation
 /// slowpoke with a comment line naming the movie it was made from and a CRC-32 of the rest,
 /// and in libvidstab's grammar throughout (its header, then `Frame N (List M [(LM …),…])` for
 /// frames 1 to the movie's count, every number bounded). Anything else is analysed again.
-enum StabilizationAnalysisFile {
+package enum StabilizationAnalysisFile {
     /// The largest analysis kept per frame (libvidstab writes a few kB for 4K at accuracy 15).
     static let bytesPerFrame = 64 << 10
     static let seal = "# slowpoke movie="
@@ -14,7 +14,7 @@ enum StabilizationAnalysisFile {
     /// Why the file at `url` cannot be used for the movie `movieKey` of `count` frames, said of
     /// the file (`was damaged (its checksum differs)`); nil when it can; `missing` when there
     /// is nothing there at all.
-    static func problem(_ url: URL, movieKey: String, count: Int) -> String? {
+    package static func problem(_ url: URL, movieKey: String, count: Int) -> String? {
         var info = stat()
         guard lstat(url.path, &info) == 0 else { return "missing" }
         switch info.st_mode & S_IFMT {
@@ -36,7 +36,7 @@ enum StabilizationAnalysisFile {
 
     /// `detected` (vidstabdetect's output for the movie) with the seal after its first line.
     static func sealed(_ detected: [UInt8], movieKey: String) throws -> [UInt8] {
-        guard let newline = detected.firstIndex(of: 0x0A) else { throw ExportError.unsupported("the stabilization analysis came out empty") }
+        guard let newline = detected.firstIndex(of: 0x0A) else { throw MediaError.unsupported("the stabilization analysis came out empty") }
         let rest = Array(detected[(newline + 1)...])
         // Not checked against the grammar: libvidstab's own output is trusted as it is written
         // (a line the grammar does not foresee only makes the next run analyse again).
