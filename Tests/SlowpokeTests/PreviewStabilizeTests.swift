@@ -74,7 +74,7 @@ extension PreviewCommandTests {
             let same = StillCommandTests.psnr(Data(steady[i]!), Data(exported[i]))
             let asFilmed = StillCommandTests.psnr(Data(filmed[i]), Data(exported[i]))
             let shift = GlobalShift.between(steady[i]!, exported[i], width: StabilizeTests.width, height: StabilizeTests.height)
-            #expect(same > 25 && same > asFilmed + 3 && abs(shift.x) <= 0.5 && abs(shift.y) <= 0.5,
+            #expect(same > 25 && same > asFilmed + 1.5 && abs(shift.x) <= 0.5 && abs(shift.y) <= 0.5,
                     "picture \(i): \(same) dB against export's (shifted \(shift)), the source picture \(asFilmed) dB")
             compared += 1
             worst = (min(worst.same, same), max(worst.asFilmed, asFilmed))
