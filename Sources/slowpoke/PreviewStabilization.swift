@@ -31,6 +31,8 @@ extension PreviewMovie {
                 try reporter.update(fraction)
             }
         } catch is StoppedBeforePlaying {
+            // The progress bar's line ends first.
+            if isatty(STDERR_FILENO) != 0 { FileHandle.standardError.write(Data("\n".utf8)) }
             Terminal.note("stopped before playing; the stabilization analysis was not finished, so nothing of it is kept")
             return nil
         }

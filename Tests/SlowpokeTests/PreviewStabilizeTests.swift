@@ -100,7 +100,8 @@ extension PreviewCommandTests {
         #expect(session.stderr().contains("stabilized (strength 20, edges kept unzoomed; analysis reused)"), "\(session.stderr())")
     }
 
-    /// SIGTERM while the preview makes the analysis: exit 130, no window, nothing kept.
+    /// SIGTERM while the preview makes the analysis: exit 130, no window, nothing kept; q from
+    /// a terminal: exit 0, nothing kept.
     @Test func stoppingTheAnalysisKeepsNothing() throws {
         let folder = try TemporaryFolder("preview-stabilize-stop")
         let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=40",
@@ -121,5 +122,26 @@ extension PreviewCommandTests {
         #expect(session.stderr().contains("interrupted"), "\(session.stderr())")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
         #expect(left.isEmpty, "left in the cache: \(left)")
+
+        // q typed at the terminal (script(1) gives the preview one): exit 0, nothing played or kept.
+        try FileManager.default.removeItem(at: cache)
+        let quitting = Process()
+        quitting.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        quitting.arguments = ["-qfec", "'\(TestSupport.slowpoke.path)' preview long.slowpoke --stabilize", "/dev/null"]
+        quitting.currentDirectoryURL = folder.url
+        let (input, output) = (Pipe(), Pipe())
+        (quitting.standardInput, quitting.standardOutput, quitting.standardError) = (input, output, output)
+        try quitting.run()
+        let started = Date().addingTimeInterval(20)
+        while Date() < started && !FileManager.default.fileExists(atPath: cache.path) { usleep(50_000) }
+        usleep(500_000)
+        #expect(quitting.isRunning, "the analysis ended before q")
+        input.fileHandleForWriting.write(Data("q".utf8))
+        quitting.waitUntilExit()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(quitting.terminationStatus == 0, "\(said)")
+        #expect(said.contains("stopped before playing; the stabilization analysis was not finished, so nothing of it is kept"), "\(said)")
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
+        #expect(kept.isEmpty, "left in the cache after q: \(kept)")
     }
 }
