@@ -26,13 +26,15 @@ extension PreviewCommandTests {
     }
 
     /// Plays the whole clip with `flags`, dumping what it shows into `dump`; the player's stderr.
-    func playDumping(_ flags: [String], dump: URL, in folder: TemporaryFolder, display: VirtualDisplay) throws -> String {
+    func playDumping(_ flags: [String], dump: URL, in folder: TemporaryFolder, display: VirtualDisplay,
+                     atTheEnd: (PreviewSession) throws -> Void = { _ in }) throws -> String {
         try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
         let session = try PreviewSession(["clip.slowpoke", "--play"] + flags, in: folder.url, display: display,
                                          environment: ["SLOWPOKE_PREVIEW_PICTURE_DUMP": dump.path, "SLOWPOKE_PREVIEW_FRAME_TIMES": "1"])
         try session.waitUntilReady()
         session.waitForClock(3.0, timeout: 30)
         usleep(300_000)
+        try atTheEnd(session)
         let status = session.quit()
         #expect(status == 0, "\(flags): \(session.stderr())")
         return session.stderr()
@@ -44,8 +46,22 @@ extension PreviewCommandTests {
         #expect(try TestSupport.run(TestSupport.slowpoke, ["open", "clip.mp4"], in: folder.url).status == 0)
         let display = try VirtualDisplay()
         // No analysis kept yet: the preview makes it (and says so), then plays steadied.
-        let said = try playDumping(["--stabilize"], dump: folder.file("steady"), in: folder, display: display)
+        // At the end, j seeks back to the start: the transform starts again from picture 0, and
+        // gives the same picture 0 as the first time.
+        var firstPicture = Data()
+        let said = try playDumping(["--stabilize"], dump: folder.file("steady"), in: folder, display: display) { session in
+            let zero = folder.file("steady").appendingPathComponent("steadied-0.gray")
+            firstPicture = try Data(contentsOf: zero)
+            try FileManager.default.removeItem(at: zero)
+            try session.press("j")
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline && !FileManager.default.fileExists(atPath: zero.path) { usleep(50_000) }
+            usleep(200_000)
+        }
         #expect(said.contains("stabilized (strength 10, zoomed to hide the edges; analysis made and kept in clip.slowpoke-stab)"), "\(said)")
+        #expect(said.contains("; 1 restarts"), "\(said)")
+        #expect(!firstPicture.isEmpty && (try? Data(contentsOf: folder.file("steady").appendingPathComponent("steadied-0.gray"))) == firstPicture,
+                "picture 0 steadied again after the restart differs")
         let plainSaid = try playDumping([], dump: folder.file("plain"), in: folder, display: display)
         let steady = try Self.dumped(folder.file("steady"), prefix: "steadied-")
         let plain = try Self.dumped(folder.file("plain"), prefix: "source-")
