@@ -75,7 +75,8 @@ public final class Player {
         }
         wallPosition = start
         if options.video {
-            if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
+            // The document's primary video stream (its program's), the one export writes and steadies.
+            if hasVideo { reader = try VideoFrameReader(url: movie, stream: document.media.primaryVideo?.index, threads: 2) }
             backwardFrames = reader.map { BackwardPictureCache(reader: $0) }
             // HDR pictures are tone-mapped at (at most) the window's size, not at 4K (steadied
             // ones at the analysis's size).

@@ -20,13 +20,15 @@ extension PreviewMovie {
                                               cache: ExportMovie.stabilizationCache(url), movieKey: ExportMovie.movieKey(document.movie.fingerprint))
         } catch { throw CLIError("--stabilize: \(error.description)") }
         let movie = DocumentStore.movieURL(of: document, at: url)
+        // The stream export steadies and the preview plays: the document's primary video stream.
+        guard let stream = document.media.primaryVideo?.index else { throw CLIError("--stabilize: \(movie.lastPathComponent) has no video stream to steady") }
         let reporter = ProgressReporter(style: .auto, label: "stabilization analysis", mediaSeconds: document.media.duration?.seconds ?? 0)
         // Keys from the terminal only (the window is not open yet), without echo.
         let keys = isatty(STDIN_FILENO) != 0 ? TerminalKeys() : nil
         defer { keys?.restore() }
         let prepared: StabilizationAnalysis.Prepared
         do {
-            prepared = try StabilizationAnalysis.prepare(stabilization, movie: movie) { fraction in
+            prepared = try StabilizationAnalysis.prepare(stabilization, movie: movie, stream: stream) { fraction in
                 if keys?.next() == .quit { throw StoppedBeforePlaying() }
                 try reporter.update(fraction)
             }

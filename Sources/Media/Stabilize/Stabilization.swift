@@ -45,11 +45,12 @@ public struct Stabilization: Sendable, Equatable {
         "\(size)-\(Int64(modified.timeIntervalSince1970))-\(digest.prefix(16))"
     }
 
-    /// The analysis of this movie at these settings (the strength and borders apply later, so
-    /// one analysis serves them all).
-    package var analysisFile: URL {
+    /// The analysis of this movie's video stream `stream` (its index in the file: the document's
+    /// primary video stream) at these settings (the strength and borders apply later, so one
+    /// analysis serves them all). Each stream has its own, so one is never used for another.
+    package func analysisFile(stream: Int) -> URL {
         let safe = String(movieKey.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
-        return cache.appendingPathComponent("\(safe)-shakiness\(Self.shakiness)-accuracy\(Self.accuracy).trf")
+        return cache.appendingPathComponent("\(safe)-stream\(stream)-shakiness\(Self.shakiness)-accuracy\(Self.accuracy).trf")
     }
 
     /// How vidstabtransform finds a moved picture's pixels: the export's bicubic, or bilinear,

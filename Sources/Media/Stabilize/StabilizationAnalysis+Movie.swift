@@ -16,20 +16,21 @@ extension StabilizationAnalysis {
         package let width: Int, height: Int
     }
 
-    /// The analysis of `movie`'s video stream (its first that is not a cover picture, the one
-    /// ``VideoFrameReader`` plays) as `stabilization` asks: the kept one, or made now from every
+    /// The analysis of `movie`'s video stream `stream` (the document's primary video stream,
+    /// the one the export steadies and ``VideoFrameReader/init(url:stream:threads:)`` is given
+    /// to play) as `stabilization` asks: the kept one, or made now from every
     /// picture decoded in order, as the export's analysis decodes a progressive movie's, so an
     /// analysis either makes serves the other. `progress` gets the fraction analysed (and may
     /// throw to stop; nothing is then kept). Interlaced video is refused: the export analyses
     /// it field by field, after deinterlacing.
-    package static func prepare(_ stabilization: Stabilization, movie: URL,
+    package static func prepare(_ stabilization: Stabilization, movie: URL, stream: Int,
                                 progress: @escaping (Double) throws -> Void) throws -> Prepared {
         let input = try InputFormatContext(path: movie.path)
         let name = movie.lastPathComponent
-        guard let stream = (0..<input.streamCount).first(where: {
-            let s = input.stream($0).pointer.pointee
-            return s.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && s.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
-        }) else { throw MediaError.notMedia(path: movie.path, reason: "it has no video stream") }
+        guard (0..<input.streamCount).contains(stream),
+              input.stream(stream).pointer.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+            throw MediaError.notMedia(path: movie.path, reason: "its stream \(stream) is not a video stream")
+        }
         let parameters = input.stream(stream).parameters.pointee
         switch parameters.field_order {
         case AV_FIELD_TT, AV_FIELD_TB, AV_FIELD_BB, AV_FIELD_BT:
@@ -42,7 +43,7 @@ extension StabilizationAnalysis {
         var decoder: FrameDecoder?
         var done = 0
         let (file, reused, redone) = try prepare(
-            stabilization, count: count, inputs: [movie],
+            stabilization, stream: stream, count: count, inputs: [movie],
             pictures: { i in
                 if decoder == nil {
                     decoder = try FrameDecoder(input: input, stream: stream, scan: scan, needed: [Bool](repeating: true, count: count),

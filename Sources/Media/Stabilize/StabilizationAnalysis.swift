@@ -4,22 +4,24 @@ import SafeFiles
 
 /// vidstabdetect's pass over every picture of the source, in source order, sealed
 /// (``StabilizationAnalysisFile``) and written through SafeFiles' ``OutputFile`` to
-/// ``Stabilization/analysisFile``. An analysis already there is used as it is only when it is
-/// a sealed analysis of this movie's content, whole and in libvidstab's grammar; anything else
-/// there (damaged, of another movie, a link, a FIFO) is analysed again and replaced. A cache
+/// ``Stabilization/analysisFile(stream:)``. An analysis already there is used as it is only
+/// when it is a sealed analysis of this movie's content and video stream, whole and in
+/// libvidstab's grammar; anything else there (damaged, of another movie or another of its
+/// streams, a link, a FIFO) is analysed again and replaced. A cache
 /// folder that is a symbolic link or not a folder is refused, so nothing is written elsewhere.
 package enum StabilizationAnalysis {
-    /// The analysis file for `stabilization`, whether it was already there, and why one that was
-    /// there was not used. `pictures` gives source picture i of `count` (read forwards once);
-    /// `progress` is called between pictures so that an interrupt stops the pass.
-    package static func prepare(_ stabilization: Stabilization, count: Int, inputs: [URL], pictures: (Int) throws -> Frame,
+    /// The analysis file for `stabilization` of video stream `stream` (its index in the movie),
+    /// whether it was already there, and why one that was there was not used. `pictures` gives
+    /// source picture i of `count` of that stream (read forwards once); `progress` is called
+    /// between pictures so that an interrupt stops the pass.
+    package static func prepare(_ stabilization: Stabilization, stream: Int, count: Int, inputs: [URL], pictures: (Int) throws -> Frame,
                         release: (Int) -> Void, progress: () throws -> Void) throws -> (file: URL, reused: Bool, redone: String?) {
-        let file = stabilization.analysisFile, cache = stabilization.cache
+        let file = stabilization.analysisFile(stream: stream), cache = stabilization.cache
         var info = stat()
         if lstat(cache.path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR {
             throw MediaError.unsupported("the stabilization analysis is kept in \(cache.path), which is \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a folder"); remove it and it is made again as a folder")
         }
-        let problem = StabilizationAnalysisFile.problem(file, movieKey: stabilization.movieKey, count: count)
+        let problem = StabilizationAnalysisFile.problem(file, movieKey: stabilization.movieKey, stream: stream, count: count)
         guard let problem else { return (file, true, nil) }
         let redone = problem == "missing" ? nil : problem
         if redone != nil {
@@ -40,7 +42,7 @@ package enum StabilizationAnalysis {
             // vidstabdetect wrote the temporary file through a stream of its own; the sealed
             // bytes are longer, so writing them from the start replaces all of it.
             let detected = try Data(contentsOf: output.temporary)
-            try output.write(Data(try StabilizationAnalysisFile.sealed([UInt8](detected), movieKey: stabilization.movieKey)))
+            try output.write(Data(try StabilizationAnalysisFile.sealed([UInt8](detected), movieKey: stabilization.movieKey, stream: stream)))
             try output.commit()
         } catch {
             output.discard()
