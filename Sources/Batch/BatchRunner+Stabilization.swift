@@ -1,5 +1,6 @@
 import Foundation
 import Export
+import Media
 import Project
 
 extension BatchRunner {

@@ -25,6 +25,8 @@ public final class Player {
     var reader: VideoFrameReader?
     /// Pictures for video that runs backwards (a reversed range, or `J`).
     var backwardFrames: BackwardPictureCache?
+    /// The steadied pictures, with `--stabilize` (shown going forwards; `v` switches).
+    var steadied: SteadiedVideo?
     /// The movie's audio tracks and the one playing (`t` moves on).
     var audioChoice: AudioTrackChoice
     /// The audio track `t` asked for, being made.
@@ -73,10 +75,15 @@ public final class Player {
         }
         wallPosition = start
         if options.video {
-            if hasVideo { reader = try VideoFrameReader(url: movie, threads: 2) }
+            // The document's primary video stream (its program's), the one export writes and steadies.
+            if hasVideo { reader = try VideoFrameReader(url: movie, stream: document.media.primaryVideo?.index, threads: 2) }
             backwardFrames = reader.map { BackwardPictureCache(reader: $0) }
-            // HDR pictures are tone-mapped at (at most) the window's size, not at 4K.
-            reader?.limitToneMappedPictures(toFit: 960, 720)
+            // HDR pictures are tone-mapped at (at most) the window's size, not at 4K (steadied
+            // ones at the analysis's size).
+            if options.stabilization == nil { reader?.limitToneMappedPictures(toFit: 960, 720) }
+            if let reader, let stabilization = options.stabilization, let analysis = options.stabilizationAnalysis {
+                steadied = try SteadiedVideo(reader: reader, stabilization: stabilization, prepared: analysis)
+            }
             // Shown as ffplay shows it: the stream's sample aspect and display-matrix rotation applied.
             let stream = document.media.primaryVideo
             let shape = DisplayShape(width: reader?.pictureWidth ?? 640, height: reader?.pictureHeight ?? 360,
@@ -166,6 +173,7 @@ public final class Player {
             SDL_Delay(4)
         }
         summary.duration = composition.duration
+        summary.steadying = steadyingCost
         return summary
     }
 
@@ -259,13 +267,21 @@ public final class Player {
             let before = presentation.segment.isReversed ? (try? source - PlaybackClock.tick) ?? source : source
             guard try backwardFrames.show(at: before) else { return false }
             try backwardFrames.withPlanes { planes, linesizes in video.update(planes: planes, linesizes: linesizes) }
+            steadied?.forgetShown()
             shownSource = nil
             return true
         }
         backwardFrames?.clear()
+        if let steadied, steadied.isOn {
+            let (changed, shown) = try showSteadied(steadied, at: source, on: video)
+            shownSource = shown
+            return changed
+        }
+        steadied?.forgetShown()
         guard try reader.show(at: source) else { return false }
         try reader.withPlanes { planes, linesizes in video.update(planes: planes, linesizes: linesizes) }
         shownSource = reader.currentTime?.seconds
+        dumpReaderPicture()
         return true
     }
 
@@ -314,6 +330,7 @@ public final class Player {
             }
             showHelp.toggle()
         case .nextAudioTrack: try nextAudioTrack(message: message)
+        case .steady: toggleSteadied(message: message)
         case .subtitles:
             guard subtitleStream != nil else {
                 return message(options.video ? "this movie has no text subtitles" : "subtitles show in the window only")

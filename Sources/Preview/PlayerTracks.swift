@@ -14,6 +14,7 @@ extension Player {
         if let reader, let transfer = reader.hdrTransfer {
             notes.append(reader.isToneMapping ? "HDR \(transfer) → SDR" : "HDR \(transfer), not tone-mapped")
         }
+        if let note = steadied?.note { notes.append(note) }
         return notes
     }
 

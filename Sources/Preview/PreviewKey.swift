@@ -2,7 +2,7 @@
 public enum PreviewKey: Sendable, Hashable {
     case playPause, slower, faster, pitchUp, pitchDown, chipmunk, toggleStretch
     case stepBack, stepForward, seekBack, seekForward, markStart, markEnd, apply, undo, help, quit
-    case nextAudioTrack, subtitles, playBackwards
+    case nextAudioTrack, subtitles, playBackwards, steady
 }
 
 /// The key list (and the mouse's part), as `--help` and the `h` overlay show it.
@@ -20,6 +20,7 @@ public let previewKeyHelp: [(keys: String, action: String)] = [
     ("u", "undo the last edit; save"),
     ("t", "next audio track (the overlay names it)"),
     ("s", "subtitles on / off"),
+    ("v", "steadied / as filmed (with --stabilize)"),
     ("h", "show / hide this list"),
     ("click / drag", "on the timeline strip: seek there"),
     ("shift-drag", "on the timeline strip: mark that range (then a rate and Enter)"),

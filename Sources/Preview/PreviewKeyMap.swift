@@ -23,6 +23,7 @@ extension Player {
         case Int32(SDLK_h.rawValue): return .help
         case Int32(SDLK_t.rawValue): return .nextAudioTrack
         case Int32(SDLK_s.rawValue): return .subtitles
+        case Int32(SDLK_v.rawValue): return .steady
         case Int32(SDLK_q.rawValue), Int32(SDLK_ESCAPE.rawValue): return .quit
         default: return nil
         }

@@ -1,6 +1,7 @@
 public import Composition
 public import Foundation
 public import TimePitch
+public import Media
 
 /// How to start a preview.
 public struct PreviewOptions: Sendable {
@@ -22,6 +23,12 @@ public struct PreviewOptions: Sendable {
     /// Seconds the picture is shown behind the audio: 0, but for showing that the A/V
     /// measurement on the ``ClockLog`` sees a late picture.
     public var videoLag = 0.0
+    /// Steady the pictures (`--stabilize`) with the analysis ``StabilizationAnalysis/prepare(_:movie:progress:)`` made ready.
+    public var stabilization: Stabilization?
+    package var stabilizationAnalysis: StabilizationAnalysis.Prepared?
+    /// A folder to write each picture shown to, as 8-bit grey (for tests that measure the
+    /// motion on screen).
+    public var pictureDump: URL?
 
     public init(document: URL, rate: Rational = .one, algorithm: TimePitchAlgorithm = .timeDomain, semitones: Int = 0,
                 start: Time = .zero, video: Bool = true, autoplay: Bool = false) {

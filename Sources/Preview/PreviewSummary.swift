@@ -14,4 +14,17 @@ public struct PreviewSummary: Sendable {
     /// Keys, pictures and track switches against the audio device's count of frames taken,
     /// when ``PreviewOptions/clockLog`` asked for them.
     public internal(set) var clock = ClockLog(enabled: false)
+    /// What steadying the pictures cost, with `--stabilize`.
+    public internal(set) var steadying: SteadyingCost?
+}
+
+/// What steadying the pictures cost a preview (`--stabilize`), for the command to report.
+public struct SteadyingCost: Sendable {
+    /// Source pictures steadied.
+    public let pictures: Int
+    /// Median milliseconds a picture: decoding, copying and transforming it; the copy and the
+    /// transform alone.
+    public let medianWhole: Double, medianTransform: Double
+    /// Times the transform started again from the first picture (seeks back).
+    public let restarts: Int
 }

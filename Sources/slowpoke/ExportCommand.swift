@@ -170,7 +170,7 @@ struct ExportMovie: ParsableCommand {
             throw ValidationError("--quality sets how motion is found for --frames interpolate; add --fps N --frames interpolate")
         }
         if crop != nil && zoom != nil { throw ValidationError("--crop and --zoom both choose the part of the picture exported; give one") }
-        // What the flags say alone is checked before any work; whether it fits the picture, after reading it.
+        // What the flags say alone is checked here; whether it fits the picture, once the movie is opened (in run).
         do { _ = try reframing() } catch let error as CLIError { throw ValidationError(error.description) }
         if stabilizeBorders != nil && stabilize == nil { throw ValidationError("--stabilize-borders says how --stabilize fills the edges; add --stabilize") }
         if fps == nil && stabilize != nil {
@@ -201,6 +201,12 @@ struct ExportMovie: ParsableCommand {
             }
             try exportAudio(source, document: document, at: url, settings: settings)
             return
+        }
+        // Whether the crop fits the picture, now that its size is known: before any work. (A zoom
+        // always fits: it takes the middle 1/F.)
+        if let crop, let video = source.media.primaryVideo, let width = video.width, let height = video.height,
+           let misfit = try reframing()?.misfit(width: width, height: height) {
+            throw UsageError("--crop \(crop) does not fit \(document.movie.path): \(misfit.reason); give a crop inside it, such as --crop \(misfit.fitting)")
         }
         if let fps {
             try exportConstantRate(fps: try ExportChoice.rate(fps), source: source, document: document, at: url, settings: settings)

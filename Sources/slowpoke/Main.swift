@@ -31,7 +31,7 @@ enum Main {
         if let first = arguments.dropFirst().first, ["export", "info"].contains(first) { LibAV.preload() }
         do {
             try MisspeltArguments.check(Array(arguments.dropFirst()))
-            var command = try Slowpoke.parseAsRoot(ExportMovie.optionalValues(Array(arguments.dropFirst())))
+            var command = try Slowpoke.parseAsRoot(PreviewMovie.optionalValues(ExportMovie.optionalValues(Array(arguments.dropFirst()))))
             try command.run()
         } catch ExportError.interrupted, MediaError.interrupted {
             fail(ExportError.interrupted.description, code: 130)
@@ -41,6 +41,8 @@ enum Main {
             fail(stop.description, code: 130)
         } catch let misspelt as MisspeltArguments.Failure {
             fail(misspelt.description, code: 64)
+        } catch let usage as UsageError {
+            fail(usage.description, code: 64)
         } catch let error where FlagAdvice.message(for: error) != nil {
             // Every library error states what went wrong; the flags that would help are said here.
             fail(FlagAdvice.message(for: error)!)

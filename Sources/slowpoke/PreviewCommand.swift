@@ -2,6 +2,7 @@ import ArgumentParser
 import Composition
 import Project
 import Foundation
+import Media
 import Preview
 import TimePitch
 
@@ -33,6 +34,7 @@ struct PreviewMovie: ParsableCommand {
               slowpoke preview clip.mp4                        # window, 1x, spectral
               slowpoke preview --rate 1/4 --algorithm timeDomain # quarter speed, cheaper
               slowpoke preview clip.slowpoke --no-video        # sound only; keys from here
+              slowpoke preview --stabilize                     # steadied like export
             """)
 
     @OptionGroup var options: DocumentOptions
@@ -55,11 +57,19 @@ struct PreviewMovie: ParsableCommand {
     @Flag(help: "Start playing at once instead of paused.")
     var play = false
 
+    @Option(help: ArgumentHelp("Show the pictures steadied with libvidstab, as export --stabilize steadies them: the camera's path smoothed over S frames either side (1-100; --stabilize alone: 10). The analysis export keeps in <document>.slowpoke-stab is used; when there is none, it is made (and kept, for export too) before the preview opens. v switches between steadied and as filmed; playing backwards shows the pictures as filmed.", valueName: "S"))
+    var stabilize: Int?
+
+    @Option(help: ArgumentHelp("With --stabilize: zoom (the default: zoomed in just enough that no edge shows) or keep (the whole picture, the edges filled from the previous picture).", valueName: "b"))
+    var stabilizeBorders: Stabilization.Borders?
+
     func validate() throws {
         if abs(semitones) > 24 { throw ValidationError("--semitones must be between -24 and 24, not \(semitones)") }
         if algorithm == .varispeed && semitones != 0 {
             throw ValidationError("--semitones does not apply to varispeed, whose pitch follows the rate")
         }
+        if stabilizeBorders != nil && stabilize == nil { throw ValidationError("--stabilize-borders says how --stabilize fills the edges; add --stabilize") }
+        if noVideo && stabilize != nil { throw ValidationError("--stabilize steadies the pictures, and --no-video shows none; leave one out") }
     }
 
     func run() throws {
@@ -69,7 +79,8 @@ struct PreviewMovie: ParsableCommand {
         // silently by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         let url = try DocumentLocator.locate(options.document)
-        let timeline = try DocumentStore.read(url).timeline
+        let document = try DocumentStore.read(url)
+        let timeline = document.timeline
         let rate = rate?.value ?? .one
         try PlaybackRate.validate(rate)
         let startTime = start?.value.resolved(timelineEnd: timeline.duration) ?? .zero
@@ -88,6 +99,13 @@ struct PreviewMovie: ParsableCommand {
         let clockLogPath = environment["SLOWPOKE_PREVIEW_CLOCK_LOG"]
         previewOptions.clockLog = clockLogPath != nil
         previewOptions.videoLag = environment["SLOWPOKE_PREVIEW_VIDEO_LAG"].flatMap(Double.init) ?? 0
+        // For measuring the motion on screen (tests): each picture shown, as 8-bit grey.
+        previewOptions.pictureDump = environment["SLOWPOKE_PREVIEW_PICTURE_DUMP"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        if let stabilize {
+            // q before the analysis is done: nothing plays, and nothing of the analysis is kept.
+            guard let analysis = try steadying(stabilize, document: document, at: url, options: &previewOptions) else { return }
+            Terminal.note(analysis)
+        }
         let player: Player
         do {
             player = try Player(options: previewOptions)
@@ -114,6 +132,10 @@ struct PreviewMovie: ParsableCommand {
             Terminal.note(String(format: "frame timing: %d frames drawn; present median %.3f ms, mean %.3f ms; the strip's drawing median %.3f ms, mean %.3f ms, slowest %.3f ms",
                                  t.frames, FrameTiming.median(t.present), FrameTiming.mean(t.present),
                                  FrameTiming.median(t.strip), FrameTiming.mean(t.strip), FrameTiming.slowest(t.strip)))
+            if let s = summary.steadying {
+                Terminal.note(String(format: "steadying: %d pictures; median %.3f ms a picture (decoding, copying and the transform), the copy and transform %.3f ms; %d restarts",
+                                     s.pictures, s.medianWhole, s.medianTransform, s.restarts))
+            }
         }
         if summary.interrupted { throw PreviewInterrupted() }
     }

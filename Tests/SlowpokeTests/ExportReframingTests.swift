@@ -53,7 +53,10 @@ import Testing
         let cases: [([String], Int32, String)] = [
             (["--crop", "100:100:1:0"], 1, "cannot be cropped without re-encoding: the crop's left edge (1) is not a multiple of 2, the grid the stream's chroma samples allow a cropping window on (export with --fps to crop by re-encoding)"),
             (["--fps", "30", "--crop", "161:120"], 64, "a crop of 161x120 has an odd side; 4:2:0 video needs an even width and height"),
-            (["--fps", "30", "--crop", "400:120:0:0"], 1, "a crop of 400x120 at 0,0 does not fit the 320x240 picture"),
+            // A crop that cannot fit is a usage error, said before any work with one that fits.
+            (["--fps", "30", "--crop", "400:120:0:0"], 64,
+             "--crop 400:120:0:0 does not fit clip.mp4: a crop of 400x120 at 0,0 reaches past the 320x240 picture (to 400,120); W+X must be at most 320 and H+Y at most 240; give a crop inside it, such as --crop 320:120:0:0"),
+            (["--crop", "320:240:2:0"], 64, "give a crop inside it, such as --crop 320:240:0:0"),
             (["--fps", "30", "--zoom", "0.5"], 64, "--zoom: a zoom factor is from 1 to 8, not 0.5"),
             (["--fps", "30", "--crop", "10:10", "--zoom", "2"], 64, "--crop and --zoom both choose the part of the picture exported; give one"),
         ]

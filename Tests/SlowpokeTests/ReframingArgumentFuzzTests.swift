@@ -62,4 +62,48 @@ import Testing
         }
         #expect(refused >= run.seeds.count * 3 / 4, "\(refused) refused")
     }
+
+    /// A well-formed crop that does not fit the 1280x720 picture: wider or taller than it (W:H,
+    /// centred, or W:H:X:Y), or reaching past its right or bottom edge. Each is refused as a bad
+    /// argument (exit 64) once the movie is opened, before any work (well within the 5 s a
+    /// refusal may take, and nothing written), naming the picture's size and a crop that fits.
+    @Test func cropsThatDoNotFitThePictureAreRefusedBeforeAnyWork() throws {
+        let run = try FuzzRun(kind: "reframing-misfits", defaultCases: TestTier.count(12, long: 60))
+        let template = try TemporaryFolder("reframing-misfit-template")
+        try template.copy(media: "clip60.mp4", as: "clip.mp4")
+        #expect(try TestSupport.run(TestSupport.slowpoke, ["open", "clip.mp4"], in: template.url).status == 0)
+        let (width, height) = (1280, 720)
+        var refused = 0
+        try run.each(minimum: run.seeds.count) { m, sandbox in
+            for file in ["clip.mp4", "clip.slowpoke"] {
+                try FileManager.default.copyItem(at: template.file(file), to: sandbox.work.appendingPathComponent(file))
+            }
+            func even(_ range: ClosedRange<Int>) -> Int { (range.lowerBound / 2 + m.below((range.upperBound - range.lowerBound) / 2 + 1)) * 2 }
+            let crop: String
+            switch m.below(4) {
+            case 0: crop = "\(even(1282...32768)):\(even(2...720))"
+            case 1: let w = even(2...1280); crop = "\(w):\(even(2...720)):\(width - w + 1 + m.below(2000)):0"
+            case 2: let h = even(2...720); crop = "\(even(2...1280)):\(h):0:\(height - h + 1 + m.below(2000))"
+            default: crop = "\(even(1282...32768)):\(even(722...32768)):\(m.below(100)):\(m.below(100))"
+            }
+            let fps = m.below(2) == 0 ? ["--fps", "30"] : []
+            var fuzzCase = FuzzCase(arguments: ["export", "-o", "out.mp4", "--progress", "none"] + fps + ["--crop", crop],
+                                    input: Data(crop.utf8), inputName: "argument.txt", outputs: [])
+            fuzzCase.verdict = { outcome in
+                guard outcome.status == 64 else { return "--crop \(crop) was not refused as a bad argument: exit \(outcome.status): \(outcome.stderr)" }
+                guard outcome.stderr.contains("the \(width)x\(height) picture") else { return "the refusal does not name the picture's size: \(outcome.stderr)" }
+                // The crop it offers fits, checked here from the documented form.
+                guard let offered = outcome.stderr.split(separator: "such as --crop ").last?.split(whereSeparator: { $0 == "\n" || $0 == " " }).first else {
+                    return "the refusal offers no crop: \(outcome.stderr)"
+                }
+                let v = offered.split(separator: ":").compactMap { Int($0) }
+                let fits = (v.count == 2 && v[0] <= width && v[1] <= height) || (v.count == 4 && v[0] + v[2] <= width && v[1] + v[3] <= height)
+                guard fits, v.allSatisfy({ $0 >= 0 }), v[0] % 2 == 0, v[1] % 2 == 0 else { return "the crop offered, \(offered), does not fit" }
+                refused += 1
+                return outcome.seconds < 5 ? nil : "took \(outcome.seconds) s to refuse"
+            }
+            return fuzzCase
+        }
+        #expect(refused == run.seeds.count, "\(refused) of \(run.seeds.count) refused")
+    }
 }

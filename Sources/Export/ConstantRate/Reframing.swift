@@ -39,6 +39,24 @@ public enum Reframing: Sendable, Equatable {
         self = .zoom(factor)
     }
 
+    /// Why this reframing cannot take part of a `width` x `height` picture (a crop larger than
+    /// it or reaching past its edges), said of the picture with the largest crop like it that
+    /// fits (`W:H:X:Y`); nil when it fits. The picture's size is known once the movie is opened,
+    /// so a crop that cannot fit is refused before any work (``geometry(width:height:)`` checks
+    /// again against each picture decoded).
+    public func misfit(width: Int, height: Int) -> (reason: String, fitting: String)? {
+        guard case .crop(let w, let h, let x0, let y0) = self, width > 0, height > 0 else { return nil }
+        let centred = x0 < 0
+        let x = centred ? (width - w) / 2 : x0, y = centred ? (height - h) / 2 : y0
+        guard x < 0 || y < 0 || x + w > width || y + h > height else { return nil }
+        let (fw, fh) = (max(2, min(w, width) / 2 * 2), max(2, min(h, height) / 2 * 2))
+        let fitting = centred ? "\(fw):\(fh)" : "\(fw):\(fh):\(min(x, width - fw)):\(min(y, height - fh))"
+        if centred {
+            return ("a centred crop of \(w)x\(h) is larger than the \(width)x\(height) picture; W must be at most \(width) and H at most \(height)", fitting)
+        }
+        return ("a crop of \(w)x\(h) at \(x),\(y) reaches past the \(width)x\(height) picture (to \(x + w),\(y + h)); W+X must be at most \(width) and H+Y at most \(height)", fitting)
+    }
+
     /// The rectangle taken from a `width` x `height` picture and the output's size. Sizes are
     /// even, as 4:2:0 video needs.
     struct Geometry: Equatable {

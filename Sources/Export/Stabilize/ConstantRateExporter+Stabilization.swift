@@ -33,7 +33,7 @@ extension ConstantRateExporter {
                            progress: @escaping (Double) throws -> Void) throws -> (source: StabilizedPictures, said: String) {
         let count = pictures.count
         let (file, reused, redone) = try StabilizationAnalysis.prepare(
-            stabilization, count: count, inputs: inputs,
+            stabilization, stream: stream, count: count, inputs: inputs,
             pictures: { [lazy = LazyReader(movie: movie, stream: stream, scan: scan, fields: fieldOrder != nil, name: name)] i in
                 let reader = try lazy.reader()
                 let picture = try reader.picture(i)

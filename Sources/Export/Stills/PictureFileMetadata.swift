@@ -1,4 +1,5 @@
 import Foundation
+import Media
 
 /// Puts a still's EXIF, XMP (``XMPPacket``) and colour tags (``StillColour``) into the bytes
 /// an encoder wrote: JPEG gets an APP1 `Exif` segment after its JFIF header, an APP1 XMP
@@ -79,20 +80,5 @@ enum PictureFileMetadata {
         b += ExifBlock.directories(m, colorSpace: colour.exifColorSpace, kept: kept, extra: extra, at: offset)
         b.replaceSubrange(4..<8, with: ExifBlock.le(UInt32(offset)))
         return Data(b)
-    }
-}
-
-/// The CRC-32 of PNG chunks (ISO 3309, as zlib computes it).
-enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func of(_ bytes: [UInt8]) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { c = table[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
-        return c ^ 0xFFFF_FFFF
     }
 }

@@ -75,21 +75,22 @@ public final class VideoFrameReader {
     private let toneMapper: ToneMapper?
     private var mapped: Frame?
 
-    /// Opens the first video stream of `url` that is not a cover picture. `threads` is the
-    /// decoder's thread count (0 lets libavcodec choose).
-    public init(url: URL, threads: Int = 0) throws(MediaError) {
+    /// Opens video stream `stream` of `url` (its index in the file: a document's primary video
+    /// stream, ``MediaInfo/primaryVideo``), or without one the first video stream that is not a
+    /// cover picture. `threads` is the decoder's thread count (0 lets libavcodec choose).
+    public init(url: URL, stream chosen: Int? = nil, threads: Int = 0) throws(MediaError) {
         path = url.path
         guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
         let input = try InputFormatContext(path: path)
         var found: Int?
-        for i in 0..<input.streamCount {
+        for i in 0..<input.streamCount where chosen == nil || chosen == i {
             let stream = input.stream(i).pointer.pointee
-            if stream.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && stream.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 {
+            if stream.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && (chosen != nil || stream.disposition & AV_DISPOSITION_ATTACHED_PIC == 0) {
                 found = i
                 break
             }
         }
-        guard let index = found else { throw .notMedia(path: path, reason: "it has no video stream") }
+        guard let index = found else { throw .notMedia(path: path, reason: chosen.map { "its stream \($0) is not a video stream" } ?? "it has no video stream") }
         loop = try DecodeLoop(input: input, stream: index, threads: threads)
         let stream = input.stream(index)
         let parameters = stream.parameters.pointee
