@@ -23,6 +23,16 @@ enum GlobalShift {
         }
     }
 
+    /// The shift between two packed 8-bit grey pictures of `width` x `height` (`b` against `a`).
+    static func between(_ a: [UInt8], _ b: [UInt8], width: Int, height: Int) throws -> (x: Double, y: Double) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("global-shift-\(UUID().uuidString).gray")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(a + b).write(to: file)
+        let shifts = try between(picturesIn: file, width: width, height: height)
+        try #require(shifts.count == 1, "global-shift gave \(shifts.count) shifts for one pair")
+        return shifts[0]
+    }
+
     /// The matching program, compiled on first use.
     private static func program() throws -> URL {
         let source = TestSupport.root.appendingPathComponent("Tests/Measures/global-shift.c")

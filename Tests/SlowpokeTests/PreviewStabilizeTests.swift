@@ -18,10 +18,10 @@ extension PreviewCommandTests {
     }
 
     /// The shifts between the dumped pictures of consecutive source pictures.
-    static func motion(_ pictures: [Int: [UInt8]]) -> [(x: Double, y: Double)] {
-        pictures.keys.sorted().compactMap { i in
+    static func motion(_ pictures: [Int: [UInt8]]) throws -> [(x: Double, y: Double)] {
+        try pictures.keys.sorted().compactMap { i in
             guard let a = pictures[i], let b = pictures[i + 1] else { return nil }
-            return GlobalShift.between(a, b, width: StabilizeTests.width, height: StabilizeTests.height)
+            return try GlobalShift.between(a, b, width: StabilizeTests.width, height: StabilizeTests.height)
         }
     }
 
@@ -65,7 +65,7 @@ extension PreviewCommandTests {
         let plainSaid = try playDumping([], dump: folder.file("plain"), in: folder, display: display)
         let steady = try Self.dumped(folder.file("steady"), prefix: "steadied-")
         let plain = try Self.dumped(folder.file("plain"), prefix: "source-")
-        let (steadyMotion, plainMotion) = (Self.motion(steady), Self.motion(plain))
+        let (steadyMotion, plainMotion) = (try Self.motion(steady), try Self.motion(plain))
         // At 30 fps on a loaded machine some pictures are passed over; most pairs are measured.
         #expect(steadyMotion.count >= 20 && plainMotion.count >= 20, "\(steadyMotion.count) and \(plainMotion.count) pairs measured")
         let (sSteady, sPlain) = (StabilizeTests.deviation(steadyMotion), StabilizeTests.deviation(plainMotion))
@@ -89,7 +89,7 @@ extension PreviewCommandTests {
         for i in steady.keys.sorted() where i % 7 == 3 && i < exported.count {
             let same = StillCommandTests.psnr(Data(steady[i]!), Data(exported[i]))
             let asFilmed = StillCommandTests.psnr(Data(filmed[i]), Data(exported[i]))
-            let shift = GlobalShift.between(steady[i]!, exported[i], width: StabilizeTests.width, height: StabilizeTests.height)
+            let shift = try GlobalShift.between(steady[i]!, exported[i], width: StabilizeTests.width, height: StabilizeTests.height)
             #expect(same > 25 && same > asFilmed + 1.5 && abs(shift.x) <= 0.5 && abs(shift.y) <= 0.5,
                     "picture \(i): \(same) dB against export's (shifted \(shift)), the source picture \(asFilmed) dB")
             compared += 1
