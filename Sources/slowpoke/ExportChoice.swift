@@ -7,7 +7,8 @@ import Media
 import Project
 
 /// What `export` and `info`'s plan of an export both read from their flags, said once: the
-/// program exported, where the movie goes, and the encoder as the summary names it.
+/// program exported, and the `--fps` export's summary line (the other flags they share are
+/// ``EncodingOptions``).
 enum ExportChoice {
     /// What the export reads: the document, or with `program` the program it names.
     static func source(_ document: ProjectDocument, at url: URL, program: Int?) throws -> ExportSource {
@@ -21,29 +22,6 @@ enum ExportChoice {
             throw CLIError("--program \(program): \(document.movie.path) has no program \(program): \(document.media.missingProgram(program) ?? "")")
         }
         return source
-    }
-
-    /// The output `-o` names: a file, or standard output in the stream form `format` asks for
-    /// or chosen from the movie; nil for the default name.
-    static func target(output: String?, format: String?, document: ProjectDocument) -> URL? {
-        guard output == "-" else { return output.map { URL(fileURLWithPath: $0) } }
-        return StandardOutput.url(format: format ?? StandardOutput.defaultFormat(forMovie: URL(fileURLWithPath: document.movie.path)))
-    }
-
-    /// The output as the summary names it: as typed (`output`, -o's value), `standard output
-    /// (mkv)`, or the default's name.
-    static func shown(_ written: URL, output: String?) -> String {
-        StandardOutput.isStandardOutput(written) ? "standard output (\(written.pathExtension))" : output ?? written.lastPathComponent
-    }
-
-    /// `--fps N` as an exact rate, or the error `export` gives for a rate it cannot read.
-    static func rate(_ fps: String) throws -> Rational {
-        do { return try FrameRateParser.parse(fps) } catch { throw CLIError("--fps \(error.description)") }
-    }
-
-    /// The default output of an `--fps` export of `source` with `codec` (nil: the default).
-    static func constantRateOutput(_ document: ProjectDocument, at url: URL, source: ExportSource, fps: Rational, codec: VideoCodec?) throws -> URL {
-        DefaultOutput.movie(for: document, at: url, fps: fps, encodingWebM: try ConstantRateExporter.encodesWebM(source, codec: codec))
     }
 
     /// The line `export --dry-run --fps` prints, and `info --fps` under its plan:

@@ -94,23 +94,7 @@ struct ExportMovie: ParsableCommand {
 
     @OptionGroup var options: DocumentOptions
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The movie to write: .mp4, .mov, .mkv or .webm (audio alone: .m4a, .wav, .flac, .mp3 or .opus); - for standard output.", valueName: "out"))
-    var output: String?
-
-    @Option(help: ArgumentHelp("With -o -: the stream written, mkv, mp4 (fragmented) or ts (default: mp4 for an .mp4 or .mov movie, ts for a transport stream, else mkv).", valueName: "format"))
-    var format: String?
-
-    @Option(help: ArgumentHelp("Re-encode at this constant frame rate (30, 29.97, 30000/1001 …). Without it: passthrough.", valueName: "N"))
-    var fps: String?
-
-    @Option(help: ArgumentHelp("With --fps: the video codec, h264 (.mp4 .mov .mkv), hevc (.mp4 .mov .mkv), prores (ProRes 4444 with alpha, .mov .mkv) or vp9 (with alpha, .webm .mkv). Default: h264, or for a source with alpha the one that keeps it (prores in .mov, vp9 in .mkv and .webm).", valueName: "codec"))
-    var codec: VideoCodec?
-
-    @Option(help: ArgumentHelp("With --fps: constant rate factor, 0-51, lower is better (default: 20 for h264, 23 for hevc).", valueName: "Q"))
-    var crf: Double?
-
-    @Option(help: ArgumentHelp("With --fps: encoder speed preset, ultrafast … veryslow (default: medium).", valueName: "P"))
-    var preset: String?
+    @OptionGroup var encoding: EncodingOptions<ExportWords>
 
     @Option(help: ArgumentHelp("With --fps: how frames between source frames are made: nearest, blend or interpolate.", valueName: "mode"))
     var frames: FrameSelection = .nearest
@@ -147,14 +131,10 @@ struct ExportMovie: ParsableCommand {
 
     @OptionGroup var audio: AudioOutputOptions
 
+    /// The checks of export's own flags; -o, --format and the encoder's are ``EncodingOptions``'s.
     func validate() throws {
-        if let format, output != "-" {
-            throw ValidationError("--format \(format) chooses the stream written to standard output; add -o -, or name the file (-o out.\(format == "ts" ? "mkv" : format))")
-        }
-        if let format, !StandardOutput.formats.contains(format) {
-            throw ValidationError("--format takes \(StandardOutput.formats.joined(separator: ", ")), not \(format)")
-        }
-        if output == "-" && verify {
+        let fps = encoding.fps
+        if encoding.output == "-" && verify {
             throw ValidationError("--verify reads the written movie back, and standard output cannot be read back; write a file to verify it")
         }
         if dryRun && verify {
@@ -176,11 +156,7 @@ struct ExportMovie: ParsableCommand {
         if fps == nil && stabilize != nil {
             throw ValidationError("--stabilize re-encodes the picture; add --fps N (passthrough copies the pictures as they are)")
         }
-        if fps == nil {
-            if crf != nil || preset != nil || codec != nil || frames != .nearest {
-                throw ValidationError("--codec, --crf, --preset and --frames apply to re-encoding; add --fps N")
-            }
-        }
+        if fps == nil && frames != .nearest { throw ValidationError("--frames applies to re-encoding; add --fps N") }
     }
 
     func run() throws {
@@ -190,13 +166,13 @@ struct ExportMovie: ParsableCommand {
         let document = try DocumentStore.read(url)
         let source = try ExportChoice.source(document, at: url, program: program)
         if source.media.primaryVideo == nil {
-            if fps != nil {
+            if encoding.fps != nil {
                 throw CLIError("--fps sets a video frame rate, and \(document.movie.path) has no video; leave --fps out to export its audio (.m4a, .wav, .flac, .mp3 or .opus)")
             }
             if verify {
                 throw CLIError("--verify checks a movie's passthrough export, and \(document.movie.path) has no video; leave --verify out to export its audio")
             }
-            if output == "-" {
+            if encoding.output == "-" {
                 throw CLIError("-o - streams a movie, and \(document.movie.path) has no video; write its audio to a file (-o song.flac)")
             }
             try exportAudio(source, document: document, at: url, settings: settings)
@@ -208,19 +184,19 @@ struct ExportMovie: ParsableCommand {
            let misfit = try reframing()?.misfit(width: width, height: height) {
             throw UsageError("--crop \(crop) does not fit \(document.movie.path): \(misfit.reason); give a crop inside it, such as --crop \(misfit.fitting)")
         }
-        if let fps {
-            try exportConstantRate(fps: try ExportChoice.rate(fps), source: source, document: document, at: url, settings: settings)
+        if let options = try encoding.constantRate() {
+            try exportConstantRate(options, source: source, document: document, at: url, settings: settings)
             return
         }
         var exporter = try PassthroughExporter(source: source,
-                                               output: target(document) ?? DefaultOutput.movie(for: document, at: url),
+                                               output: encoding.target(document) ?? DefaultOutput.movie(for: document, at: url),
                                                settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         exporter.keyframeCuts = keyframeCuts
         exporter.verify = verify
         exporter.reframing = try reframing()
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
-        let shown = shown(exporter.output)
+        let shown = encoding.shown(exporter.output)
         if dryRun {
             let plan = try exporter.plan()
             for line in plan.warnings { reporter.warning(FlagAdvice.text(line)) }
@@ -268,32 +244,35 @@ struct ExportMovie: ParsableCommand {
 
     private func exportAudio(_ source: ExportSource, document: ProjectDocument, at url: URL, settings: TimePitchSettings) throws {
         var exporter = try AudioExporter(source: source,
-                                         output: output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.audio(for: document, at: url),
+                                         output: encoding.output.map { URL(fileURLWithPath: $0) } ?? DefaultOutput.audio(for: document, at: url),
                                          settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning($0) })
-        let shown = shown(exporter.output)
+        let shown = encoding.shown(exporter.output)
         say("wrote \(shown): \(result.duration.readable), \(result.sampleRate) Hz \(result.channels) \(result.codec), \(Self.said(result.audio))")
         if let line = result.fit?.line { print(line) }
         reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
     }
 
-    private func exportConstantRate(fps: Rational, source: ExportSource, document: ProjectDocument, at url: URL,
+    /// The `--fps` export: `encoded` (from ``EncodingOptions/constantRate()``) with the
+    /// flags only `export` has (frames, crop or zoom, quality, stabilization).
+    private func exportConstantRate(_ encoded: ConstantRateExporter.Options, source: ExportSource, document: ProjectDocument, at url: URL,
                                     settings: TimePitchSettings) throws {
-        let reframing = try reframing()
-        let stabilization: Stabilization?
+        var options = encoded
+        let fps = options.fps
+        options.frames = frames
+        options.reframing = try reframing()
+        options.quality = quality
         do {
-            stabilization = try stabilize.map { try Stabilization(strength: $0, borders: stabilizeBorders ?? .zoom, cache: Self.stabilizationCache(url),
-                                                                  movieKey: Self.movieKey(document.movie.fingerprint)) }
+            options.stabilization = try stabilize.map { try Stabilization(strength: $0, borders: stabilizeBorders ?? .zoom, cache: Self.stabilizationCache(url),
+                                                                          movieKey: Self.movieKey(document.movie.fingerprint)) }
         } catch { throw CLIError("--stabilize: \((error as? ExportError)?.description ?? "\(error)")") }
-        let options = ConstantRateExporter.Options(fps: fps, codec: codec, crf: crf, preset: preset, frames: frames, reframing: reframing,
-                                                   quality: quality, stabilization: stabilization)
-        let target = try target(document) ?? ExportChoice.constantRateOutput(document, at: url, source: source, fps: fps, codec: codec)
+        let target = try encoding.target(options, source: source, document: document, at: url)
         var exporter = try ConstantRateExporter(source: source, output: target, options: options, settings: settings, force: audio.force)
         exporter.exactTimeline = exact
         let reporter = ProgressReporter(style: audio.progress, label: "export", mediaSeconds: source.timeline.duration.seconds)
-        let shown = shown(exporter.output)
+        let shown = encoding.shown(exporter.output)
         if dryRun {
             let preview = try exporter.preview()
             for notice in preview.warnings { reporter.warning(FlagAdvice.text(notice)) }
@@ -301,8 +280,8 @@ struct ExportMovie: ParsableCommand {
             return
         }
         let result = try exporter.run(progress: { try reporter.update($0) }, warning: { reporter.warning(FlagAdvice.text($0)) })
-        let encoding = Self.encoding(result.encoder)
-        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoding)\(result.reframed.map { ", \($0)" } ?? "")\(result.stabilized.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
+        let encoder = Self.encoding(result.encoder)
+        say("wrote \(shown): \(result.frames) frames at \(fps.shown) fps, \(result.duration.readable), \(encoder)\(result.reframed.map { ", \($0)" } ?? "")\(result.stabilized.map { ", \($0)" } ?? "")\(result.deinterlaced.map { ", deinterlaced (\($0))" } ?? ""), \(Self.said(result.audio))")
         if let line = result.fit?.line { say(line) }
         reporter.done(output: StandardOutput.isStandardOutput(exporter.output) ? "-" : exporter.output.path, duration: result.duration.seconds)
     }
@@ -332,21 +311,10 @@ struct ExportMovie: ParsableCommand {
         }
     }
 
-    /// The output -o names: a file, or standard output in the stream form asked for or chosen
-    /// from the movie; nil for the default name.
-    private func target(_ document: ProjectDocument) -> URL? {
-        ExportChoice.target(output: output, format: format, document: document)
-    }
-
-    /// The output as the summary names it: as typed, `standard output (mkv)`, or the default's name.
-    private func shown(_ written: URL) -> String {
-        ExportChoice.shown(written, output: output)
-    }
-
     /// A line of the summary: on standard output, or on standard error when the movie goes
     /// there (a `note` event under `--progress json`, where every stderr line is JSON).
     private func say(_ line: String) {
-        guard output == "-" else { return print(line) }
+        guard encoding.output == "-" else { return print(line) }
         if Terminal.json { Terminal.note(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 

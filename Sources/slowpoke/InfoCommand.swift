@@ -55,7 +55,7 @@ struct Info: ParsableCommand {
 
     func validate() throws {
         if frames && !json { throw ValidationError("--frames lists the export's frames in the JSON; add --json") }
-        if frames && export.fps != nil { throw ValidationError("--frames lists the frames of a passthrough export, which copies them; leave out --fps") }
+        if frames && export.encoding.fps != nil { throw ValidationError("--frames lists the frames of a passthrough export, which copies them; leave out --fps") }
     }
 
     func run() throws {
