@@ -22,7 +22,7 @@ extension Player {
     /// `v`: the steadied pictures or the reader's, to compare.
     func toggleSteadied(message: (String) -> Void) {
         guard let steadied else {
-            return message(options.video ? "the pictures are steadied with --stabilize" : "steadied pictures show in the window only")
+            return message(options.video ? "nothing to steady: this preview started without stabilization" : "steadied pictures show in the window only")
         }
         steadied.isOn.toggle()
         steadied.forgetShown()

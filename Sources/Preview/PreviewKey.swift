@@ -20,7 +20,7 @@ public let previewKeyHelp: [(keys: String, action: String)] = [
     ("u", "undo the last edit; save"),
     ("t", "next audio track (the overlay names it)"),
     ("s", "subtitles on / off"),
-    ("v", "steadied / as filmed (with --stabilize)"),
+    ("v", "steadied / as filmed (when stabilizing)"),
     ("h", "show / hide this list"),
     ("click / drag", "on the timeline strip: seek there"),
     ("shift-drag", "on the timeline strip: mark that range (then a rate and Enter)"),
