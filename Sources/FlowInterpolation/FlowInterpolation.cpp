@@ -31,6 +31,9 @@ struct SPFlowInterpolator {
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
     PairFlow flow;
+    /// The flow (both ways) DIS starts the next pair from, set by sp_flow_seed and used up by
+    /// the next sp_flow_set_pair; empty: start afresh.
+    cv::Mat seedForward, seedBackward;
     /// Buffers reused from one picture to the next (allocating them anew for every picture
     /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
     cv::Mat fromA, fromB;
@@ -198,13 +201,14 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
     if (!dis) dis = makeDIS();
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
-    // DIS starts from the flow it is handed when that has the right size: without this the
-    // previous pair's flow would seed this one, and the result would depend on which pairs an
-    // interpolator happened to see (the export alternates two). Seeded by the pair just before,
-    // the footage corpus scored 0.2 dB more on its mean (1.2 dB on bikes' fast pan); seeded by
-    // the pair two before, as the export's alternation gave, about what no seed gives.
-    p->flow.forward.release();
-    p->flow.backward.release();
+    // DIS starts from the flow it is handed when that has the right size: the seed of
+    // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
+    // on which pairs this interpolator happened to see).
+    const bool seeded = divisor == p->flowDivisor && p->seedForward.size() == lumaA.size();
+    p->flow.forward = seeded ? p->seedForward : cv::Mat();
+    p->flow.backward = seeded ? p->seedBackward : cv::Mat();
+    p->seedForward.release();
+    p->seedBackward.release();
     dis->calc(lumaA, lumaB, p->flow.forward);
     dis->calc(lumaB, lumaA, p->flow.backward);
     CV_Assert(p->flow.forward.size() == lumaA.size() && p->flow.backward.size() == lumaA.size());
@@ -301,6 +305,26 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
             } else {
                 warpPlane<uint8_t>(work, p->a[i], p->b[i], float(t), i == 0, maximum, out[i], outStride[i]);
             }
+        }
+        return SP_FLOW_OK;
+    } catch (const std::exception &e) {
+        p->error = e.what();
+        return SP_FLOW_FAILED;
+    }
+}
+
+int sp_flow_seed(SPFlowInterpolator *p, const SPFlowInterpolator *previous) {
+    if (!p || !previous) return SP_FLOW_BAD_ARGUMENT;
+    if (previous->reliable < 0) return SP_FLOW_NO_PAIR;
+    try {
+        p->seedForward.release();
+        p->seedBackward.release();
+        const cv::Size size((p->width + p->flowDivisor - 1) / p->flowDivisor, (p->height + p->flowDivisor - 1) / p->flowDivisor);
+        // A cut or a flash seeds nothing, nor a flow of another size (another quality, or the
+        // full-size retry).
+        if (previous->reliable == 1 && previous->flow.forward.size() == size) {
+            previous->flow.forward.copyTo(p->seedForward);
+            previous->flow.backward.copyTo(p->seedBackward);
         }
         return SP_FLOW_OK;
     } catch (const std::exception &e) {
