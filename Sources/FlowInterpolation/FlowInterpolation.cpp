@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "RegionTrust.hpp"
 #include "TimeFlow.hpp"
 
 #include <algorithm>
@@ -17,6 +18,8 @@ using namespace slowpoke;
 /// One plane's sampling maps and warped pictures (bilinear, and for luma also bicubic).
 struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
+    /// How much of the flow's picture each pixel takes (see regionTrust).
+    cv::Mat trust;
 };
 
 struct SPFlowInterpolator {
@@ -145,8 +148,11 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
 /// carphone, but 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the
 /// blur averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and
 /// lost at most 0.05 dB (corpus mean +0.15 dB). Chroma, smoother, gained nothing from it.
+/// Luma (`sharp`) then sets `work.trust` (regionTrust), which `chroma` takes scaled down; each
+/// pixel mixes the flow's picture with the unmoved pictures' mix by it.
 template <typename T>
-void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, float maximum, uint8_t *out, int stride) {
+void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,
+               float maximum, uint8_t *out, int stride) {
     CV_Assert(b.size() == a.size() && work.mapA.size() == a.size() && work.mapB.size() == a.size());
     const int cols = a.cols, rows = a.rows;
     const cv::Mat &mapA = work.mapA, &mapB = work.mapB;
@@ -156,23 +162,23 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     if (sharp) {
         cv::remap(a, sa, mapA, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
         cv::remap(b, sb, mapB, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
+        regionTrust(wa, wb, a, b, work.trust);
+        if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
+    CV_Assert(work.trust.size() == a.size());
     const float ka = sharp ? 0.5f * (1 - t) : 1 - t, kb = sharp ? 0.5f * t : t;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
         for (int y = range.start; y < range.end; y++) {
-            const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y);
+            const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
             const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
+            const float *trust = work.trust.ptr<float>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
-            if (sharp) {
-                for (int x = 0; x < cols; x++) {
-                    const float v = ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x])) + 0.5f;
-                    o[x] = T(std::min(std::max(v, 0.0f), maximum));
-                }
-            } else {
-                for (int x = 0; x < cols; x++) {
-                    const float v = ka * float(pa[x]) + kb * float(pb[x]) + 0.5f;
-                    o[x] = T(std::min(std::max(v, 0.0f), maximum));
-                }
+            for (int x = 0; x < cols; x++) {
+                const float moved = sharp ? ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x]))
+                                          : ka * float(pa[x]) + kb * float(pb[x]);
+                const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
+                const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
+                o[x] = T(std::min(std::max(v, 0.0f), maximum));
             }
         }
     });
@@ -297,13 +303,14 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
         flowAtTime(p->flow, float(t), fromA, fromB);
         const float maximum = float((1 << p->depth) - 1);
+        for (int i = 0; i < 2; i++) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
         for (int i = 0; i < 3; i++) {
-            if (i < 2) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
             PlaneWork &work = p->work[std::min(i, 1)];
+            PlaneWork *chroma = i == 0 ? &p->work[1] : nullptr;
             if (p->depth > 8) {
-                warpPlane<uint16_t>(work, p->a[i], p->b[i], float(t), i == 0, maximum, out[i], outStride[i]);
+                warpPlane<uint16_t>(work, p->a[i], p->b[i], float(t), i == 0, chroma, maximum, out[i], outStride[i]);
             } else {
-                warpPlane<uint8_t>(work, p->a[i], p->b[i], float(t), i == 0, maximum, out[i], outStride[i]);
+                warpPlane<uint8_t>(work, p->a[i], p->b[i], float(t), i == 0, chroma, maximum, out[i], outStride[i]);
             }
         }
         return SP_FLOW_OK;

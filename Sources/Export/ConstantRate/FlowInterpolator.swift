@@ -7,9 +7,9 @@ import Media
 /// FlowInterpolation library, opened on first use). The flow of a pair of neighbouring source
 /// pictures is computed once, both ways, and every output frame between them (seven for a 1/8x
 /// section) is warped from it: both pictures are carried along the flow to the in-between time
-/// and mixed by nearness in time and by how consistent each pixel's motion is both ways, so
-/// that what one picture hides comes from the other. Where the flow explains too little of the
-/// picture (a scene cut, a flash) the nearer picture is shown unchanged. Works in the encoder's
+/// and mixed by nearness in time; in each region where the two warped pictures disagree more
+/// than the unmoved ones, the unmoved pictures' mix takes over. Where the flow explains too
+/// little of the picture (a scene cut, a flash) the nearer picture is shown unchanged. Works in the encoder's
 /// pixel format, 8- or 10-bit 4:2:0, at full resolution. The next pair's flow is computed on a
 /// thread of its own while the current pair's frames are made, so that the flow, the warping
 /// and the encoding thread keep both cores busy; when that next pair follows on from the
