@@ -1,8 +1,10 @@
 // bench/frame_drop.py's scorer: the FlowInterpolation C API on raw YUV 4:2:0 clips.
-// Usage: frame_drop DIR QUALITY NAME...; DIR holds NAME.yuv, NAME.size ("width,height") and
+// Usage: frame_drop DIR QUALITY SEED NAME...; DIR holds NAME.yuv, NAME.size ("width,height") and
 // NAME.mi.yuv (minterpolate's output on the even frames). Each odd frame is interpolated half way
 // between its even neighbours and scored against the dropped frame, as ffmpeg's psnr filter
 // scores (mean squared error over Y, U and V weighted by their sizes, averaged over the frames).
+// Like the export, two interpolators take the pairs in turn, and with SEED 1 each pair's flow
+// starts from the pair's before it (sp_flow_seed from the other interpolator).
 // The clip named clip240 gets the check of ConstantRateExportTests instead.
 #include "FlowInterpolation.h"
 
@@ -87,12 +89,13 @@ void stutterCheck(const Clip &clip, SPFlowInterpolator *p, std::vector<uint8_t> 
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) return 2;
+    if (argc < 5) return 2;
     const std::string dir = argv[1];
     const int quality = atoi(argv[2]);
+    const bool seed = atoi(argv[3]) != 0;
     double sumDifference = 0;
     int scored = 0;
-    for (int c = 3; c < argc; c++) {
+    for (int c = 4; c < argc; c++) {
         const std::string name = argv[c], base = dir + "/" + name;
         Clip clip;
         FILE *sf = fopen((base + ".size").c_str(), "r");
@@ -102,16 +105,19 @@ int main(int argc, char **argv) {
         clip.chromaHeight = (clip.height + 1) / 2;
         clip.frameBytes = size_t(clip.width) * clip.height + 2 * size_t(clip.chromaWidth) * clip.chromaHeight;
         clip.frames = readAll(base + ".yuv");
-        SPFlowInterpolator *p = nullptr;
-        if (sp_flow_create(clip.width, clip.height, 8, 0, &p) != SP_FLOW_OK) return 1;
-        sp_flow_set_quality(p, quality);
+        SPFlowInterpolator *two[2] = {nullptr, nullptr};
+        for (SPFlowInterpolator *&q : two) {
+            if (sp_flow_create(clip.width, clip.height, 8, 0, &q) != SP_FLOW_OK) return 1;
+            sp_flow_set_quality(q, quality);
+        }
+        SPFlowInterpolator *p = two[0];
         std::vector<uint8_t> out(clip.frameBytes);
         uint8_t *o[3] = {out.data(), out.data() + size_t(clip.width) * clip.height,
                          out.data() + size_t(clip.width) * clip.height + size_t(clip.chromaWidth) * clip.chromaHeight};
         int os[3] = {clip.width, clip.chromaWidth, clip.chromaWidth};
         if (name == "clip240") {
             stutterCheck(clip, p, out, o, os);
-            sp_flow_destroy(p);
+            for (SPFlowInterpolator *q : two) sp_flow_destroy(q);
             continue;
         }
         const std::vector<uint8_t> theirs = readAll(base + ".mi.yuv");
@@ -124,6 +130,9 @@ int main(int argc, char **argv) {
             int as[3], bs[3];
             clip.planes(clip.frames, i - 1, a, as);
             clip.planes(clip.frames, i + 1, b, bs);
+            SPFlowInterpolator *previous = p;
+            p = two[(i / 2) % 2];
+            if (seed && i > 1 && sp_flow_seed(p, previous) != SP_FLOW_OK) return 1;
             if (sp_flow_set_pair(p, a, as, b, bs) != SP_FLOW_OK || sp_flow_render(p, 0.5, o, os) != SP_FLOW_OK) {
                 fprintf(stderr, "%s: %s\n", name.c_str(), sp_flow_last_error(p));
                 return 1;
@@ -135,7 +144,7 @@ int main(int argc, char **argv) {
             frames++;
         }
         const double cpu = cpuSeconds() - start;
-        sp_flow_destroy(p);
+        for (SPFlowInterpolator *q : two) sp_flow_destroy(q);
         const double po = psnr(ours / frames), pm = psnr(mi / frames);
         printf("%-8s %3d frames  minterpolate %6.2f dB  slowpoke %6.2f dB  %+6.2f dB  %5.1f ms CPU a frame  %d taken as cuts\n",
                name.c_str(), frames, pm, po, po - pm, 1000 * cpu / frames, cuts);

@@ -10,7 +10,10 @@ ConstantRateExportTests.inBetweenFramesOnlyInsideTheSlowedRange on media/clip240
 in-between picture within 0.1 of a source picture, mean luma difference). Scores are before
 encoding, so they run a little above the bench's (which encode at CRF 12).
 
-    python3 bench/frame_drop.py [--quality high] [clip ...]
+    python3 bench/frame_drop.py [--quality high] [--no-seed] [clip ...]
+
+--no-seed starts every pair's flow afresh instead of from the pair's before it (sp_flow_seed,
+as the export does).
 """
 import os
 import subprocess
@@ -53,6 +56,9 @@ def main():
     quality = "0"
     if args[:2] == ["--quality", "high"]:
         quality, args = "1", args[2:]
+    seed = "1"
+    if args[:1] == ["--no-seed"]:
+        seed, args = "0", args[1:]
     os.makedirs(OUT, exist_ok=True)
     names = args or [c[0] for c in footage.CLIPS] + ["clip240"]
     for name, where, first, count, _ in footage.CLIPS:
@@ -64,8 +70,9 @@ def main():
     binary = os.path.join(OUT, "frame_drop")
     subprocess.run(["g++", "-O2", "-std=c++17", f"-I{source}/include", "-I/usr/include/opencv4",
                     os.path.join(ROOT, "bench", "frame_drop.cpp"), f"{source}/FlowInterpolation.cpp", f"{source}/TimeFlow.cpp",
+                    f"{source}/RegionTrust.cpp",
                     "-o", binary, "-lopencv_video", "-lopencv_imgproc", "-lopencv_core"], check=True)
-    subprocess.run([binary, OUT, quality] + names, check=True)
+    subprocess.run([binary, OUT, quality, seed] + names, check=True)
 
 
 if __name__ == "__main__":

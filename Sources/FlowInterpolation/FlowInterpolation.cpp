@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "RegionTrust.hpp"
 #include "TimeFlow.hpp"
 
 #include <algorithm>
@@ -17,6 +18,8 @@ using namespace slowpoke;
 /// One plane's sampling maps and warped pictures (bilinear, and for luma also bicubic).
 struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
+    /// How much of the flow's picture each pixel takes (see regionTrust).
+    cv::Mat trust;
 };
 
 struct SPFlowInterpolator {
@@ -31,6 +34,9 @@ struct SPFlowInterpolator {
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
     PairFlow flow;
+    /// The flow (both ways) DIS starts the next pair from, set by sp_flow_seed and used up by
+    /// the next sp_flow_set_pair; empty: start afresh.
+    cv::Mat seedForward, seedBackward;
     /// Buffers reused from one picture to the next (allocating them anew for every picture
     /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
     cv::Mat fromA, fromB;
@@ -142,8 +148,11 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
 /// carphone, but 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the
 /// blur averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and
 /// lost at most 0.05 dB (corpus mean +0.15 dB). Chroma, smoother, gained nothing from it.
+/// Luma (`sharp`) then sets `work.trust` (regionTrust), which `chroma` takes scaled down; each
+/// pixel mixes the flow's picture with the unmoved pictures' mix by it.
 template <typename T>
-void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, float maximum, uint8_t *out, int stride) {
+void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,
+               float maximum, uint8_t *out, int stride) {
     CV_Assert(b.size() == a.size() && work.mapA.size() == a.size() && work.mapB.size() == a.size());
     const int cols = a.cols, rows = a.rows;
     const cv::Mat &mapA = work.mapA, &mapB = work.mapB;
@@ -153,23 +162,23 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     if (sharp) {
         cv::remap(a, sa, mapA, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
         cv::remap(b, sb, mapB, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
+        regionTrust(wa, wb, a, b, work.trust);
+        if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
+    CV_Assert(work.trust.size() == a.size());
     const float ka = sharp ? 0.5f * (1 - t) : 1 - t, kb = sharp ? 0.5f * t : t;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
         for (int y = range.start; y < range.end; y++) {
-            const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y);
+            const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
             const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
+            const float *trust = work.trust.ptr<float>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
-            if (sharp) {
-                for (int x = 0; x < cols; x++) {
-                    const float v = ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x])) + 0.5f;
-                    o[x] = T(std::min(std::max(v, 0.0f), maximum));
-                }
-            } else {
-                for (int x = 0; x < cols; x++) {
-                    const float v = ka * float(pa[x]) + kb * float(pb[x]) + 0.5f;
-                    o[x] = T(std::min(std::max(v, 0.0f), maximum));
-                }
+            for (int x = 0; x < cols; x++) {
+                const float moved = sharp ? ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x]))
+                                          : ka * float(pa[x]) + kb * float(pb[x]);
+                const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
+                const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
+                o[x] = T(std::min(std::max(v, 0.0f), maximum));
             }
         }
     });
@@ -185,9 +194,16 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 /// DIS at the medium preset, with OpenCV's mean normalisation. Without it the bench's
 /// real-footage corpus scored 0.17 dB better on average, but a pattern whose brightness
 /// changes as it moves lost its in-between frames: in clip240 slowed 4x (ConstantRateExportTests)
-/// in-between pictures came out as copies of the next frame, a visible stutter.
+/// in-between pictures came out as copies of the next frame, a visible stutter. Patches every
+/// 2 pixels instead of the preset's 3: on the footage corpus (bench/frame_drop.py, seeded) the
+/// fast pan (bikes) gained 1.0 dB (0.7 at high quality), the others within 0.03, for about half
+/// as much time again in DIS (box: 13 -> 19.5 ms a pair fast, 54 -> 94 high). Tried at the
+/// preset's stride: patches of 12 (bikes +0.7, 1.6x the time), finest scale 0 (bikes +0.8,
+/// box +0.2, twice the time), 50 gradient descent iterations (bikes +0.3), 15 variational
+/// refinement iterations (no gain); at stride 2, 16 iterations instead of 25 lost bikes' gain.
 static cv::Ptr<cv::DISOpticalFlow> makeDIS() {
     cv::Ptr<cv::DISOpticalFlow> dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
+    dis->setPatchStride(2);
     return dis;
 }
 
@@ -198,13 +214,14 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
     if (!dis) dis = makeDIS();
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
-    // DIS starts from the flow it is handed when that has the right size: without this the
-    // previous pair's flow would seed this one, and the result would depend on which pairs an
-    // interpolator happened to see (the export alternates two). Seeded by the pair just before,
-    // the footage corpus scored 0.2 dB more on its mean (1.2 dB on bikes' fast pan); seeded by
-    // the pair two before, as the export's alternation gave, about what no seed gives.
-    p->flow.forward.release();
-    p->flow.backward.release();
+    // DIS starts from the flow it is handed when that has the right size: the seed of
+    // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
+    // on which pairs this interpolator happened to see).
+    const bool seeded = divisor == p->flowDivisor && p->seedForward.size() == lumaA.size();
+    p->flow.forward = seeded ? p->seedForward : cv::Mat();
+    p->flow.backward = seeded ? p->seedBackward : cv::Mat();
+    p->seedForward.release();
+    p->seedBackward.release();
     dis->calc(lumaA, lumaB, p->flow.forward);
     dis->calc(lumaB, lumaA, p->flow.backward);
     CV_Assert(p->flow.forward.size() == lumaA.size() && p->flow.backward.size() == lumaA.size());
@@ -293,14 +310,35 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
         flowAtTime(p->flow, float(t), fromA, fromB);
         const float maximum = float((1 << p->depth) - 1);
+        for (int i = 0; i < 2; i++) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
         for (int i = 0; i < 3; i++) {
-            if (i < 2) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
             PlaneWork &work = p->work[std::min(i, 1)];
+            PlaneWork *chroma = i == 0 ? &p->work[1] : nullptr;
             if (p->depth > 8) {
-                warpPlane<uint16_t>(work, p->a[i], p->b[i], float(t), i == 0, maximum, out[i], outStride[i]);
+                warpPlane<uint16_t>(work, p->a[i], p->b[i], float(t), i == 0, chroma, maximum, out[i], outStride[i]);
             } else {
-                warpPlane<uint8_t>(work, p->a[i], p->b[i], float(t), i == 0, maximum, out[i], outStride[i]);
+                warpPlane<uint8_t>(work, p->a[i], p->b[i], float(t), i == 0, chroma, maximum, out[i], outStride[i]);
             }
+        }
+        return SP_FLOW_OK;
+    } catch (const std::exception &e) {
+        p->error = e.what();
+        return SP_FLOW_FAILED;
+    }
+}
+
+int sp_flow_seed(SPFlowInterpolator *p, const SPFlowInterpolator *previous) {
+    if (!p || !previous) return SP_FLOW_BAD_ARGUMENT;
+    if (previous->reliable < 0) return SP_FLOW_NO_PAIR;
+    try {
+        p->seedForward.release();
+        p->seedBackward.release();
+        const cv::Size size((p->width + p->flowDivisor - 1) / p->flowDivisor, (p->height + p->flowDivisor - 1) / p->flowDivisor);
+        // A cut or a flash seeds nothing, nor a flow of another size (another quality, or the
+        // full-size retry).
+        if (previous->reliable == 1 && previous->flow.forward.size() == size) {
+            previous->flow.forward.copyTo(p->seedForward);
+            previous->flow.backward.copyTo(p->seedBackward);
         }
         return SP_FLOW_OK;
     } catch (const std::exception &e) {

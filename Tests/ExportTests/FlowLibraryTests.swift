@@ -11,11 +11,12 @@ import Testing
         let create: FlowLibrary.Create = sp_flow_create
         let setQuality: FlowLibrary.SetQuality = sp_flow_set_quality
         let setPair: FlowLibrary.SetPair = sp_flow_set_pair
+        let seed: FlowLibrary.Seed = sp_flow_seed
         let render: FlowLibrary.Render = sp_flow_render
         let reliable: FlowLibrary.Reliable = sp_flow_pair_reliable
         let lastError: FlowLibrary.LastError = sp_flow_last_error
         let destroy: FlowLibrary.Destroy = sp_flow_destroy
-        _ = (create, setQuality, setPair, render, reliable, lastError, destroy)
+        _ = (create, setQuality, setPair, seed, render, reliable, lastError, destroy)
         let codes: [(FlowLibrary.Code, Int)] = [(.ok, SP_FLOW_OK), (.badArgument, SP_FLOW_BAD_ARGUMENT), (.badSize, SP_FLOW_BAD_SIZE),
                                                 (.badDepth, SP_FLOW_BAD_DEPTH), (.noPair, SP_FLOW_NO_PAIR), (.failed, SP_FLOW_FAILED)]
         for (code, header) in codes { #expect(Int(code.rawValue) == header, "\(code)") }
@@ -29,9 +30,10 @@ import Testing
 
     /// Through the opened library: bad arguments get their codes, and a uniform pan of a
     /// gradient comes out shifted by the in-between amount, with the flow at full size (128
-    /// pixels wide, and 640 with --quality high) and scaled down (640 pixels, fast).
-    @Test(arguments: [(128, InterpolationQuality.fast), (640, .fast), (640, .high)])
-    func theOpenedLibraryWorks(width: Int, quality: InterpolationQuality) throws {
+    /// pixels wide, and 640 with --quality high) and scaled down (640 pixels, fast); `seeded`:
+    /// the pair is given twice, its flow the second time starting from the first's (sp_flow_seed).
+    @Test(arguments: [(128, InterpolationQuality.fast, false), (640, .fast, false), (640, .high, false), (640, .fast, true)])
+    func theOpenedLibraryWorks(width: Int, quality: InterpolationQuality, seeded: Bool) throws {
         let library = try FlowLibrary.shared.get()
         var handle: OpaquePointer?
         #expect(library.create(16, 16, 8, 0, &handle) == FlowLibrary.Code.badSize.rawValue && handle == nil)
@@ -55,12 +57,16 @@ import Testing
         var luma = [UInt8](repeating: 0, count: w * h)
         var u = [UInt8](repeating: 0, count: w * h / 4), v = [UInt8](repeating: 0, count: w * h / 4)
         let strides: [Int32] = [Int32(w), Int32(w / 2), Int32(w / 2)]
-        let code = a[0].withUnsafeBufferPointer { a0 in a[1].withUnsafeBufferPointer { a1 in a[2].withUnsafeBufferPointer { a2 in
-            b[0].withUnsafeBufferPointer { b0 in b[1].withUnsafeBufferPointer { b1 in b[2].withUnsafeBufferPointer { b2 in
-                let pa = [a0.baseAddress, a1.baseAddress, a2.baseAddress], pb = [b0.baseAddress, b1.baseAddress, b2.baseAddress]
-                return library.setPair(p, pa, strides, pb, strides)
-            } } } } } }
-        #expect(code == 0)
+        func setPair() -> Int32 {
+            a[0].withUnsafeBufferPointer { a0 in a[1].withUnsafeBufferPointer { a1 in a[2].withUnsafeBufferPointer { a2 in
+                b[0].withUnsafeBufferPointer { b0 in b[1].withUnsafeBufferPointer { b1 in b[2].withUnsafeBufferPointer { b2 in
+                    let pa = [a0.baseAddress, a1.baseAddress, a2.baseAddress], pb = [b0.baseAddress, b1.baseAddress, b2.baseAddress]
+                    return library.setPair(p, pa, strides, pb, strides)
+                } } } } } }
+        }
+        #expect(library.seed(p, p) == FlowLibrary.Code.noPair.rawValue && library.seed(p, nil) == FlowLibrary.Code.badArgument.rawValue)
+        #expect(setPair() == 0)
+        if seeded { #expect(library.seed(p, p) == 0 && setPair() == 0) }
         #expect(library.pairReliable(p) == 1)
         let rendered = luma.withUnsafeMutableBufferPointer { o0 in u.withUnsafeMutableBufferPointer { o1 in
             v.withUnsafeMutableBufferPointer { o2 in

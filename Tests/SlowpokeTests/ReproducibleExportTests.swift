@@ -15,7 +15,7 @@ import Testing
 /// busy threads on two cores and starved every other suite). `make test` runs ``quickCases``,
 /// which still cover both timelines, both containers, both algorithms, passthrough and --fps
 /// with both presets, each exported twice (on every core, then on one); `make test-long` runs
-/// all seven three times each, and the twenty-export stress variant.
+/// all eight three times each, and the twenty-export stress variant.
 @Suite(.serialized) struct ReproducibleExportTests {
     /// Busy-loop threads that keep the cores loaded until stopped.
     final class BusyLoad: Sendable {
@@ -78,7 +78,13 @@ import Testing
         /// x264's preset for --fps: ultrafast keeps the suite quick; medium (the default) runs
         /// the threaded lookahead, which made packets differ under load (1 export in 3).
         var preset = "ultrafast"
-        var description: String { "\(timeline) .\(container) \(algorithm)" + (fps.map { " --fps \($0) --preset \(preset)" } ?? " passthrough") }
+        /// --frames for --fps: interpolate runs the optical flow, each pair's seeded by the pair
+        /// before it (FlowInterpolator), which must not depend on timing either.
+        var frames: String? = nil
+        var description: String {
+            "\(timeline) .\(container) \(algorithm)" + (fps.map { " --fps \($0) --preset \(preset)" } ?? " passthrough")
+                + (frames.map { " --frames \($0)" } ?? "")
+        }
     }
 
     static let cases: [Case] = [
@@ -89,11 +95,13 @@ import Testing
         Case(timeline: .everyday, container: "mkv", algorithm: "timeDomain", fps: 30),
         Case(timeline: .everyday, container: "mkv", algorithm: "spectral", fps: nil),
         Case(timeline: .everyday, container: "mp4", algorithm: "timeDomain", fps: 30, preset: "medium"),
+        Case(timeline: .everyday, container: "mkv", algorithm: "timeDomain", fps: 240, frames: "interpolate"),
     ]
 
     /// The cases `make test` runs: the extreme timeline that failed in passthrough, and the
-    /// everyday one re-encoded in .mkv (ultrafast) and in .mp4 (medium's threaded lookahead).
-    static let quickCases = [cases[0], cases[4], cases[6]]
+    /// everyday one re-encoded in .mkv (ultrafast) and in .mp4 (medium's threaded lookahead), and
+    /// with motion-interpolated frames (the ramp to 0.25x at 240 fps).
+    static let quickCases = [cases[0], cases[4], cases[6], cases[7]]
 
     /// Every packet of every stream, one line each: stream, times, flags and data MD5.
     static func packets(_ file: URL) throws -> [String] {
@@ -118,7 +126,7 @@ import Testing
         return try (0..<runs).map { run in
             let output = folder.file("out-\(run).\(c.container)")
             let arguments = ["export", "--algorithm", c.algorithm, "--progress", "none", "-o", output.lastPathComponent]
-                + (c.fps.map { ["--fps", "\($0)", "--preset", c.preset] } ?? [])
+                + (c.fps.map { ["--fps", "\($0)", "--preset", c.preset] } ?? []) + (c.frames.map { ["--frames", $0] } ?? [])
             let result = run < runs - onOneCore ? try TestSupport.run(TestSupport.slowpoke, arguments, in: folder.url)
                 : try TestSupport.tool("taskset", ["-c", "0", TestSupport.slowpoke.path] + arguments, in: folder.url)
             try #require(result.status == 0, "\(c), run \(run + 1): \(result.stderr)")

@@ -7,12 +7,16 @@ import Media
 /// FlowInterpolation library, opened on first use). The flow of a pair of neighbouring source
 /// pictures is computed once, both ways, and every output frame between them (seven for a 1/8x
 /// section) is warped from it: both pictures are carried along the flow to the in-between time
-/// and mixed by nearness in time and by how consistent each pixel's motion is both ways, so
-/// that what one picture hides comes from the other. Where the flow explains too little of the
-/// picture (a scene cut, a flash) the nearer picture is shown unchanged. Works in the encoder's
+/// and mixed by nearness in time; in each region where the two warped pictures disagree more
+/// than the unmoved ones, the unmoved pictures' mix takes over. Where the flow explains too
+/// little of the picture (a scene cut, a flash) the nearer picture is shown unchanged. Works in the encoder's
 /// pixel format, 8- or 10-bit 4:2:0, at full resolution. The next pair's flow is computed on a
 /// thread of its own while the current pair's frames are made, so that the flow, the warping
-/// and the encoding thread keep both cores busy. `quality` chooses the flow's resolution (see
+/// and the encoding thread keep both cores busy; when that next pair follows on from the
+/// current one (its first picture the current pair's second, forwards or backwards), its flow
+/// starts from the current pair's (sp_flow_seed), which follows fast motion better. Pairs are
+/// taken in the plan's order and each seed is chosen from the plan alone, so the same export
+/// gives the same pictures every time. `quality` chooses the flow's resolution (see
 /// InterpolationQuality).
 final class FlowInterpolator {
     private let library: FlowLibrary
@@ -116,9 +120,11 @@ final class FlowInterpolator {
     }
 
     /// Decodes the pictures of `next` here (the decoder is this thread's) and computes their
-    /// flow on `spare` on a thread of its own.
+    /// flow on `spare` on a thread of its own, starting from the current pair's flow when `next`
+    /// follows on from it (the seed is copied here, before the thread starts).
     private func start(_ next: Pair) throws {
         let a = try encoder.converted(source.picture(next.a)), b = try encoder.converted(source.picture(next.b))
+        if let pair, pair.b == next.a { try check(library.seed(spare, handle)) }
         let job = Job(pair: next)
         let work = Unchecked((library, spare, a, b))
         Thread {

@@ -15,6 +15,7 @@ struct FlowLibrary: @unchecked Sendable {
     typealias SetQuality = @convention(c) (OpaquePointer?, Int32) -> Int32
     typealias SetPair = @convention(c) (OpaquePointer?, UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?,
                                         UnsafePointer<UnsafePointer<UInt8>?>?, UnsafePointer<Int32>?) -> Int32
+    typealias Seed = @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32
     typealias Render = @convention(c) (OpaquePointer?, Double, UnsafePointer<UnsafeMutablePointer<UInt8>?>?, UnsafePointer<Int32>?) -> Int32
     typealias Reliable = @convention(c) (OpaquePointer?) -> Int32
     typealias LastError = @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
@@ -28,6 +29,7 @@ struct FlowLibrary: @unchecked Sendable {
     let create: Create
     let setQuality: SetQuality
     let setPair: SetPair
+    let seed: Seed
     let render: Render
     let pairReliable: Reliable
     let lastError: LastError
@@ -75,6 +77,7 @@ struct FlowLibrary: @unchecked Sendable {
         create = try symbol("sp_flow_create", as: Create.self)
         setQuality = try symbol("sp_flow_set_quality", as: SetQuality.self)
         setPair = try symbol("sp_flow_set_pair", as: SetPair.self)
+        seed = try symbol("sp_flow_seed", as: Seed.self)
         render = try symbol("sp_flow_render", as: Render.self)
         pairReliable = try symbol("sp_flow_pair_reliable", as: Reliable.self)
         lastError = try symbol("sp_flow_last_error", as: LastError.self)

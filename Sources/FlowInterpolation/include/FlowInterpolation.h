@@ -37,8 +37,8 @@ enum {
     /// Flow on luma scaled down to at most 320 pixels wide: `--frames interpolate`'s default.
     SP_FLOW_QUALITY_FAST = 0,
     /// Flow at full resolution: about three times the CPU time; on the bench's real-footage
-    /// corpus before encoding 0.2 dB more on a hand-held close-up, 0.1 less on small fast
-    /// subjects (0.04 more on the mean).
+    /// corpus through the export 0.6 dB more on a fast pan, 0.2 on a hand-held close-up, 0.2
+    /// less on small fast subjects (0.1 more on the mean).
     SP_FLOW_QUALITY_HIGH = 1,
 };
 
@@ -51,6 +51,19 @@ int sp_flow_set_quality(SPFlowInterpolator *interpolator, int quality);
 int sp_flow_set_pair(SPFlowInterpolator *interpolator,
                      const uint8_t *const a[3], const int aStride[3],
                      const uint8_t *const b[3], const int bStride[3]);
+
+/// Starts the flow of the next sp_flow_set_pair on `interpolator` from the flow of the pair
+/// `previous` holds (which may be `interpolator` itself), instead of from nothing: for the pair
+/// that follows it in the movie (its first picture the previous pair's second), whose motion
+/// is much like it. DIS then keeps up with fast motion its coarsest scale misses from scratch:
+/// on the bench's footage corpus a fast pan (bikes) scored 1.2 dB more (1.9 with
+/// SP_FLOW_QUALITY_HIGH), the corpus mean 0.2 dB (0.3) (bench/results.md). Only the next
+/// sp_flow_set_pair uses the seed; a pair judged unreliable (a cut, a flash) or whose flow has
+/// another size seeds nothing. The caller decides which pair seeds which, so the result
+/// depends only on the order of the calls, never on timing. `previous` is only read (the seed
+/// is copied): no sp_flow_set_pair on it may run meanwhile. SP_FLOW_NO_PAIR when `previous`
+/// has no pair.
+int sp_flow_seed(SPFlowInterpolator *interpolator, const SPFlowInterpolator *previous);
 
 /// Writes the picture at time `t` between the pair (0: the first, 1: the second) into `out`.
 int sp_flow_render(SPFlowInterpolator *interpolator, double t, uint8_t *const out[3], const int outStride[3]);
