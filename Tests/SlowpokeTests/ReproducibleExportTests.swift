@@ -17,15 +17,24 @@ import Testing
 /// with both presets, each exported twice (on every core, then on one); `make test-long` runs
 /// all eight three times each, and the twenty-export stress variant.
 @Suite(.serialized) struct ReproducibleExportTests {
-    /// Busy-loop threads that keep the cores loaded until stopped.
+    /// Busy-loop threads that keep the cores loaded until stopped. In `make test` they run at
+    /// the lowest priority (Linux's SCHED_IDLE, below nice 19): the other suites, running beside this one, load the cores
+    /// already, and busy threads at full priority took half of both cores from them for as long
+    /// as these exports ran (the whole `swift test` went from 431 s to 585 s when an interpolated
+    /// case made the exports longer). At that priority they fill every moment a core would be idle,
+    /// so the exports' threads are still woken onto busy cores. `make test-long` keeps them at
+    /// full priority, competing with the exports as an unrelated program would.
     final class BusyLoad: Sendable {
         private let running = Atomic<Bool>(true)
         private let stopped = DispatchGroup()
+        /// Linux's SCHED_IDLE (sched.h declares it only under _GNU_SOURCE, so Swift does not see it).
+        static let schedIdle: Int32 = 5
 
-        init(threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+        init(threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount), lowest: Bool = !TestTier.isLong) {
             for _ in 0..<threads {
                 stopped.enter()
                 Thread { [self] in
+                    if lowest { var none = sched_param(); pthread_setschedparam(pthread_self(), Self.schedIdle, &none) }
                     var x = 0.0
                     while running.load(ordering: .relaxed) { for i in 0..<10_000 { x += Double(i).squareRoot() } }
                     if x < 0 { print(x) }
