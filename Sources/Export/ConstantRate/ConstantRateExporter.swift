@@ -115,6 +115,9 @@ public struct ConstantRateExporter {
 
     public func run(progress: @escaping (Double) throws -> Void = { _ in },
                     warning: @escaping (Notice) -> Void = { _ in }) throws -> Result {
+        // OpenCV loads on the other core while the movie is probed and scanned.
+        if options.frames == .interpolate { FlowLibrary.preload() }
+        defer { FlowLibrary.settle() }
         // The warnings of the stages that state only facts.
         let facts: (String) -> Void = { warning(Notice($0)) }
         let session = try ExportSession(source: source, output: output, force: force, settings: settings, audioBitRate: audioBitRate)

@@ -132,6 +132,19 @@ final class FlowInterpolator {
             job.done.signal()
         }.start()
         ahead = job
+        try prefetch(after: next)
+    }
+
+    /// Decodes the picture the pair after `pair` adds while `pair`'s flow is computed, when it
+    /// follows on going forwards: the flows form a chain (each seeds the next), and when the
+    /// flow is the slower stage the decoding would otherwise sit on that chain, between one
+    /// flow's end and the next one's start. The decoder keeps the picture until the export
+    /// has passed it.
+    private func prefetch(after pair: Pair) throws {
+        guard !source.backwards, next + 1 < pairs.count else { return }
+        let following = pairs[next + 1]
+        guard following.a == pair.b, following.b > following.a else { return }
+        _ = try source.picture(following.b)
     }
 
     private static func setPair(_ library: FlowLibrary, _ handle: OpaquePointer, _ a: Frame, _ b: Frame) -> Int32 {

@@ -38,6 +38,46 @@ struct FlowLibrary: @unchecked Sendable {
     /// The library, loaded once; or why it cannot be.
     static let shared = Result { () throws(ExportError) in try FlowLibrary() }
 
+    /// Starts loading the library on a thread of its own and returns at once, for an export
+    /// that will interpolate after other work (probing, scanning, opening the encoder): the
+    /// loading (mapping and relocating OpenCV's video, imgproc, core, dnn, calib3d, features2d
+    /// and flann libraries, about 10-20 ms measured with dlopen alone) then overlaps that work
+    /// on the second core. The first use of ``shared`` afterwards waits for it (Swift's lazy
+    /// globals are initialised once, under a lock). A second call does nothing.
+    static func preload() {
+        preloading.lock.lock()
+        defer { preloading.lock.unlock() }
+        guard preloading.done == nil else { return }
+        let done = DispatchSemaphore(value: 0)
+        preloading.done = done
+        let thread = Thread {
+            _ = shared
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Waits for a ``preload()`` under way to finish: the process must not exit while the
+    /// libraries' constructors run on the other thread (see `LibAV.settle`).
+    static func settle() {
+        preloading.lock.lock()
+        let done = preloading.done
+        preloading.lock.unlock()
+        guard let done else { return }
+        done.wait()
+        done.signal()
+    }
+
+    /// Set by the first ``preload()``; several exports may run in one process (batch jobs).
+    private static let preloading = Preloading()
+
+    private final class Preloading: @unchecked Sendable {
+        // @unchecked: `done` is read and written only under `lock`.
+        let lock = NSLock()
+        var done: DispatchSemaphore?
+    }
+
     static let fileName = "libFlowInterpolation.so"
 
     /// Where the library may be, in the order tried: beside the executable, then in
