@@ -94,7 +94,7 @@ def footage_rows(runs, bench):
         ref, even = excerpt(bench, name, where, first, count)
         kept = (count + 1) // 2
         movie = bench.project(even, f"footage-{name}", 0, f"{(kept - 1) / 30:.6f}", rate="0.5")
-        outs = {m: os.path.join(bench.WORK, f"footage-{name}-{m}.mp4") for m in ["fast", "high", "minterpolate"]}
+        outs = {m: os.path.join(bench.WORK, f"footage-{name}-{m}.mp4") for m in ["fast", "high", "minterpolate", "floor"]}
         def ours(mode):
             return [bench.SLOWPOKE, "export", movie, "--fps", "30", "--frames", "interpolate", "--quality", mode,
                     "--preset", bench.PRESET, "--crf", CRF, "-o", outs[mode], "--force", "--progress", "none"]
@@ -102,12 +102,18 @@ def footage_rows(runs, bench):
         theirs = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", movie, "-vf",
                   "setpts=2*PTS,minterpolate=fps=30:mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
                   "-c:v", "libx264", "-preset", bench.PRESET, "-crf", CRF] + bench.same_x264_as(outs["fast"]) + [outs["minterpolate"]]
-        commands = [("fast", ours("fast")), ("high", ours("high")), ("minterpolate", theirs)]
+        # The work both sides share and neither can skip: the same decoding and the same x264
+        # encoding of twice the frames, each source frame shown twice instead of interpolated.
+        # Repeated frames encode faster than in-between ones, so this is a lower bound of that
+        # work; the issue's time goal (0.1x minterpolate) is whole commands, this included.
+        floor = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", movie, "-vf", "setpts=2*PTS,fps=30",
+                 "-c:v", "libx264", "-preset", bench.PRESET, "-crf", CRF] + bench.same_x264_as(outs["fast"]) + [outs["floor"]]
+        commands = [("fast", ours("fast")), ("high", ours("high")), ("minterpolate", theirs), ("floor", floor)]
         wall = {m: [] for m, _ in commands}
         cpu = {m: [] for m, _ in commands}
         mem = {m: [] for m, _ in commands}
         for i in range(runs):
-            for mode, cmd in commands[i % 3:] + commands[:i % 3]:
+            for mode, cmd in commands[i % len(commands):] + commands[:i % len(commands)]:
                 seconds, rss = bench.run(cmd)
                 wall[mode].append(seconds)
                 cpu[mode].append(bench.LAST_CPU[0])
@@ -117,12 +123,14 @@ def footage_rows(runs, bench):
         if bench.without_threads(mine) != bench.without_threads(other):
             sys.exit(f"bench: the two encoders ran with different settings:\n  slowpoke {mine}\n  ffmpeg   {other}")
         for mode, out in outs.items():
+            if mode == "floor":
+                continue
             probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                     "stream=nb_read_frames", "-of", "csv=p=0", out], capture_output=True, text=True, check=True)
             if int(probe.stdout.strip()) < count - 2:
                 sys.exit(f"bench: {out} has {probe.stdout.strip()} frames, fewer than the {count - 2} compared")
         # minterpolate leaves out the last in-between frame: every side is scored without it.
-        got = {m: scores(outs[m], ref, count - 2) for m in outs}
+        got = {m: scores(outs[m], ref, count - 2) for m in ["fast", "high", "minterpolate"]}
         for mode in ["fast", "high"]:
             ratios = [a / b for a, b in zip(wall[mode], wall["minterpolate"])]
             rows.append({"label": f"--frames interpolate{' --quality high' if mode == 'high' else ''}, real footage '{name}' ({count} frames, "
@@ -130,8 +138,9 @@ def footage_rows(runs, bench):
                          "ours": statistics.median(wall[mode]), "theirs": statistics.median(wall["minterpolate"]),
                          "ratio": statistics.median(ratios), "runs": runs,
                          "mem_ours": max(mem[mode]), "mem_theirs": max(mem["minterpolate"])})
-        cpu_ratio = {m: statistics.median(cpu[m]) / statistics.median(cpu["minterpolate"]) for m in ["fast", "high"]}
-        table.append((name, what, got, rows[-2]["ratio"], rows[-1]["ratio"], cpu_ratio))
+        cpu_ratio = {m: statistics.median(cpu[m]) / statistics.median(cpu["minterpolate"]) for m in ["fast", "high", "floor"]}
+        floor_ratio = statistics.median(a / b for a, b in zip(wall["floor"], wall["minterpolate"]))
+        table.append((name, what, got, rows[-2]["ratio"], rows[-1]["ratio"], cpu_ratio, floor_ratio))
     rows[-1]["note"] = footage_table(table)
     return rows
 
@@ -139,17 +148,19 @@ def footage_rows(runs, bench):
 def footage_table(table):
     """The frame-drop scores of every clip and their means, as Markdown."""
     lines = ["Real footage, frame-drop test (odd frames interpolated from the even ones, x264 CRF 12 on both sides; "
-             "PSNR dB / SSIM; time as the median of per-run wall-time ratios to minterpolate, CPU-time ratio of medians in brackets):", "",
-             "| clip | content | minterpolate | fast | fast - mi | fast time | high | high - mi | high time |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for name, what, got, fast_ratio, high_ratio, cpu_ratio in table:
+             "PSNR dB / SSIM; time as the median of per-run wall-time ratios to minterpolate, CPU-time ratio of medians in brackets; "
+             "floor: the same ffmpeg command with each frame repeated instead of minterpolate, the decoding and encoding both sides "
+             "share, which no interpolation can go below):", "",
+             "| clip | content | minterpolate | fast | fast - mi | fast time | high | high - mi | high time | floor |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, what, got, fast_ratio, high_ratio, cpu_ratio, floor_ratio in table:
         mi, fast, high = got["minterpolate"], got["fast"], got["high"]
         lines.append(f"| {name} | {what} | {mi[0]:.2f} / {mi[1]:.4f} | {fast[0]:.2f} / {fast[1]:.4f} | {fast[0] - mi[0]:+.2f} | "
                      f"{fast_ratio:.3f} ({cpu_ratio['fast']:.3f}) | {high[0]:.2f} / {high[1]:.4f} | {high[0] - mi[0]:+.2f} | "
-                     f"{high_ratio:.3f} ({cpu_ratio['high']:.3f}) |")
+                     f"{high_ratio:.3f} ({cpu_ratio['high']:.3f}) | {floor_ratio:.3f} ({cpu_ratio['floor']:.3f}) |")
     mean = lambda mode, k: statistics.mean(t[2][mode][k] for t in table)
     lines.append(f"| mean | | {mean('minterpolate', 0):.2f} / {mean('minterpolate', 1):.4f} | {mean('fast', 0):.2f} / {mean('fast', 1):.4f} | "
                  f"{mean('fast', 0) - mean('minterpolate', 0):+.2f} | {statistics.median(t[3] for t in table):.3f} (median) | "
                  f"{mean('high', 0):.2f} / {mean('high', 1):.4f} | {mean('high', 0) - mean('minterpolate', 0):+.2f} | "
-                 f"{statistics.median(t[4] for t in table):.3f} (median) |")
+                 f"{statistics.median(t[4] for t in table):.3f} (median) | {statistics.median(t[6] for t in table):.3f} (median) |")
     return "\n".join(lines)
