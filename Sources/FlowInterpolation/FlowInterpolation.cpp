@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "OcclusionShare.hpp"
 #include "RegionTrust.hpp"
 #include "TimeFlow.hpp"
 
@@ -20,6 +21,8 @@ struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
     /// How much of the flow's picture each pixel takes (see regionTrust).
     cv::Mat trust;
+    /// B's share of the flow's picture at each pixel (see occlusionShare).
+    cv::Mat shareB;
 };
 
 struct SPFlowInterpolator {
@@ -39,7 +42,7 @@ struct SPFlowInterpolator {
     cv::Mat seedForward, seedBackward;
     /// Buffers reused from one picture to the next (allocating them anew for every picture
     /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
-    cv::Mat fromA, fromB;
+    cv::Mat fromA, fromB, errorA, errorB, shareB;
     /// Luma's and chroma's (U and V share theirs).
     PlaneWork work[2];
     int reliable = -1;
@@ -166,14 +169,16 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
     CV_Assert(work.trust.size() == a.size());
-    const float ka = sharp ? 0.5f * (1 - t) : 1 - t, kb = sharp ? 0.5f * t : t;
+    CV_Assert(work.shareB.size() == a.size());
+    const float half = sharp ? 0.5f : 1.0f;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
         for (int y = range.start; y < range.end; y++) {
             const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
             const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
-            const float *trust = work.trust.ptr<float>(y);
+            const float *trust = work.trust.ptr<float>(y), *share = work.shareB.ptr<float>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
             for (int x = 0; x < cols; x++) {
+                const float kb = half * share[x], ka = half - kb;
                 const float moved = sharp ? ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x]))
                                           : ka * float(pa[x]) + kb * float(pb[x]);
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
@@ -308,9 +313,13 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
             return SP_FLOW_OK;
         }
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
-        flowAtTime(p->flow, float(t), fromA, fromB);
+        flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB);
+        occlusionShare(p->errorA, p->errorB, float(t), p->shareB);
         const float maximum = float((1 << p->depth) - 1);
-        for (int i = 0; i < 2; i++) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
+        for (int i = 0; i < 2; i++) {
+            buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
+            cv::resize(p->shareB, p->work[i].shareB, planeSize(p, i), 0, 0, cv::INTER_LINEAR);
+        }
         for (int i = 0; i < 3; i++) {
             PlaneWork &work = p->work[std::min(i, 1)];
             PlaneWork *chroma = i == 0 ? &p->work[1] : nullptr;

@@ -81,11 +81,14 @@ void fillHoles(cv::Mat &values, const cv::Mat &mask) {
     up.copyTo(values, holes);
 }
 
-void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB) {
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB) {
     const cv::Size size = flow.forward.size();
     CV_Assert(!size.empty() && flow.backward.size() == size && flow.forwardError.size() == size && flow.backwardError.size() == size);
     const float none = std::numeric_limits<float>::infinity();
-    cv::Mat errorA(size, CV_32F, cv::Scalar(none)), errorB(size, CV_32F, cv::Scalar(none));
+    errorA.create(size, CV_32F);
+    errorB.create(size, CV_32F);
+    errorA.setTo(cv::Scalar(none));
+    errorB.setTo(cv::Scalar(none));
     fromA.create(size, CV_32FC2);
     fromB.create(size, CV_32FC2);
     splat(flow.forward, flow.forwardError, t, 1.0f, errorA, fromA);

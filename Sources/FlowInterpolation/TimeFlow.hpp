@@ -21,11 +21,15 @@ struct PairFlow {
 /// time t; where several land on one place the one whose round trip is most consistent wins
 /// (an occluder over what it hides); where only one picture's pixels land, both sides take its
 /// flow; places nothing lands on take their neighbours' values. The two warped pictures are
-/// then mixed by time alone, (1 - t) of A and t of B: weighting them by the round trips (a
-/// pixel hidden in the other picture taken from one side only) scored 0.2 dB lower on the
-/// bench's real-footage corpus, where the round trip fails on motion blur and fine texture far
-/// more often than on a true occlusion.
-void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB);
+/// then mixed by time, (1 - t) of A and t of B, except where one side's splats leave a wide
+/// hole (occlusionShare): weighting them by the round trips instead (a pixel hidden in the
+/// other picture taken from one side only) scored 0.2 dB lower on the bench's real-footage
+/// corpus, where the round trip fails on motion blur and fine texture far more often than on a
+/// true occlusion.
+///
+/// `errorA` and `errorB` (CV_32F) receive the round-trip error of the pixel of A (of B) that
+/// won each place, infinity where no pixel of that picture landed: what OcclusionShare reads.
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB);
 
 /// Fills the pixels of `values` whose `mask` (CV_32F) is 0 from their surroundings, coarse to
 /// fine (push-pull).
