@@ -104,6 +104,7 @@ void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, c
             if (!seenA && !seenB) a[x] = b[x] = cv::Vec2f(0, 0);
             else if (!seenA) a[x] = b[x];
             else if (!seenB) b[x] = a[x];
+            else a[x] = b[x] = 0.5f * (a[x] + b[x]);
         }
     }
     fillHoles(fromA, mask);
