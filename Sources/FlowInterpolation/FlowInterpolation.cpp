@@ -19,8 +19,9 @@ using namespace slowpoke;
 /// One plane's sampling maps and warped pictures (bilinear, and for luma also bicubic).
 struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
-    /// How much of the flow's picture each pixel takes (see regionTrust).
-    cv::Mat trust;
+    /// How much of the flow's picture each pixel takes, and (luma) how much of it is sampled
+    /// bicubically (see regionTrust).
+    cv::Mat trust, sharpness;
     /// B's share of the flow's picture at each pixel (see occlusionShare).
     cv::Mat shareB;
 };
@@ -144,15 +145,25 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
     });
 }
 
-/// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - t) of A, t of
-/// B. With `sharp` (luma) each picture is sampled half bilinearly, half bicubically. The flow's
-/// small fractional offsets make bilinear sampling blur still and slow detail: on the bench's
-/// real-footage corpus bicubic alone scored 1.1 dB more on the hand-held box and 0.2 more on
-/// carphone, but 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the
-/// blur averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and
-/// lost at most 0.05 dB (corpus mean +0.15 dB). Chroma, smoother, gained nothing from it.
+/// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - s) of A, s of
+/// B, s being `work.shareB` (t unless one side does not see the place). With `sharp` (luma)
+/// each picture is sampled partly bilinearly, partly bicubically. The flow's small fractional
+/// offsets make bilinear sampling blur still and slow detail: on the bench's real-footage
+/// corpus bicubic alone scored 1.1 dB more on the hand-held box and 0.2 more on carphone, but
+/// 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the blur
+/// averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and lost
+/// at most 0.05 dB. The bicubic share is now regionTrust's sharpness (1 where the two warped
+/// pictures agree, down to 1/4 where they differ by noise or a wrong flow), divided by
+/// 1 + (motion / blurSpeed)^2: a fast subject is blurred in the missing picture as in its
+/// neighbours (the dark cup, cup.mp4). Against half of each: box +0.18 dB, vtest +0.03,
+/// carphone +0.02, cup and tree +0.01, bikes 0 (mean +0.04); without the motion term cup lost
+/// 0.03; a floor of 0 or 1/2 instead of 1/4, or speeds of 4 or 6 pixels: within 0.02 on the
+/// mean, with a loss somewhere. Chroma, smoother, gained nothing from bicubic sampling.
 /// Luma (`sharp`) then sets `work.trust` (regionTrust), which `chroma` takes scaled down; each
 /// pixel mixes the flow's picture with the unmoved pictures' mix by it.
+/// The motion (luma pixels over the pair) at which warpPlane's bicubic share is halved.
+constexpr float blurSpeed = 8.0f;
+
 template <typename T>
 void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,
                float maximum, uint8_t *out, int stride) {
@@ -165,7 +176,7 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     if (sharp) {
         cv::remap(a, sa, mapA, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
         cv::remap(b, sb, mapB, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
-        regionTrust(wa, wb, a, b, work.trust);
+        regionTrust(wa, wb, a, b, work.trust, work.sharpness);
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
     CV_Assert(work.trust.size() == a.size());
@@ -176,11 +187,18 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
             const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
             const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
             const float *trust = work.trust.ptr<float>(y), *share = work.shareB.ptr<float>(y);
+            const float *sharpness = sharp ? work.sharpness.ptr<float>(y) : nullptr;
+            const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
             for (int x = 0; x < cols; x++) {
                 const float kb = half * share[x], ka = half - kb;
-                const float moved = sharp ? ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x]))
-                                          : ka * float(pa[x]) + kb * float(pb[x]);
+                float moved = ka * float(pa[x]) + kb * float(pb[x]);
+                if (sharp) {
+                    // The motion over the pair (the two maps' distance), in luma pixels.
+                    const cv::Vec2f d = mb[x] - ma[x];
+                    const float c = sharpness[x] / (1.0f + (d[0] * d[0] + d[1] * d[1]) * (1.0f / (blurSpeed * blurSpeed)));
+                    moved = 2 * ka * ((1 - c) * float(pa[x]) + c * float(qa[x])) + 2 * kb * ((1 - c) * float(pb[x]) + c * float(qb[x]));
+                }
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
                 o[x] = T(std::min(std::max(v, 0.0f), maximum));
