@@ -30,6 +30,8 @@ struct SPFlowInterpolator {
     int width = 0, height = 0, depth = 8;
     /// Flow resolution: the picture divided by this.
     int flowDivisor = 1;
+    /// SP_FLOW_QUALITY_FAST or SP_FLOW_QUALITY_HIGH (see makeDIS).
+    int quality = SP_FLOW_QUALITY_FAST;
     /// DIS at the flow's resolution, and at full size for the retry (made on first use). OpenCV
     /// 4.6's DIS keeps its pyramid and refinement buffers for the size it last ran at: one
     /// object run at both sizes crashed (SIGSEGV inside its parallel body) on a 640 px or wider
@@ -231,9 +233,14 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 /// preset's stride: patches of 12 (bikes +0.7, 1.6x the time), finest scale 0 (bikes +0.8,
 /// box +0.2, twice the time), 50 gradient descent iterations (bikes +0.3), 15 variational
 /// refinement iterations (no gain); at stride 2, 16 iterations instead of 25 lost bikes' gain.
-static cv::Ptr<cv::DISOpticalFlow> makeDIS() {
+/// SP_FLOW_QUALITY_FAST refines 2 times a scale instead of the preset's 5: DIS 17 -> 15 ms a
+/// 320x240 pair both ways on one core, about 6% of the fast frame's CPU time, for bikes +0.08,
+/// tree and vtest -0.02, box -0.01 (mean +0.005, bench/frame_drop.py); high kept 5, where 3
+/// cost bikes 0.39 dB.
+static cv::Ptr<cv::DISOpticalFlow> makeDIS(int quality) {
     cv::Ptr<cv::DISOpticalFlow> dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
     dis->setPatchStride(2);
+    if (quality == SP_FLOW_QUALITY_FAST) dis->setVariationalRefinementIterations(2);
     return dis;
 }
 
@@ -242,7 +249,7 @@ static cv::Ptr<cv::DISOpticalFlow> makeDIS() {
 static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
     cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
-    if (!dis) dis = makeDIS();
+    if (!dis) dis = makeDIS(p->quality);
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
     // DIS starts from the flow it is handed when that has the right size: the seed of
     // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
@@ -279,7 +286,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         // half 32.83 dB and at full size 32.85 dB (the pair's flow there took about 3 and 15
         // times as long, timed on a busy machine).
         p->flowDivisor = std::max(1, (width + 319) / 320);
-        p->dis = makeDIS();
+        p->dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
         return SP_FLOW_OK;
@@ -291,10 +298,11 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
 int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
     if (!p || (quality != SP_FLOW_QUALITY_FAST && quality != SP_FLOW_QUALITY_HIGH)) return SP_FLOW_BAD_ARGUMENT;
     const int divisor = quality == SP_FLOW_QUALITY_HIGH ? 1 : std::max(1, (p->width + 319) / 320);
-    if (divisor != p->flowDivisor) {
+    if (divisor != p->flowDivisor || quality != p->quality) {
         p->flowDivisor = divisor;
+        p->quality = quality;
         // Each DIS object keeps the buffers of the size it last ran at (see SPFlowInterpolator).
-        p->dis = makeDIS();
+        p->dis = makeDIS(quality);
         p->fullSizeDis.release();
         p->reliable = -1;
     }

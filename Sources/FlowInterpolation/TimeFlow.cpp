@@ -20,8 +20,9 @@ void splat(const cv::Mat &flow, const cv::Mat &error, float tau, float sign, cv:
         const cv::Vec2f *f = flow.ptr<cv::Vec2f>(y);
         const float *e = error.ptr<float>(y);
         for (int x = 0; x < cols; x++) {
-            const int tx = (int)std::lround(x + tau * f[x][0]);
-            const int ty = (int)std::lround(y + tau * f[x][1]);
+            // Rounded to the nearest place (std::lround, a libm call, took 0.5% of the time).
+            const int tx = (int)std::floor(x + tau * f[x][0] + 0.5f);
+            const int ty = (int)std::floor(y + tau * f[x][1] + 0.5f);
             if (tx < 0 || ty < 0 || tx >= cols || ty >= rows) continue;
             float &best = bestError.at<float>(ty, tx);
             if (e[x] < best) {
