@@ -123,6 +123,8 @@ int main(int argc, char **argv) {
         const std::vector<uint8_t> theirs = readAll(base + ".mi.yuv");
         double ours = 0, mi = 0;
         int frames = 0, cuts = 0;
+        // FRAME_DROP_DUMP=1 writes our in-between pictures to NAME.ours.yuv, for a look.
+        FILE *dump = getenv("FRAME_DROP_DUMP") ? fopen((base + ".ours.yuv").c_str(), "wb") : nullptr;
         const double start = cpuSeconds();
         // minterpolate leaves out the last in-between frame: neither side is scored on it.
         for (int i = 1; i < clip.count() - 2 && size_t(i + 1) * clip.frameBytes <= theirs.size(); i += 2) {
@@ -138,12 +140,14 @@ int main(int argc, char **argv) {
                 return 1;
             }
             cuts += sp_flow_pair_reliable(p) == 0;
+            if (dump) fwrite(out.data(), 1, out.size(), dump);
             const uint8_t *truth = clip.frames.data() + clip.frameBytes * size_t(i);
             ours += clip.error(out.data(), truth);
             mi += clip.error(theirs.data() + clip.frameBytes * size_t(i), truth);
             frames++;
         }
         const double cpu = cpuSeconds() - start;
+        if (dump) fclose(dump);
         for (SPFlowInterpolator *q : two) sp_flow_destroy(q);
         const double po = psnr(ours / frames), pm = psnr(mi / frames);
         printf("%-8s %3d frames  minterpolate %6.2f dB  slowpoke %6.2f dB  %+6.2f dB  %5.1f ms CPU a frame  %d taken as cuts\n",

@@ -70,7 +70,7 @@ def main():
     binary = os.path.join(OUT, "frame_drop")
     subprocess.run(["g++", "-O2", "-std=c++17", f"-I{source}/include", "-I/usr/include/opencv4",
                     os.path.join(ROOT, "bench", "frame_drop.cpp"), f"{source}/FlowInterpolation.cpp", f"{source}/TimeFlow.cpp",
-                    f"{source}/RegionTrust.cpp",
+                    f"{source}/RegionTrust.cpp", f"{source}/OcclusionShare.cpp",
                     "-o", binary, "-lopencv_video", "-lopencv_imgproc", "-lopencv_core"], check=True)
     subprocess.run([binary, OUT, quality, seed] + names, check=True)
 

@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "OcclusionShare.hpp"
 #include "RegionTrust.hpp"
 #include "TimeFlow.hpp"
 
@@ -18,14 +19,19 @@ using namespace slowpoke;
 /// One plane's sampling maps and warped pictures (bilinear, and for luma also bicubic).
 struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
-    /// How much of the flow's picture each pixel takes (see regionTrust).
-    cv::Mat trust;
+    /// How much of the flow's picture each pixel takes, and (luma) how much of it is sampled
+    /// bicubically (see regionTrust).
+    cv::Mat trust, sharpness;
+    /// B's share of the flow's picture at each pixel (see occlusionShare).
+    cv::Mat shareB;
 };
 
 struct SPFlowInterpolator {
     int width = 0, height = 0, depth = 8;
     /// Flow resolution: the picture divided by this.
     int flowDivisor = 1;
+    /// SP_FLOW_QUALITY_FAST or SP_FLOW_QUALITY_HIGH (see makeDIS).
+    int quality = SP_FLOW_QUALITY_FAST;
     /// DIS at the flow's resolution, and at full size for the retry (made on first use). OpenCV
     /// 4.6's DIS keeps its pyramid and refinement buffers for the size it last ran at: one
     /// object run at both sizes crashed (SIGSEGV inside its parallel body) on a 640 px or wider
@@ -39,7 +45,7 @@ struct SPFlowInterpolator {
     cv::Mat seedForward, seedBackward;
     /// Buffers reused from one picture to the next (allocating them anew for every picture
     /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
-    cv::Mat fromA, fromB;
+    cv::Mat fromA, fromB, errorA, errorB, shareB;
     /// Luma's and chroma's (U and V share theirs).
     PlaneWork work[2];
     int reliable = -1;
@@ -89,14 +95,16 @@ double residualShare(const cv::Mat &from, const cv::Mat &to, const cv::Mat &flow
 }
 
 
-/// The sampling maps of a plane of `size` (A warped back by t, B forward by 1 - t). The fields
+/// The sampling maps of a plane of `size` (A warped back by t, B forward by 1 - t), and B's
+/// share (occlusionShare) at its resolution. The fields
 /// are at the flow's resolution, upsampled bilinearly a row at a time (cheaper than resizing
 /// four channels to the plane's size); cv::remap's vectorised sampling then warps each picture
 /// (bilinear: 18% less CPU than sampling here, measured; handing it fixed-point maps made here
 /// cost 17% more than its own conversion).
-void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::Mat &fromB, float t) {
+void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &shareB, float t) {
     CV_Assert(!fromA.empty() && fromA.type() == CV_32FC2 && fromB.type() == CV_32FC2);
-    CV_Assert(fromB.size() == fromA.size() && size.width > 0 && size.height > 0);
+    CV_Assert(fromB.size() == fromA.size() && shareB.size() == fromA.size() && shareB.type() == CV_32F);
+    CV_Assert(size.width > 0 && size.height > 0);
     const int cols = size.width, rows = size.height, fieldCols = fromA.cols, fieldRows = fromA.rows;
     const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
     const float scaleX = 1.0f / sx, scaleY = 1.0f / sy;
@@ -111,45 +119,60 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
     }
     work.mapA.create(rows, cols, CV_32FC2);
     work.mapB.create(rows, cols, CV_32FC2);
-    cv::Mat &mapA = work.mapA, &mapB = work.mapB;
+    work.shareB.create(rows, cols, CV_32F);
+    cv::Mat &mapA = work.mapA, &mapB = work.mapB, &share = work.shareB;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
-        // One field row, interpolated vertically: fromA x, y, fromB x, y.
-        std::vector<float> line(size_t(fieldCols) * 4);
+        // One field row, interpolated vertically: fromA x, y, fromB x, y, shareB.
+        std::vector<float> line(size_t(fieldCols) * 5);
         for (int y = range.start; y < range.end; y++) {
             const float f = std::min(std::max((y + 0.5f) * sy - 0.5f, 0.0f), float(fieldRows - 1));
             const int r0 = int(f), r1 = std::min(r0 + 1, fieldRows - 1);
             const float down = f - r0;
             const cv::Vec2f *a0 = fromA.ptr<cv::Vec2f>(r0), *a1 = fromA.ptr<cv::Vec2f>(r1);
             const cv::Vec2f *b0 = fromB.ptr<cv::Vec2f>(r0), *b1 = fromB.ptr<cv::Vec2f>(r1);
+            const float *s0 = shareB.ptr<float>(r0), *s1 = shareB.ptr<float>(r1);
             for (int x = 0; x < fieldCols; x++) {
-                float *l = &line[size_t(x) * 4];
+                float *l = &line[size_t(x) * 5];
                 l[0] = a0[x][0] + down * (a1[x][0] - a0[x][0]);
                 l[1] = a0[x][1] + down * (a1[x][1] - a0[x][1]);
                 l[2] = b0[x][0] + down * (b1[x][0] - b0[x][0]);
                 l[3] = b0[x][1] + down * (b1[x][1] - b0[x][1]);
+                l[4] = s0[x] + down * (s1[x] - s0[x]);
             }
             cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
+            float *sh = share.ptr<float>(y);
             for (int x = 0; x < cols; x++) {
-                const float *l = &line[size_t(left[x]) * 4], *r = &line[size_t(right[x]) * 4];
+                const float *l = &line[size_t(left[x]) * 5], *r = &line[size_t(right[x]) * 5];
                 const float c = across[x];
                 const float ax = l[0] + c * (r[0] - l[0]), ay = l[1] + c * (r[1] - l[1]);
                 const float bx = l[2] + c * (r[2] - l[2]), by = l[3] + c * (r[3] - l[3]);
                 ma[x] = cv::Vec2f(x - t * scaleX * ax, y - t * scaleY * ay);
                 mb[x] = cv::Vec2f(x + (1 - t) * scaleX * bx, y + (1 - t) * scaleY * by);
+                sh[x] = l[4] + c * (r[4] - l[4]);
             }
         }
     });
 }
 
-/// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - t) of A, t of
-/// B. With `sharp` (luma) each picture is sampled half bilinearly, half bicubically. The flow's
-/// small fractional offsets make bilinear sampling blur still and slow detail: on the bench's
-/// real-footage corpus bicubic alone scored 1.1 dB more on the hand-held box and 0.2 more on
-/// carphone, but 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the
-/// blur averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and
-/// lost at most 0.05 dB (corpus mean +0.15 dB). Chroma, smoother, gained nothing from it.
+/// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - s) of A, s of
+/// B, s being `work.shareB` (t unless one side does not see the place). With `sharp` (luma)
+/// each picture is sampled partly bilinearly, partly bicubically. The flow's small fractional
+/// offsets make bilinear sampling blur still and slow detail: on the bench's real-footage
+/// corpus bicubic alone scored 1.1 dB more on the hand-held box and 0.2 more on carphone, but
+/// 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the blur
+/// averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and lost
+/// at most 0.05 dB. The bicubic share is now regionTrust's sharpness (1 where the two warped
+/// pictures agree, down to 1/4 where they differ by noise or a wrong flow), divided by
+/// 1 + (motion / blurSpeed)^2: a fast subject is blurred in the missing picture as in its
+/// neighbours (the dark cup, cup.mp4). Against half of each: box +0.18 dB, vtest +0.03,
+/// carphone +0.02, cup and tree +0.01, bikes 0 (mean +0.04); without the motion term cup lost
+/// 0.03; a floor of 0 or 1/2 instead of 1/4, or speeds of 4 or 6 pixels: within 0.02 on the
+/// mean, with a loss somewhere. Chroma, smoother, gained nothing from bicubic sampling.
 /// Luma (`sharp`) then sets `work.trust` (regionTrust), which `chroma` takes scaled down; each
 /// pixel mixes the flow's picture with the unmoved pictures' mix by it.
+/// The motion (luma pixels over the pair) at which warpPlane's bicubic share is halved.
+constexpr float blurSpeed = 8.0f;
+
 template <typename T>
 void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,
                float maximum, uint8_t *out, int stride) {
@@ -162,20 +185,29 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     if (sharp) {
         cv::remap(a, sa, mapA, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
         cv::remap(b, sb, mapB, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
-        regionTrust(wa, wb, a, b, work.trust);
+        regionTrust(wa, wb, a, b, work.trust, work.sharpness);
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
     CV_Assert(work.trust.size() == a.size());
-    const float ka = sharp ? 0.5f * (1 - t) : 1 - t, kb = sharp ? 0.5f * t : t;
+    CV_Assert(work.shareB.size() == a.size());
+    const float half = sharp ? 0.5f : 1.0f;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
         for (int y = range.start; y < range.end; y++) {
             const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
             const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
-            const float *trust = work.trust.ptr<float>(y);
+            const float *trust = work.trust.ptr<float>(y), *share = work.shareB.ptr<float>(y);
+            const float *sharpness = sharp ? work.sharpness.ptr<float>(y) : nullptr;
+            const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
             for (int x = 0; x < cols; x++) {
-                const float moved = sharp ? ka * (float(pa[x]) + float(qa[x])) + kb * (float(pb[x]) + float(qb[x]))
-                                          : ka * float(pa[x]) + kb * float(pb[x]);
+                const float kb = half * share[x], ka = half - kb;
+                float moved = ka * float(pa[x]) + kb * float(pb[x]);
+                if (sharp) {
+                    // The motion over the pair (the two maps' distance), in luma pixels.
+                    const cv::Vec2f d = mb[x] - ma[x];
+                    const float c = sharpness[x] / (1.0f + (d[0] * d[0] + d[1] * d[1]) * (1.0f / (blurSpeed * blurSpeed)));
+                    moved = 2 * ka * ((1 - c) * float(pa[x]) + c * float(qa[x])) + 2 * kb * ((1 - c) * float(pb[x]) + c * float(qb[x]));
+                }
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
                 o[x] = T(std::min(std::max(v, 0.0f), maximum));
@@ -201,9 +233,14 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 /// preset's stride: patches of 12 (bikes +0.7, 1.6x the time), finest scale 0 (bikes +0.8,
 /// box +0.2, twice the time), 50 gradient descent iterations (bikes +0.3), 15 variational
 /// refinement iterations (no gain); at stride 2, 16 iterations instead of 25 lost bikes' gain.
-static cv::Ptr<cv::DISOpticalFlow> makeDIS() {
+/// SP_FLOW_QUALITY_FAST refines 2 times a scale instead of the preset's 5: DIS 17 -> 15 ms a
+/// 320x240 pair both ways on one core, about 6% of the fast frame's CPU time, for bikes +0.08,
+/// tree and vtest -0.02, box -0.01 (mean +0.005, bench/frame_drop.py); high kept 5, where 3
+/// cost bikes 0.39 dB.
+static cv::Ptr<cv::DISOpticalFlow> makeDIS(int quality) {
     cv::Ptr<cv::DISOpticalFlow> dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
     dis->setPatchStride(2);
+    if (quality == SP_FLOW_QUALITY_FAST) dis->setVariationalRefinementIterations(2);
     return dis;
 }
 
@@ -212,7 +249,7 @@ static cv::Ptr<cv::DISOpticalFlow> makeDIS() {
 static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
     cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
-    if (!dis) dis = makeDIS();
+    if (!dis) dis = makeDIS(p->quality);
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
     // DIS starts from the flow it is handed when that has the right size: the seed of
     // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
@@ -249,7 +286,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         // half 32.83 dB and at full size 32.85 dB (the pair's flow there took about 3 and 15
         // times as long, timed on a busy machine).
         p->flowDivisor = std::max(1, (width + 319) / 320);
-        p->dis = makeDIS();
+        p->dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
         return SP_FLOW_OK;
@@ -261,10 +298,11 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
 int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
     if (!p || (quality != SP_FLOW_QUALITY_FAST && quality != SP_FLOW_QUALITY_HIGH)) return SP_FLOW_BAD_ARGUMENT;
     const int divisor = quality == SP_FLOW_QUALITY_HIGH ? 1 : std::max(1, (p->width + 319) / 320);
-    if (divisor != p->flowDivisor) {
+    if (divisor != p->flowDivisor || quality != p->quality) {
         p->flowDivisor = divisor;
+        p->quality = quality;
         // Each DIS object keeps the buffers of the size it last ran at (see SPFlowInterpolator).
-        p->dis = makeDIS();
+        p->dis = makeDIS(quality);
         p->fullSizeDis.release();
         p->reliable = -1;
     }
@@ -308,9 +346,10 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
             return SP_FLOW_OK;
         }
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
-        flowAtTime(p->flow, float(t), fromA, fromB);
+        flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB);
+        occlusionShare(p->errorA, p->errorB, float(t), p->shareB);
         const float maximum = float((1 << p->depth) - 1);
-        for (int i = 0; i < 2; i++) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, float(t));
+        for (int i = 0; i < 2; i++) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, p->shareB, float(t));
         for (int i = 0; i < 3; i++) {
             PlaneWork &work = p->work[std::min(i, 1)];
             PlaneWork *chroma = i == 0 ? &p->work[1] : nullptr;

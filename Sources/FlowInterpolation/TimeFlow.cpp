@@ -12,6 +12,16 @@ namespace {
 /// when weighting; a pixel leaving the frame gets it too.
 constexpr float hidden = 64.0f;
 
+/// Where both pictures' splats land, their flows are merged only when they differ by less than
+/// this many flow pixels: two estimates of one motion. Flows further apart are an occluder's
+/// edge against what it uncovers, each right for its own picture: merged, they dragged
+/// FlowInterpolationTests' white bar over the background it uncovers (the bar clip scored
+/// through bench/frame_drop.py 2.2 dB lower than without merging; with this bound 0.2 dB
+/// higher). On the footage corpus the bound costs bikes (a pan the flow barely follows) 0.15
+/// dB, the other clips within 0.01; 1, 2, 4 or 16 pixels, or a bound growing with the flows'
+/// lengths, came within 0.03 of it everywhere.
+constexpr float agreeing = 8.0f;
+
 /// Splats every pixel of one picture to time `tau` along `flow`; keeps at each place the
 /// candidate with the smallest error. `sign` turns the flow into an A → B flow.
 void splat(const cv::Mat &flow, const cv::Mat &error, float tau, float sign, cv::Mat &bestError, cv::Mat &bestFlow) {
@@ -20,8 +30,9 @@ void splat(const cv::Mat &flow, const cv::Mat &error, float tau, float sign, cv:
         const cv::Vec2f *f = flow.ptr<cv::Vec2f>(y);
         const float *e = error.ptr<float>(y);
         for (int x = 0; x < cols; x++) {
-            const int tx = (int)std::lround(x + tau * f[x][0]);
-            const int ty = (int)std::lround(y + tau * f[x][1]);
+            // Rounded to the nearest place (std::lround, a libm call, took 0.5% of the time).
+            const int tx = (int)std::floor(x + tau * f[x][0] + 0.5f);
+            const int ty = (int)std::floor(y + tau * f[x][1] + 0.5f);
             if (tx < 0 || ty < 0 || tx >= cols || ty >= rows) continue;
             float &best = bestError.at<float>(ty, tx);
             if (e[x] < best) {
@@ -81,11 +92,14 @@ void fillHoles(cv::Mat &values, const cv::Mat &mask) {
     up.copyTo(values, holes);
 }
 
-void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB) {
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB) {
     const cv::Size size = flow.forward.size();
     CV_Assert(!size.empty() && flow.backward.size() == size && flow.forwardError.size() == size && flow.backwardError.size() == size);
     const float none = std::numeric_limits<float>::infinity();
-    cv::Mat errorA(size, CV_32F, cv::Scalar(none)), errorB(size, CV_32F, cv::Scalar(none));
+    errorA.create(size, CV_32F);
+    errorB.create(size, CV_32F);
+    errorA.setTo(cv::Scalar(none));
+    errorB.setTo(cv::Scalar(none));
     fromA.create(size, CV_32FC2);
     fromB.create(size, CV_32FC2);
     splat(flow.forward, flow.forwardError, t, 1.0f, errorA, fromA);
@@ -101,6 +115,13 @@ void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB) {
             if (!seenA && !seenB) a[x] = b[x] = cv::Vec2f(0, 0);
             else if (!seenA) a[x] = b[x];
             else if (!seenB) b[x] = a[x];
+            else if (cv::norm(a[x] - b[x]) < agreeing) {
+                // Each flow weighed by its round trip (the mean of the two, weights 1 / (1 +
+                // error in flow pixels)): +0.01 to +0.03 dB on tree, vtest and bikes against
+                // the plain mean; 1 / (1 + 4 x error) the same.
+                const float wa = 1.0f / (1.0f + ea[x]), wb = 1.0f / (1.0f + eb[x]);
+                a[x] = b[x] = (wa * a[x] + wb * b[x]) / (wa + wb);
+            }
         }
     }
     fillHoles(fromA, mask);

@@ -36,9 +36,9 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
 enum {
     /// Flow on luma scaled down to at most 320 pixels wide: `--frames interpolate`'s default.
     SP_FLOW_QUALITY_FAST = 0,
-    /// Flow at full resolution: about three times the CPU time; on the bench's real-footage
-    /// corpus through the export 0.6 dB more on a fast pan, 0.2 on a hand-held close-up, 0.2
-    /// less on small fast subjects (0.1 more on the mean).
+    /// Flow at full resolution, refined more: about three times the CPU time; on the bench's
+    /// real-footage corpus (bench/frame_drop.py) 0.5 dB more on a fast pan, 0.2 on a hand-held
+    /// close-up, 0.2 less on small fast subjects (0.1 more on the mean).
     SP_FLOW_QUALITY_HIGH = 1,
 };
 
