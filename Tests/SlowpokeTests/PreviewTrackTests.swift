@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Audio tracks, subtitles and HDR in the preview (issue 26, items 2 and 3), checked on screen
-/// and in what was heard. In the serialized suite, so that no two players share the CPU.
+/// and in what was heard. The track switch is timed: in the serialized suite, so that no two
+/// players share the CPU.
 extension PreviewCommandTests {
     /// A movie with two audio tracks (440 Hz eng, 660 Hz fra, the second marked default) and an
     /// SRT cue at source 1.0-3.5 s (not marked default), whose first 4 s are slowed to 0.5x, so
@@ -143,7 +144,11 @@ extension PreviewCommandTests {
         #expect(checked >= 50, "measured \(checked) windows (\(underrun) left out)")
         #expect(wrong.count * 10 <= checked, "\(wrong)")
     }
+}
 
+/// HDR clips tone-mapped on screen: paused pictures, in PreviewScreenTests beside the rest of the
+/// suite.
+extension PreviewScreenTests {
     /// A PQ and an HLG clip (10-bit HEVC, BT.2020) of the same picture as a BT.709 one show about
     /// as bright as it: tone-mapped, not the dim, washed-out picture of a plain conversion. The
     /// overlay says the source is HDR.
