@@ -37,25 +37,30 @@ extension PreviewCommandTests {
         usleep(100_000)
         /// White (text) pixels in the subtitle band: above the status band, which is above the
         /// timeline strip and its row of times (44 px).
-        func subtitlePixels() throws -> Int {
-            let shot = try session.screenshot()
+        func subtitlePixels(_ shot: (luma: [UInt8], width: Int, height: Int)) -> Int {
             var white = 0
             for y in (shot.height - 44 - 90)..<(shot.height - 44 - 38) {
                 for x in 0..<shot.width where shot.luma[y * shot.width + x] > 200 { white += 1 }
             }
             return white
         }
-        func after(_ key: String) throws -> Int {
+        /// The subtitle band after `key`: once it shows what `done` asks (or after 3 s: the
+        /// checks below then fail on it); with no `done`, 400 ms after the key (where nothing
+        /// is to show, there is nothing to wait for).
+        func after(_ key: String, until done: ((Int) -> Bool)? = nil) throws -> Int {
             try session.press(key)
-            usleep(400_000)
-            return try subtitlePixels()
+            guard let done else {
+                usleep(400_000)
+                return subtitlePixels(try session.screenshot())
+            }
+            return subtitlePixels(try session.waitForScreenshot { done(subtitlePixels($0)) })
         }
-        let hiddenBefore = try subtitlePixels()
+        let hiddenBefore = subtitlePixels(try session.screenshot())
         let shownBefore = try after("s")
         // l: 6.5 s on the timeline, source 3.25 s: the cue is on (unedited, 6.5 s would be past it).
-        let shownDuring = try after("l")
-        let hiddenDuring = try after("s")
-        let shownAgain = try after("s")
+        let shownDuring = try after("l") { $0 > 150 }
+        let hiddenDuring = try after("s") { $0 == 0 }
+        let shownAgain = try after("s") { $0 > 150 }
         print("subtitle band white pixels: hidden \(hiddenBefore), shown before the cue \(shownBefore), during \(shownDuring), hidden \(hiddenDuring), shown again \(shownAgain)")
         #expect(hiddenBefore == 0 && shownBefore == 0, "before the cue: \(hiddenBefore), \(shownBefore)")
         #expect(shownDuring > 150 && shownAgain > 150, "the cue's text: \(shownDuring), \(shownAgain) white pixels")
