@@ -96,12 +96,14 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-# The preview tests measure real time (tempo, latency, A/V offset under Xvfb), so they run on
-# their own once the rest of the suite is done. CI runs this (.ci/run); it is meant to take
+# The preview tests need Xvfb (SLOWPOKE_PREVIEW_TESTS=1). Those that measure real time (tempo,
+# latency, A/V offset: PreviewCommandTests) run on their own once the rest of the suite is done;
+# those that check only the screen, the document and the exit (PreviewScreenTests, each session
+# on an Xvfb of its own) run with the rest. CI runs this (.ci/run); it is meant to take
 # under 8 minutes after the build on a quiet two-core machine: every check, each at a size
 # that fits (docs/testing.md lists what each suite costs; tools/test-costs.py measures it).
 test: test-deps
-	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) $(SWIFT) test
+	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip PreviewCommandTests
 	SLOWPOKE_PREVIEW_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # Everything `make test` runs, with SLOWPOKE_LONG_TESTS=1 (Tests/Support/TestTier.swift): the
@@ -111,7 +113,7 @@ test: test-deps
 # cases, the smart cuts' seeded removals); docs/testing.md has the table. CI runs `make test`;
 # run this before a release.
 test-long: test-deps
-	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) SLOWPOKE_LONG_TESTS=1 $(SWIFT) test
+	SLOWPOKE_OTIO_PYTHON=$(OTIO_PYTHON) SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip PreviewCommandTests
 	SLOWPOKE_PREVIEW_TESTS=1 SLOWPOKE_LONG_TESTS=1 $(SWIFT) test --skip-build --filter PreviewCommandTests
 
 # ThreadSanitizer over the suites that run threads of their own: export (smart audio's workers,

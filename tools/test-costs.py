@@ -16,7 +16,7 @@ Build the tests first (`swift build --build-tests`). Each suite runs as `swift t
 --filter '^Target.Suite/'` runs it: the test bundle itself (`.build/debug/*PackageTests.xctest
 --testing-library swift-testing --filter ...`; `--bin DIR` takes another build's, `--swift-test`
 goes through `swift test`, which holds .build's lock and so cannot run with -j).
-PreviewCommandTests runs as `make test` runs it, with SLOWPOKE_PREVIEW_TESTS=1. The cost of
+PreviewCommandTests and PreviewScreenTests run as `make test` runs them, with SLOWPOKE_PREVIEW_TESTS=1. The cost of
 starting with nothing to run is measured once and taken off every row (the net CPU column); the
 raw figures are in the TSV.
 """
@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 root = pathlib.Path(__file__).resolve().parent.parent
 PREVIEW_SUITE = "SlowpokeTests.PreviewCommandTests"
+PREVIEW_SCREEN_SUITE = "SlowpokeTests.PreviewScreenTests"  # beside the rest in `make test`, gated the same way
 
 
 def suites(lister):
@@ -108,7 +109,7 @@ def main():
 
     def measure(name):
         env = dict(environment)
-        if name == PREVIEW_SUITE:
+        if name in (PREVIEW_SUITE, PREVIEW_SCREEN_SUITE):
             env["SLOWPOKE_PREVIEW_TESTS"] = "1"
         log = os.path.join(args.logs, name + ".log") if args.logs else None
         user, system, wall, status, tail = timed(base + [f"^{re.escape(name)}/"], env, log)

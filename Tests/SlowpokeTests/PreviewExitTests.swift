@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 
 /// A clean exit (issue 26, item 4): Ctrl-C and SIGTERM end the preview with status 130, put the
-/// terminal back as it was, and leave the document byte for byte as it was. In the serialized
-/// suite, so that no two players share the CPU.
-extension PreviewCommandTests {
+/// terminal back as it was, and leave the document byte for byte as it was. No time is measured:
+/// in PreviewScreenTests, beside the rest of the suite.
+extension PreviewScreenTests {
     /// `--no-video` on a real pseudo-terminal (so raw mode applies), stopped by a Ctrl-C typed
     /// into the terminal, by `kill -INT` and by `kill -TERM`. `stty -g` of that terminal is
     /// read before, while the preview runs (raw: it must differ) and after (it must match).
@@ -62,6 +62,30 @@ extension PreviewCommandTests {
         #expect(try Data(contentsOf: document) == before, "the document changed")
         let stray = try Self.strayFiles(in: folder)
         #expect(stray.isEmpty, "left behind: \(stray)")
+    }
+
+    /// Quitting (here: killing) the player right after Enter leaves either the old or the new
+    /// document, whole, never a broken one.
+    @Test func killingThePlayerDuringASaveLeavesADocument() throws {
+        let folder = try TemporaryFolder("preview-kill")
+        let clip = try folder.copy(media: "clip60.mp4")
+        let display = try VirtualDisplay()
+        let session = try PreviewSession([clip.path, "--rate", "0.5", "--play"], in: folder.url, display: display)
+        try session.waitUntilReady()
+        try session.press("bracketleft")
+        // Once the player has marked the start (the status ends with it), 0.4 s of play to mark.
+        _ = session.waitForTitle { $0.hasSuffix(" –") }
+        usleep(400_000)
+        try session.press("bracketright", "Return")
+        usleep(UInt32.random(in: 0..<40_000))
+        kill(session.process.processIdentifier, SIGKILL)
+        session.process.waitUntilExit()
+        let history = try TestSupport.run(TestSupport.slowpoke, ["history", "clip60.slowpoke"], in: folder.url)
+        #expect(history.status == 0, "\(history.stderr)")
+        let documents = try folder.listing().filter { $0.hasSuffix(".slowpoke") }
+        #expect(documents == ["clip60.slowpoke"])
+        // Either no edit (killed before the rename) or the whole edit.
+        #expect(history.stdout == "no edits yet\n" || history.stdout.contains("0.5x"), "\(history.stdout)")
     }
 
     /// clip.slowpoke with one scale edit, so the document has a history to lose.

@@ -16,74 +16,86 @@ extension PreviewCommandTests {
         let session = try PreviewSession([clip.path, "--start", "3.5"], in: folder.url, display: display)
         try session.waitUntilReady()
         usleep(100_000)
-        func press(_ key: String, wait: UInt32 = 350_000) throws {
-            try session.press(key)
-            usleep(wait)
-        }
         func frame() throws -> Int { PictureCode.frameIndex(try session.screenshot()) }
         /// The clock in the overlay (the title carries the same status line), in seconds.
-        func clock() -> Double {
-            let title = session.title()
-            guard let slash = title.range(of: " / ") else { return .nan }
-            let text = title[..<slash.lowerBound].split(separator: " ").last.map(String.init) ?? ""
-            let parts = text.split(separator: ":")
-            guard parts.count == 2, let m = Double(parts[0]), let s = Double(parts[1]) else { return .nan }
-            return m * 60 + s
-        }
+        func clock() -> Double { PreviewScreenTests.clock(session.title()) }
 
-        // . and , step one frame (paused); l and j seek 5 s.
+        // . and , step one frame (paused); l and j seek 5 s. After each key, the status until it
+        // shows the clock expected, then the picture until it shows the frame expected (each for
+        // at most a few seconds: the checks below then fail on what was last seen).
+        let expectedFrames = [210, 211, 212, 211, 511, 211]
+        let expectedClocks = [3.5, 3.517, 3.533, 3.517, 8.517, 3.517]
         var frames = [try frame()]
         var clocks = [clock()]
-        for key in ["period", "period", "comma", "l", "j"] {
-            try press(key)
-            frames.append(try frame())
-            clocks.append(clock())
+        for (k, key) in ["period", "period", "comma", "l", "j"].enumerated() {
+            try session.press(key)
+            clocks.append(PreviewScreenTests.clock(session.waitForTitle { abs(PreviewScreenTests.clock($0) - expectedClocks[k + 1]) < 0.0015 }))
+            frames.append(PictureCode.frameIndex(try session.waitForScreenshot { PictureCode.frameIndex($0) == expectedFrames[k + 1] }))
         }
         print("frames after . . , l j: \(frames), clocks \(clocks)")
-        #expect(frames == [210, 211, 212, 211, 511, 211], "painted frames: \(frames)")
-        let expectedClocks = [3.5, 3.517, 3.533, 3.517, 8.517, 3.517]
+        #expect(frames == expectedFrames, "painted frames: \(frames)")
         for (seen, expected) in zip(clocks, expectedClocks) {
             #expect(abs(seen - expected) < 0.0015, "overlay clocks \(clocks), expected \(expectedClocks)")
         }
 
         // h shows the key list over the picture, top left; h again hides it (paused on a frame
-        // that does not flash).
-        try press("h")
-        let help = try session.screenshot()
-        try press("h")
-        let noHelp = try session.screenshot()
+        // that does not flash): each screenshot once it shows the change, or after 3 s.
+        func whiteInKeyList(_ shot: (luma: [UInt8], width: Int, height: Int)) -> Int {
+            var white = 0
+            // Below the picture code's band (a 16th of the width high), where only the list is white.
+            for y in (shot.width / 16 + 4)..<min(shot.height - 84, 200) {
+                for x in 24..<min(shot.width, 300) where shot.luma[y * shot.width + x] > 200 { white += 1 }
+            }
+            return white
+        }
+        try session.press("h")
+        let help = try session.waitForScreenshot { whiteInKeyList($0) > 300 }
+        try session.press("h")
+        let noHelp = try session.waitForScreenshot { 4 * whiteInKeyList($0) < whiteInKeyList(help) }
 
-        // Playing: ↑ one semitone up, ↓↓ one down, a to spectral (the pitch kept).
-        try session.press("space")
-        usleep(1_600_000)
-        try session.press("Up")
-        usleep(250_000)
-        let titleUp = session.title()
-        usleep(1_400_000)
-        try session.pressAll(["Down", "Down"])
-        usleep(250_000)
-        let titleDown = session.title()
-        usleep(1_400_000)
-        try session.press("a")
-        usleep(250_000)
-        let titleStretch = session.title()
-        usleep(1_400_000)
-        // An edit to undo: ← (0.75x), [ ], Enter; then u.
+        // Playing: ↑ one semitone up, ↓↓ one down, a to spectral (the pitch kept). Each phase
+        // plays until its beeps are heard with their pitch windows (two in the first, one in
+        // each other: the five the check below asks), counted from 250 ms after the press (the
+        // 150 ms the check leaves out, and 100 ms for the player to act on the key); each title
+        // once it shows the change (or after 5 s: the checks below then fail).
+        let pressedPlay = try session.press("space")
+        session.waitForBeeps(2, from: pressedPlay + 12000, tail: 7200)
+        let pressedUp = try session.press("Up")
+        let titleUp = session.waitForTitle { $0.contains("+1 st") }
+        session.waitForBeeps(1, from: pressedUp + 12000, tail: 7200)
+        let pressedDown = try session.pressAll(["Down", "Down"]).last
+        let titleDown = session.waitForTitle { $0.contains("-1 st") }
+        session.waitForBeeps(1, from: pressedDown + 12000, tail: 7200)
+        let pressedStretch = try session.press("a")
+        let titleStretch = session.waitForTitle { $0.contains("timeDomain") }
+        session.waitForBeeps(1, from: pressedStretch + 12000, tail: 7200)
+        // An edit to undo: ← (0.75x), [ ], Enter; then u. The document read once it shows each
+        // (or after 5 s: the checks below then fail on it).
         try session.press("Left")
-        try press("bracketleft", wait: 600_000)
-        try press("bracketright", wait: 100_000)
-        try press("Return", wait: 600_000)
+        try session.press("bracketleft")
+        usleep(600_000)
+        try session.pressAll(["bracketright", "Return"])
         let document = folder.file("long.slowpoke")
         func applied() throws -> (count: Int?, scaled: Int) {
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: document)) as? [String: Any])
+            guard let json = try JSONSerialization.jsonObject(with: Data(contentsOf: document)) as? [String: Any] else {
+                throw PreviewSession.Failure(message: "\(document.path) holds no JSON object")
+            }
             let history = json["history"] as? [String: Any]
             let tracks = (json["timeline"] as? [String: Any])?["tracks"] as? [[String: Any]] ?? []
             let scaled = tracks.flatMap { ($0["segments"] as? [[String: Any]]) ?? [] }.filter { $0["rate"] as? String == "0.75" }.count
             return (history?["applied"] as? Int, scaled)
         }
-        let edited = try applied()
-        try press("u", wait: 600_000)
-        let undone = try applied()
+        func applied(when done: ((count: Int?, scaled: Int)) -> Bool) throws -> (count: Int?, scaled: Int) {
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                if let state = try? applied(), done(state) { return state }
+                usleep(50_000)
+            }
+            return try applied()
+        }
+        let edited = try applied { $0.count == 1 && $0.scaled >= 1 }
+        try session.press("u")
+        let undone = try applied { $0.count == 0 && $0.scaled == 0 }
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
         let stderr = session.stderr()
 
@@ -132,14 +144,6 @@ extension PreviewCommandTests {
         #expect(undone.count == 0 && undone.scaled == 0, "after u: \(undone)")
         #expect(stderr.contains("saved: scale") && stderr.contains("undid: scale"), "stderr: \(stderr)")
 
-        func whiteInKeyList(_ shot: (luma: [UInt8], width: Int, height: Int)) -> Int {
-            var white = 0
-            // Below the picture code's band (a 16th of the width high), where only the list is white.
-            for y in (shot.width / 16 + 4)..<min(shot.height - 84, 200) {
-                for x in 24..<min(shot.width, 300) where shot.luma[y * shot.width + x] > 200 { white += 1 }
-            }
-            return white
-        }
         let shown = whiteInKeyList(help), hidden = whiteInKeyList(noHelp)
         #expect(shown > 300 && shown > 4 * hidden, "white text pixels with the key list \(shown), without \(hidden)")
     }

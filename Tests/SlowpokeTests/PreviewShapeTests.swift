@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 
 /// The picture's shown shape (issue 26, item 1): rotation from the display matrix and the sample
-/// aspect ratio, checked on screen against ffmpeg's own rendering. In the serialized suite, so
-/// that no two players share the CPU.
-extension PreviewCommandTests {
+/// aspect ratio, checked on screen against ffmpeg's own rendering. Paused pictures: in
+/// PreviewScreenTests, beside the rest of the suite.
+extension PreviewScreenTests {
     /// media/rotated.mp4 is stored 640x360 with a 90° clockwise display matrix (ffprobe rotation
     /// -90); remuxed with ffmpeg's `rotate` tag it turns 270° (tag 90: ffmpeg 5.1 writes the
     /// opposite turn, see media/README.md) or 180°. The window takes the shown shape and the

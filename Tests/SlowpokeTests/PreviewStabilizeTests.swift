@@ -7,8 +7,9 @@ import Testing
 /// SLOWPOKE_PREVIEW_PICTURE_DUMP) move much less than the pictures it shows without
 /// `--stabilize`, measured by block matching (``GlobalShift``), and are the pictures `export
 /// --stabilize` writes for the same source pictures (bilinear against bicubic, and the encode).
-/// The analysis is shared both ways with export. In the serialized preview suite.
-extension PreviewCommandTests {
+/// The analysis is shared both ways with export. The pictures are the player's own dumps, not
+/// timed: in PreviewScreenTests, beside the rest of the suite.
+extension PreviewScreenTests {
     /// The pictures dumped under `prefix` (`steadied-` or `source-`), by source picture.
     static func dumped(_ folder: URL, prefix: String) throws -> [Int: [UInt8]] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).reduce(into: [:]) { pictures, name in
@@ -106,12 +107,11 @@ extension PreviewCommandTests {
         #expect(made.stdout.contains("analysis made"), "\(made.stdout)")
         let session = try PreviewSession(["clip.slowpoke", "--stabilize=20", "--stabilize-borders", "keep"], in: folder.url, display: try VirtualDisplay())
         try session.waitUntilReady()
-        // The status says whether the picture is steadied; v switches.
-        usleep(300_000)
-        let before = session.title()
+        // The status says whether the picture is steadied; v switches (each read once the status
+        // says it, or after 5 s: the checks below then fail).
+        let before = session.waitForTitle { $0.contains("steadied") }
         try session.press("v")
-        usleep(600_000)
-        let after = session.title()
+        let after = session.waitForTitle { $0.contains("not steadied") }
         #expect(before.contains("steadied") && !before.contains("not steadied"), "\(before)")
         #expect(after.contains("not steadied"), "\(after)")
         #expect(session.quit() == 0)

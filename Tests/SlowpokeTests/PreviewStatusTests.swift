@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The status fits any window (issue 54, item 4), and the strip costs a 1080p60 frame little.
-/// In the serialized preview suite.
-extension PreviewCommandTests {
+/// The status fits any window (issue 54, item 4): a paused picture, in PreviewScreenTests beside
+/// the rest of the suite.
+extension PreviewScreenTests {
     /// A 320x240 clip and a portrait one (360x640 shown) open at least 640 px wide, and the
     /// status, marks included, ends inside the window: its rightmost text pixel is left of the
     /// window's edge, with the band's margin to spare.
@@ -30,9 +30,11 @@ extension PreviewCommandTests {
         try session.press("period")
         try session.press("bracketright")
         try session.press("Left")
-        usleep(400_000)
+        // Until the status shows the last key's rate (or 5 s pass: the check below then fails),
+        // and the picture drawn just after it.
+        let title = session.waitForTitle { $0.contains("0.75x") && $0.hasSuffix("]") }
+        usleep(150_000)
         let shot = try session.screenshot()
-        let title = session.title()
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
         #expect(shot.width >= 640, "window \(shot.width)x\(shot.height)")
         #expect(title.hasSuffix("]"), "the marks are set: \(title)")
@@ -50,7 +52,10 @@ extension PreviewCommandTests {
         #expect(leftmost >= 8 && leftmost < 20, "the status starts at its margin: \(leftmost)")
         #expect(rightmost < shot.width - 10, "the status ends at \(rightmost) in a \(shot.width) px window: cut off")
     }
+}
 
+/// The strip costs a 1080p60 frame little: timed, so in the serialized preview suite.
+extension PreviewCommandTests {
     /// The strip's drawing on a 1080p60 clip, in the preview's own frame timing
     /// (SLOWPOKE_PREVIEW_FRAME_TIMES=1): under 1 ms a frame. The same run without the strip
     /// (SLOWPOKE_PREVIEW_STRIP=off) gives the whole present's time for comparison.

@@ -3,8 +3,9 @@ import TestSupport
 import Testing
 
 /// The preview as an editor's viewer (issue 54): the timeline strip read back from the screen,
-/// the mouse driven by xdotool, the saved document read as JSON. In the serialized preview suite.
-extension PreviewCommandTests {
+/// the mouse driven by xdotool, the saved document read as JSON. Paused, each wait a poll: in
+/// PreviewScreenTests, beside the rest of the suite.
+extension PreviewScreenTests {
     /// The clock in the title's status, in seconds.
     static func clock(_ title: String) -> Double {
         guard let slash = title.range(of: " / ") else { return .nan }
@@ -72,12 +73,14 @@ extension PreviewCommandTests {
         for fraction in [0.05, 0.1, 0.75, 0.12] {
             try session.pointAtStrip(fraction)
             try session.xdotool("click", "1")
-            usleep(500_000)
-            let clock = Self.clock(session.title())
             let x = Int((fraction * Double(width)).rounded())
-            #expect(abs(clock - Double(x) / Double(width) * 14) < 14.0 / Double(width) + 0.002, "click at \(fraction): clock \(clock)")
+            func seeked(_ clock: Double) -> Bool { abs(clock - Double(x) / Double(width) * 14) < 14.0 / Double(width) + 0.002 }
+            // Until the status shows the seek (or 5 s pass: the check below then fails).
+            let clock = Self.clock(session.waitForTitle { seeked(Self.clock($0)) })
+            #expect(seeked(clock), "click at \(fraction): clock \(clock)")
             if clock < 2 {
-                let frame = PictureCode.frameIndex(try session.screenshot())
+                // The picture is drawn just after the title is set: until it shows (or 3 s pass).
+                let frame = PictureCode.frameIndex(try session.waitForScreenshot { abs(PictureCode.frameIndex($0) - Int(clock * 60)) <= 1 })
                 #expect(abs(frame - Int(clock * 60)) <= 1, "click at \(fraction): frame \(frame), clock \(clock)")
             }
             clicks += 1
@@ -86,26 +89,24 @@ extension PreviewCommandTests {
         // In the slowed section the status shows the speed heard there beside the key rate.
         try session.pointAtStrip(0.4)
         try session.xdotool("click", "1")
-        usleep(400_000)
-        #expect(session.title().contains("1x (0.25x here)"), "title: \(session.title())")
+        let slowTitle = session.waitForTitle { $0.contains("1x (0.25x here)") }
+        #expect(slowTitle.contains("1x (0.25x here)"), "title: \(slowTitle)")
         // Dragging: the picture follows while the button is held.
         try session.pointAtStrip(0.02)
         try session.xdotool("mousedown", "1")
-        usleep(200_000)
+        _ = session.waitForTitle { abs(Self.clock($0) - 0.02 * 14) < 0.05 }
         try session.pointAtStrip(0.11)
-        usleep(500_000)
-        let dragged = PictureCode.frameIndex(try session.screenshot())
-        let draggedClock = Self.clock(session.title())
+        let draggedClock = Self.clock(session.waitForTitle { abs(Self.clock($0) - 0.11 * 14) < 0.05 })
+        let dragged = PictureCode.frameIndex(try session.waitForScreenshot { abs(PictureCode.frameIndex($0) - Int(draggedClock * 60)) <= 1 })
         try session.xdotool("mouseup", "1")
         #expect(abs(draggedClock - 0.11 * 14) < 0.05, "clock during the drag \(draggedClock)")
         #expect(abs(dragged - Int(draggedClock * 60)) <= 1, "frame during the drag \(dragged), clock \(draggedClock)")
         // The wheel steps frames: three up, one down (60 fps, 1x here).
+        // xdotool returns once the clicks are sent; the status then shows where they led.
         try session.xdotool("click", "--repeat", "3", "--delay", "150", "4")
-        usleep(400_000)
-        let up = Self.clock(session.title())
+        let up = Self.clock(session.waitForTitle { abs(Self.clock($0) - draggedClock - 3.0 / 60) < 0.002 })
         try session.xdotool("click", "5")
-        usleep(400_000)
-        let down = Self.clock(session.title())
+        let down = Self.clock(session.waitForTitle { abs(Self.clock($0) - up + 1.0 / 60) < 0.002 })
         #expect(abs(up - draggedClock - 3.0 / 60) < 0.002 && abs(down - up + 1.0 / 60) < 0.002,
                 "wheel: \(draggedClock) → \(up) → \(down)")
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
@@ -122,31 +123,26 @@ extension PreviewCommandTests {
         try session.waitUntilReady()
         usleep(100_000)
         let before = try session.screenshot()
+        // The X server hands the window its events in order: shift down, the button, the moves.
         try session.pointAtStrip(0.2)
         try session.xdotool("keydown", "shift")
-        usleep(200_000)
         try session.xdotool("mousedown", "1")
-        usleep(200_000)
         try session.pointAtStrip(0.3)
-        usleep(100_000)
         try session.pointAtStrip(0.4)
-        usleep(200_000)
         try session.xdotool("mouseup", "1")
-        usleep(200_000)
         try session.xdotool("keyup", "shift")
-        usleep(300_000)
-        let marked = session.title()
+        // Until the status shows the marked range (or 5 s pass: the check below then fails).
+        let marked = session.waitForTitle { $0.hasSuffix("]") }
         try session.pressAll(["Left", "Left", "Left", "Return"])
         // The save renders the slowed section's sound before playing on: on a loaded machine
         // that can take seconds. The title says when the new timeline is up.
-        var title = session.title()
-        let deadline = Date().addingTimeInterval(15)
-        while !title.contains("/ 00:12.800") && Date() < deadline {
-            usleep(100_000)
-            title = session.title()
+        let title = session.waitForTitle(timeout: 15) { $0.contains("/ 00:12.800") }
+        let expected = [1.6 / 12.8, 8 / 12.8].map { Int(($0 * Double(before.width)).rounded()) }
+        func redrawn(_ edges: [Int]) -> Bool {
+            edges.count >= 2 && abs(edges[0] - expected[0]) <= 2 && edges.contains { abs($0 - expected[1]) <= 3 }
         }
-        usleep(300_000)
-        let after = try session.screenshot()
+        // The strip is drawn just after the title is set: until it shows the new section (or 3 s pass).
+        let after = try session.waitForScreenshot { redrawn(Self.edges(Self.stripRow($0))) }
         #expect(session.quit() == 0, "stderr: \(session.stderr())")
         let stderr = session.stderr()
         #expect(marked.hasSuffix("[00:01.600 – 00:03.200]"), "marked: \(marked)")
@@ -168,9 +164,7 @@ extension PreviewCommandTests {
         let w = after.width
         #expect(Self.edges(Self.stripRow(before), ignoring: 0...3).isEmpty, "before: \(Self.edges(Self.stripRow(before)))")
         let edges = Self.edges(Self.stripRow(after))
-        let expected = [1.6 / 12.8, 8 / 12.8].map { Int(($0 * Double(w)).rounded()) }
-        #expect(edges.count >= 2 && abs(edges[0] - expected[0]) <= 2 && edges.contains { abs($0 - expected[1]) <= 3 },
-                "edges \(edges), expected \(expected)")
+        #expect(w == before.width && redrawn(edges), "edges \(edges), expected \(expected)")
         // The saved message shows above the status band: white text pixels in the rows above it.
         var white = 0
         for y in (after.height - 44 - 34 - 30)..<(after.height - 44 - 34) {

@@ -1,6 +1,13 @@
 import Foundation
 import TestSupport
 
+/// Whether the preview tests run (PreviewCommandTests and PreviewScreenTests): they need Xvfb,
+/// xdotool and xwd, so only with SLOWPOKE_PREVIEW_TESTS=1, which `make test` sets. A plain
+/// `swift test` skips them.
+enum PreviewTestGate {
+    static var enabled: Bool { ProcessInfo.processInfo.environment["SLOWPOKE_PREVIEW_TESTS"] == "1" }
+}
+
 /// A private X server (Xvfb) for driving `slowpoke preview` with real key presses (xdotool) and
 /// reading its window back (xwd, decoded by ffmpeg).
 final class VirtualDisplay {
@@ -137,6 +144,33 @@ final class PreviewSession {
         ((try? display.x("xdotool", ["getwindowname", window]))?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Reads the title until `done` holds of it, for at most `timeout` seconds; the last title
+    /// read (the caller checks it: a poll that runs out leaves a title its check rejects). The
+    /// player sets the title just before it draws the picture of the same turn of its loop.
+    @discardableResult
+    func waitForTitle(timeout: Double = 5, until done: (String) -> Bool) -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var title = title()
+        while !done(title) && Date() < deadline {
+            usleep(20_000)
+            title = self.title()
+        }
+        return title
+    }
+
+    /// Takes screenshots until `done` holds of one, for at most `timeout` seconds; the last one
+    /// taken (the caller checks it).
+    func waitForScreenshot(timeout: Double = 3, until done: ((luma: [UInt8], width: Int, height: Int)) -> Bool) throws
+        -> (luma: [UInt8], width: Int, height: Int) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var shot = try screenshot()
+        while !done(shot) && Date() < deadline {
+            usleep(30_000)
+            shot = try screenshot()
+        }
+        return shot
+    }
+
     /// Waits until the clock in the title's status reads `seconds` or later (the player's own
     /// clock: on a loaded machine, whose audio underruns, it runs behind the wall clock), for at
     /// most `timeout` seconds.
@@ -195,10 +229,17 @@ final class PreviewSession {
     }
 
     /// Presses q and waits for the player to exit. xdotool's error is ignored: the player may
-    /// close its window on the key press, before xdotool sends the key release.
+    /// close its window on the key press, before xdotool sends the key release. The key is
+    /// then released on the server: xdotool pressed it through XTEST (the window has the
+    /// focus), and its release, sent to the window gone, failed and left q down in the X
+    /// server, which then repeated it to the next window to take the focus. That was the
+    /// session started on a display another had just quit with q that ended at once with
+    /// status 0: after one failed release, 7 of 7 sessions in a row on that display did.
     func quit(timeout: Double = 15) -> Int32 {
         _ = try? display.x("xdotool", ["key", "--window", window, "q"])
-        return waitForExit(timeout: timeout)
+        let status = waitForExit(timeout: timeout)
+        _ = try? display.x("xdotool", ["keyup", "q"])
+        return status
     }
 
     /// Waits for the player to exit (after q); kills it after `timeout` seconds.
@@ -247,11 +288,32 @@ final class PreviewSession {
         try ClockEvent.keyFrames(key, in: clockLog())
     }
 
-    /// The first channel of what was heard.
-    func heardAudio() throws -> [Float] {
-        let data = try Data(contentsOf: audioFile)
+    /// The first channel of what was heard, from disk frame `start` on.
+    func heardAudio(from start: Int = 0) throws -> [Float] {
+        let handle = try FileHandle(forReadingFrom: audioFile)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(start * 4 * channels))
+        let data = try handle.readToEnd() ?? Data()
         let all = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         return stride(from: 0, to: all.count - channels + 1, by: channels).map { all[$0] }
+    }
+
+    /// Waits until `count` beeps have begun (onsets, found as ``Heard/beeps`` finds them) from
+    /// disk frame `start` on, and `tail` frames more are written after the last (the length of
+    /// its pitch window and the margin the tests leave), for at most `timeout` seconds; the
+    /// onsets found. A poll of what was heard, in place of a fixed time that held as many beeps.
+    @discardableResult
+    func waitForBeeps(_ count: Int, from start: Int, tail: Int = 6000, timeout: Double = 10) -> [Int] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var onsets: [Int] = []
+        while Date() < deadline && process.isRunning {
+            if let heard = try? heardAudio(from: start) {
+                onsets = Signals.onsets(heard, threshold: 0.15).map { $0 + start }
+                if onsets.count >= count && start + heard.count >= onsets[count - 1] + tail { return onsets }
+            }
+            usleep(40_000)
+        }
+        return onsets
     }
 
     /// The window as luma (0-255), read from the X server (xwd) and decoded by ffmpeg.

@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// Audio tracks, subtitles and HDR in the preview (issue 26, items 2 and 3), checked on screen
-/// and in what was heard. In the serialized suite, so that no two players share the CPU.
+/// and in what was heard. The track switch is timed: in the serialized suite, so that no two
+/// players share the CPU.
 extension PreviewCommandTests {
     /// A movie with two audio tracks (440 Hz eng, 660 Hz fra, the second marked default) and an
     /// SRT cue at source 1.0-3.5 s (not marked default), whose first 4 s are slowed to 0.5x, so
@@ -36,25 +37,30 @@ extension PreviewCommandTests {
         usleep(100_000)
         /// White (text) pixels in the subtitle band: above the status band, which is above the
         /// timeline strip and its row of times (44 px).
-        func subtitlePixels() throws -> Int {
-            let shot = try session.screenshot()
+        func subtitlePixels(_ shot: (luma: [UInt8], width: Int, height: Int)) -> Int {
             var white = 0
             for y in (shot.height - 44 - 90)..<(shot.height - 44 - 38) {
                 for x in 0..<shot.width where shot.luma[y * shot.width + x] > 200 { white += 1 }
             }
             return white
         }
-        func after(_ key: String) throws -> Int {
+        /// The subtitle band after `key`: once it shows what `done` asks (or after 3 s: the
+        /// checks below then fail on it); with no `done`, 400 ms after the key (where nothing
+        /// is to show, there is nothing to wait for).
+        func after(_ key: String, until done: ((Int) -> Bool)? = nil) throws -> Int {
             try session.press(key)
-            usleep(400_000)
-            return try subtitlePixels()
+            guard let done else {
+                usleep(400_000)
+                return subtitlePixels(try session.screenshot())
+            }
+            return subtitlePixels(try session.waitForScreenshot { done(subtitlePixels($0)) })
         }
-        let hiddenBefore = try subtitlePixels()
+        let hiddenBefore = subtitlePixels(try session.screenshot())
         let shownBefore = try after("s")
         // l: 6.5 s on the timeline, source 3.25 s: the cue is on (unedited, 6.5 s would be past it).
-        let shownDuring = try after("l")
-        let hiddenDuring = try after("s")
-        let shownAgain = try after("s")
+        let shownDuring = try after("l") { $0 > 150 }
+        let hiddenDuring = try after("s") { $0 == 0 }
+        let shownAgain = try after("s") { $0 > 150 }
         print("subtitle band white pixels: hidden \(hiddenBefore), shown before the cue \(shownBefore), during \(shownDuring), hidden \(hiddenDuring), shown again \(shownAgain)")
         #expect(hiddenBefore == 0 && shownBefore == 0, "before the cue: \(hiddenBefore), \(shownBefore)")
         #expect(shownDuring > 150 && shownAgain > 150, "the cue's text: \(shownDuring), \(shownAgain) white pixels")
@@ -143,7 +149,11 @@ extension PreviewCommandTests {
         #expect(checked >= 50, "measured \(checked) windows (\(underrun) left out)")
         #expect(wrong.count * 10 <= checked, "\(wrong)")
     }
+}
 
+/// HDR clips tone-mapped on screen: paused pictures, in PreviewScreenTests beside the rest of the
+/// suite.
+extension PreviewScreenTests {
     /// A PQ and an HLG clip (10-bit HEVC, BT.2020) of the same picture as a BT.709 one show about
     /// as bright as it: tone-mapped, not the dim, washed-out picture of a plain conversion. The
     /// overlay says the source is HDR.

@@ -101,7 +101,7 @@ import Testing
 /// `preview --stabilize` on the document playing program 2 steadies stream 1, as export does:
 /// export's analysis of it is reused and the pictures shown are stream 1's (320x240); one of
 /// stream 0 where stream 1's belongs is made again, and export then reuses the preview's.
-extension PreviewCommandTests {
+extension PreviewScreenTests {
     @Test func stabilizedPreviewAnalysesTheDocumentsVideoStream() throws {
         let folder = try TemporaryFolder("preview-stabilize-streams")
         try StabilizationStreamTests.twoVideoPrograms(in: folder)
