@@ -15,9 +15,9 @@ import Testing
     func song(_ source: String, codec: [String] = [], rate: Int = AudioOnlyExportTests.rate,
               edits: [[String]] = [["scale", "--range", "2-3", "--rate", "0.5"]]) throws -> TemporaryFolder {
         let folder = try TemporaryFolder("audio-only")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=\(rate):d=10", "-ac", "2"]
-                                        + codec + [folder.file(source).path])
-        try #require(made.status == 0, "\(made.stderr)")
+        // Made once per test process for each name, codec and rate (GeneratedMedia): nine
+        // tests start from the same song.m4a.
+        try GeneratedMedia.copy(["-f", "lavfi", "-i", "sine=f=440:r=\(rate):d=10", "-ac", "2"] + codec, as: source, in: folder)
         let opened = try TestSupport.run(TestSupport.slowpoke, ["open", source], in: folder.url)
         try #require(opened.status == 0, "\(opened.stderr)")
         let document = (source as NSString).deletingPathExtension + ".slowpoke"

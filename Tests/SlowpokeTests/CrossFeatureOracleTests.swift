@@ -77,6 +77,10 @@ final class OracleCase: @unchecked Sendable {
     let document = "m.slowpoke"
     var timeline: OracleTimeline?
     var failed = false
+    /// What ``OracleDecode/beeps(_:)`` heard in each file of the case, by path: a file's sound
+    /// is decoded and probed once however many checks read it (an audio-only case read its
+    /// output twice and its song twice).
+    var heard: [String: OracleDecode.Beeps] = [:]
 
     init(seed: UInt64, run: OracleRun, sources: OracleSourceCache, decoders: OracleDecoders) throws {
         self.seed = seed

@@ -11,21 +11,27 @@ import Testing
     /// cues at 1.0-2.5 and 4.0-6.0 s, in a 10 s mkv; with `chapters`, also chapters One (0-2.5),
     /// Two (2.5-4.5) and Three (4.5-10) and a font attachment.
     static func multiTrack(in folder: TemporaryFolder, chapters: Bool = false) throws -> URL {
+        // Made once per test process for each variant (GeneratedMedia, in a scratch folder of
+        // its own for the cue and chapter files): four cases start from the same movie.
+        let made = try GeneratedMedia.shared(["EveryStreamTests.multiTrack", chapters ? "chapters" : "plain"], extension: "mkv") { movie in
+            let folder = try TemporaryFolder("every-made")
+            try Data("1\n00:00:01,000 --> 00:00:02,500\nFirst\n\n2\n00:00:04,000 --> 00:00:06,000\nSecond\n".utf8)
+                .write(to: folder.file("subs.srt"))
+            try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2500\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2500\nEND=4500\ntitle=Two\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=4500\nEND=10000\ntitle=Three\n".utf8)
+                .write(to: folder.file("chapters.txt"))
+            let extra = chapters ? ["-i", folder.file("chapters.txt").path, "-map_chapters", "4",
+                                    "-attach", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                    "-metadata:s:t", "mimetype=application/x-truetype-font"] : []
+            let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=10",
+                                                       "-f", "lavfi", "-i", "sine=f=440:r=48000:d=10", "-f", "lavfi", "-i", "sine=f=880:r=48000:d=10",
+                                                       "-i", folder.file("subs.srt").path] + extra + ["-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3:s",
+                                                       "-c:v", "libx264", "-preset", "ultrafast", "-c:a:0", "libopus", "-c:a:1", "libvorbis",
+                                                       "-c:s", "srt", "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=ger",
+                                                       "-metadata:s:a:1", "title=Zweiton", "-disposition:a:1", "0", movie.path])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
         let movie = folder.file("multi.mkv")
-        try Data("1\n00:00:01,000 --> 00:00:02,500\nFirst\n\n2\n00:00:04,000 --> 00:00:06,000\nSecond\n".utf8)
-            .write(to: folder.file("subs.srt"))
-        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2500\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2500\nEND=4500\ntitle=Two\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=4500\nEND=10000\ntitle=Three\n".utf8)
-            .write(to: folder.file("chapters.txt"))
-        let extra = chapters ? ["-i", folder.file("chapters.txt").path, "-map_chapters", "4",
-                                "-attach", "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                                "-metadata:s:t", "mimetype=application/x-truetype-font"] : []
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=10",
-                                                   "-f", "lavfi", "-i", "sine=f=440:r=48000:d=10", "-f", "lavfi", "-i", "sine=f=880:r=48000:d=10",
-                                                   "-i", folder.file("subs.srt").path] + extra + ["-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3:s",
-                                                   "-c:v", "libx264", "-preset", "ultrafast", "-c:a:0", "libopus", "-c:a:1", "libvorbis",
-                                                   "-c:s", "srt", "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=ger",
-                                                   "-metadata:s:a:1", "title=Zweiton", "-disposition:a:1", "0", movie.path])
-        try #require(made.status == 0, "\(made.stderr)")
+        try FileManager.default.copyItem(at: made, to: movie)
         return movie
     }
 

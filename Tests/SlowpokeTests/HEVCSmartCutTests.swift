@@ -92,10 +92,12 @@ import Testing
         let head = folder.file("head-\(UUID().uuidString).hevc"), packets = folder.file("packets-\(UUID().uuidString).bin")
         let stream = folder.file("annexb-\(UUID().uuidString).hevc"), raw = folder.file("dec265-\(UUID().uuidString).yuv")
         defer { for f in [head, packets, stream, raw] { try? FileManager.default.removeItem(at: f) } }
-        let first = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy", "-frames:v", "1",
-                                                    "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", "-y", head.path])
-        let all = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy", "-f", "data", "-y", packets.path])
-        guard first.status == 0, all.status == 0 else { return ([], first.stderr + all.stderr) }
+        // One ffmpeg run writes both: the first packet in Annex B form, and every packet as it
+        // is stored (two outputs, each file the same as a run of its own would write).
+        let copied = try TestSupport.tool("ffmpeg", ["-v", "error", "-i", file.path, "-map", "0:v:0", "-c", "copy", "-frames:v", "1",
+                                                     "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", "-y", head.path,
+                                                     "-map", "0:v:0", "-c", "copy", "-f", "data", "-y", packets.path])
+        guard copied.status == 0 else { return ([], copied.stderr) }
         var annexB = Data()
         // The record's VPS, SPS and PPS: the first NAL units of the first packet's Annex B form.
         for unit in annexBUnits(try Data(contentsOf: head)) {
@@ -171,7 +173,9 @@ extension HEVCSmartCutTests {
         let again = output.deletingLastPathComponent().appendingPathComponent("again." + source.pathExtension)
         let repeated = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", again.path])
         try #require(repeated.status == 0, "\(repeated.stderr)")
-        #expect(try packetHashes(output) == packetHashes(again), "\(context): two exports differ")
+        // The same bytes are the same packets: ffmpeg lists them only where the files differ.
+        #expect(try FileManager.default.contentsEqual(atPath: output.path, andPath: again.path) || packetHashes(output) == packetHashes(again),
+                "\(context): two exports differ")
 
         try SmartCutTests.checkClicks(output, removals: removals, seconds: seconds, context: context)
         return (min(out.count, expected.count), identical, same)

@@ -7,14 +7,14 @@ import TestSupport
 /// so it ends its start plus its duration after time 0, not its duration. (An export once
 /// stopped reading at the duration and filled the last 0.3 s with silence.)
 @Suite struct LateAudioTests {
-    /// 10 s of picture; a full-scale 440 Hz tone from 0.3 s to the end, in `container`.
+    /// 10 s of picture; a full-scale 440 Hz tone from 0.3 s to the end, in `container`: made
+    /// once per test process for each container and audio (``GeneratedMedia``; three cases
+    /// start from the same .mp4), copied into `folder`.
     func lateMovie(_ folder: TemporaryFolder, container: String, audio: [String]) throws -> URL {
-        let movie = folder.file("late.\(container)")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=10",
-                                                   "-itsoffset", "0.3", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=12,volume=4",
-                                                   "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p"] + audio + ["-shortest", "-y", movie.path])
-        #expect(made.status == 0, "\(made.stderr)")
-        return movie
+        try GeneratedMedia.copy(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=10",
+                                 "-itsoffset", "0.3", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=12,volume=4",
+                                 "-c:v", "libx264", "-g", "30", "-pix_fmt", "yuv420p"] + audio + ["-shortest"],
+                                as: "late.\(container)", in: folder)
     }
 
     /// The first and last sample louder than a tenth of the tone, in seconds of presentation time.

@@ -62,7 +62,9 @@ enum OracleDecode {
     /// `attacks` are the same beeps' attacks (``attacks(_:onsets:)``), and `lossy` says whether
     /// the sound is coded lossily (AAC, Opus, MP2, AC-3, MP3), whose pre-echo can cross the
     /// onsets' level before the beep.
-    static func beeps(_ file: URL) throws -> (onsets: [Double], length: Double, attacks: [Double], lossy: Bool) {
+    typealias Beeps = (onsets: [Double], length: Double, attacks: [Double], lossy: Bool)
+
+    static func beeps(_ file: URL) throws -> Beeps {
         let samples = try TestSupport.decodeAudio(file)
         let sound = try firstFrame(file, "a:0")
         let offset = try soundOffset(file, sound: sound.time)

@@ -34,7 +34,7 @@ extension OracleCase {
         let decoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-xerror", "-i", main.output.path, "-f", "null", "-"])
         if decoded.status != 0 || !decoded.stderr.isEmpty { fail("clean decode", "ffmpeg -xerror says \(decoded.stderr.prefix(300))") }
         let length = exactFlag ? timeline.duration : timeline.fittedDuration ?? timeline.duration
-        let heard = try OracleDecode.beeps(main.output).length
+        let heard = try beeps(main.output).length
         if abs(heard - length) > 1024.0 / 48000 + 0.001 {
             fail("audio length", "the audio lasts \(heard) s, the timeline \(length) s")
         }
@@ -81,7 +81,7 @@ extension OracleCase {
     /// 0.05-0.09, 3 ms before a beep whose attack is on time to 0.1 ms). OracleOnsetTests shows
     /// the measure still fails a beep moved 3 ms.
     func checkBeeps(_ output: URL, _ timeline: OracleTimeline, fitted: Bool) throws {
-        let heardBeeps = try OracleDecode.beeps(output), sourceBeeps = sourceBeeps
+        let heardBeeps = try beeps(output), sourceBeeps = sourceBeeps
         let onsets = heardBeeps.onsets
         run.ran("beep sync"); run.ran("unexpected onset")
         let slack = fitted ? timeline.fitSlack * Double(max(1, timeline.segmentsMoved)) : 0
@@ -118,13 +118,21 @@ extension OracleCase {
     /// Matroska file keeps AAC's priming as sound).
     var sourceBeeps: [Double] {
         guard case .audioOnly(let ext) = mode else { return facts.beeps }
-        return (try? OracleDecode.beeps(folder.file("m.\(ext)")).onsets) ?? []
+        return (try? beeps(folder.file("m.\(ext)")).onsets) ?? []
     }
 
     /// The source's beeps' attacks, measured as ``sourceBeeps`` are.
     var sourceAttacks: [Double] {
         guard case .audioOnly(let ext) = mode else { return facts.attacks }
-        return (try? OracleDecode.beeps(folder.file("m.\(ext)")).attacks) ?? []
+        return (try? beeps(folder.file("m.\(ext)")).attacks) ?? []
+    }
+
+    /// ``OracleDecode/beeps(_:)`` of `file`, measured once per case (``heard``).
+    func beeps(_ file: URL) throws -> OracleDecode.Beeps {
+        if let known = heard[file.path] { return known }
+        let measured = try OracleDecode.beeps(file)
+        heard[file.path] = measured
+        return measured
     }
 
     /// Which segment plays composition time `t`, in words.

@@ -179,15 +179,17 @@ final class OracleSourceFacts: @unchecked Sendable {
     }
 
     /// The video frames' presentation times, sorted, less the first (the timeline's zero):
-    /// ticks of the stream's time base (ffprobe's `_time` fields have six decimals only).
+    /// ticks of the stream's time base (ffprobe's `_time` fields have six decimals only). One
+    /// ffprobe run lists both: the frames' lines (a number, or N/A), then the stream's time
+    /// base (`1/15360`).
     static func presentationTimes(_ movie: URL) throws -> [Double] {
-        let base = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
-                                                    "-of", "csv=p=0", movie.path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp:stream=time_base",
+                                                     "-of", "csv=p=0", movie.path])
+        let lines = probe.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ", \r")) }
+        let base = lines.last { $0.range(of: #"^[0-9]+/[0-9]+$"#, options: .regularExpression) != nil } ?? ""
         let parts = base.split(separator: "/").compactMap { Double($0) }
         guard parts.count == 2, parts[1] > 0 else { throw OracleFailure("\(movie.lastPathComponent): time base \(base)") }
-        let probe = try TestSupport.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp",
-                                                     "-of", "csv=p=0", movie.path])
-        let ticks = probe.stdout.split(separator: "\n").compactMap { Int64($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }.sorted()
+        let ticks = lines.compactMap { Int64($0) }.sorted()
         guard let first = ticks.first else { return [] }
         return ticks.map { Double($0 - first) * parts[0] / parts[1] }
     }

@@ -23,18 +23,21 @@ func videoFrames(_ file: URL) throws -> (pts: [Int], timeBase: (Int, Int)) {
     return (packets.compactMap { $0["pts"] as? Int }.sorted(), (base[0], base[1]))
 }
 
-/// Frame index codes read from decoded gray frames: block i's centre, thresholded.
+/// Frame index codes read from decoded gray frames: block i's centre, thresholded. ffmpeg
+/// writes only the row of the blocks' centres (`format=gray,crop`: the same pixels as the
+/// whole gray picture's row; the whole 1280x720 pictures were some 550 MB a call to write and read).
 func frameCodes(_ file: URL, width: Int, height: Int) throws -> [Int] {
     let raw = FileManager.default.temporaryDirectory.appendingPathComponent("slowpoke-frames-\(UUID().uuidString).gray")
     defer { try? FileManager.default.removeItem(at: raw) }
+    let block = width / 16, row = min(block / 2, height - 1)
     let decoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-noautorotate", "-i", file.path, "-map", "0:v:0", "-vsync", "passthrough",
-                                                  "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw.path])
+                                                  "-vf", "format=gray,crop=\(width):1:0:\(row)", "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw.path])
     #expect(decoded.status == 0, "\(decoded.stderr)")
     let data = try Data(contentsOf: raw)
-    let block = width / 16, frameSize = width * height
+    let frameSize = width
     return stride(from: 0, to: data.count - frameSize + 1, by: frameSize).map { start in
         (0..<16).reduce(0) { code, bit in
-            let pixel = data[start + (block / 2) * width + bit * block + block / 2]
+            let pixel = data[start + bit * block + block / 2]
             return pixel > 128 ? code | (1 << bit) : code
         }
     }

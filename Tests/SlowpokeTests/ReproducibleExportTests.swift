@@ -14,8 +14,9 @@ import Testing
 /// Serialized: one case's busy loops at a time (run side by side, seven cases started fourteen
 /// busy threads on two cores and starved every other suite). `make test` runs ``quickCases``,
 /// which still cover both timelines, both containers, both algorithms, passthrough and --fps
-/// with both presets, each exported twice (on every core, then on one); `make test-long` runs
-/// all eight three times each, and the twenty-export stress variant.
+/// with both presets, each exported twice (on every core, then on one) from a 20 s clip;
+/// `make test-long` runs all eight three times each from the 40 s clip, and the twenty-export
+/// stress variant.
 @Suite(.serialized) struct ReproducibleExportTests {
     /// Busy-loop threads that keep the cores loaded until stopped. In `make test` they run at
     /// the lowest priority (Linux's SCHED_IDLE, below nice 19): the other suites, running beside this one, load the cores
@@ -49,14 +50,20 @@ import Testing
         }
     }
 
-    /// 40 s of 240 fps video (small, so that the audio dominates) with pink noise over a tone
-    /// (made once, copied into each case's folder).
+    /// The clip's length: 40 s in `make test-long`, 20 s in `make test`, where the edits' times
+    /// are halved (``Timeline/edits``): the same rates, ramp, freeze and removal, in the same
+    /// order and about the same places relative to the clip, over half the media. The exports,
+    /// nearly all this suite costs, took 27 s of CPU for the four quick cases at 40 s.
+    static let seconds = TestTier.count(20, long: 40)
+
+    /// `seconds` of 240 fps video (small, so that the audio dominates) with pink noise over a
+    /// tone (made once, copied into each case's folder).
     static func clip(in folder: TemporaryFolder) throws -> URL {
         try GeneratedMedia.copy(["-f", "lavfi", "-i", "testsrc2=s=160x96:r=240",
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000,volume=0.5",
             "-f", "lavfi", "-i", "anoisesrc=color=pink:amplitude=0.1:sample_rate=48000:seed=7",
             "-filter_complex", "[1][2]amix=inputs=2,aformat=channel_layouts=stereo[a]", "-map", "0:v", "-map", "[a]",
-            "-t", "40", "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-c:a", "aac", "-b:a", "128k"], as: "clip.mp4", in: folder)
+            "-t", "\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-c:a", "aac", "-b:a", "128k"], as: "clip.mp4", in: folder)
     }
 
     enum Timeline: String, CaseIterable, Sendable {
@@ -66,7 +73,23 @@ import Testing
         /// A speed ramp, a freeze frame and a removal.
         case everyday
 
+        /// The edits over the clip of ``ReproducibleExportTests/seconds``: over 40 s (`make
+        /// test-long`) the ones below; over 20 s (`make test`) the same edits at half the times,
+        /// rates unchanged, but for the ramp: 2-6 s, not 2.5-6 (a ramp over 3.5 s put times on
+        /// the 240 fps export's timeline that no 32-bit timescale holds, which the export
+        /// refuses).
         var edits: [[String]] {
+            guard ReproducibleExportTests.seconds != 40 else { return editsFor40Seconds }
+            return editsFor40Seconds.map { edit in
+                var halved = edit
+                for (i, word) in edit.enumerated() where i > 0 && ["--range", "--at", "--duration"].contains(edit[i - 1]) {
+                    halved[i] = word.split(separator: "-").map { String(format: "%g", Double($0)! / 2) }.joined(separator: "-")
+                }
+                return halved == ["ramp", "--range", "2.5-6", "--from", "1", "--to", "0.25"] ? ["ramp", "--range", "2-6", "--from", "1", "--to", "0.25"] : halved
+            }
+        }
+
+        private var editsFor40Seconds: [[String]] {
             switch self {
             case .extreme:
                 [["scale", "--range", "34-38", "--rate", "13"], ["scale", "--range", "28-31", "--rate", "17"],

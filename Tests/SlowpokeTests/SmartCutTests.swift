@@ -192,7 +192,9 @@ import Testing
         let again = output.deletingLastPathComponent().appendingPathComponent("again." + source.pathExtension)
         let exportedAgain = try TestSupport.run(TestSupport.slowpoke, ["export", document.path, "--exact", "-o", again.path])
         try #require(exportedAgain.status == 0, "\(context)\n\(exportedAgain.stderr)")
-        #expect(try packets(output) == packets(again), "\(context): two exports of one document differ in their video packets")
+        // The same bytes are the same packets: ffmpeg lists them only where the files differ.
+        #expect(try FileManager.default.contentsEqual(atPath: output.path, andPath: again.path) || packets(output) == packets(again),
+                "\(context): two exports of one document differ in their video packets")
         return (min(out.count, expected.count), identical)
     }
 

@@ -10,32 +10,48 @@ import Testing
     static let (width, height, bigWidth, bigHeight, frames) = (640, 480, 960, 720, 90)
 
     /// The shaky clip: a textured still (testsrc2 with blurred noise, grey) cropped at offsets
-    /// that walk randomly and jitter; returns the offsets.
+    /// that walk randomly and jitter; returns the offsets. Made once per test process for each
+    /// seed (``GeneratedMedia``: StabilizeTests, BatchStabilizeTests and ReproducibleReframingTests
+    /// start from the same clip), copied into `folder` as `name`.
     @discardableResult
     static func shakyClip(in folder: TemporaryFolder, name: String = "clip.mp4", seed: UInt64 = 56) throws -> [(x: Int, y: Int)] {
-        let still = folder.file("still-\(seed).gray")
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(bigWidth)x\(bigHeight):d=1",
-                                                   "-vf", "noise=alls=60:allf=u,gblur=sigma=1.2", "-frames:v", "1",
-                                                   "-f", "rawvideo", "-pix_fmt", "gray", still.path])
-        #expect(made.status == 0, "\(made.stderr)")
-        let big = [UInt8](try Data(contentsOf: still))
+        let offsets = walk(seed: seed)
+        let made = try GeneratedMedia.shared(["StabilizeTests.shakyClip", "\(seed)"], extension: "mp4") { clip in
+            let scratch = try TemporaryFolder("shaky")
+            let still = scratch.file("still-\(seed).gray")
+            let textured = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(bigWidth)x\(bigHeight):d=1",
+                                                           "-vf", "noise=alls=60:allf=u,gblur=sigma=1.2", "-frames:v", "1",
+                                                           "-f", "rawvideo", "-pix_fmt", "gray", still.path])
+            #expect(textured.status == 0, "\(textured.stderr)")
+            let big = [UInt8](try Data(contentsOf: still))
+            var raw = [UInt8]()
+            raw.reserveCapacity(width * height * frames)
+            for (x, y) in offsets {
+                for row in 0..<height { raw.append(contentsOf: big[(y + row) * bigWidth + x..<(y + row) * bigWidth + x + width]) }
+            }
+            let frameFile = scratch.file("frames-\(seed).gray")
+            try Data(raw).write(to: frameFile)
+            let encoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "gray", "-s", "\(width)x\(height)", "-r", "30",
+                                                          "-i", frameFile.path, "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "16", clip.path])
+            #expect(encoded.status == 0, "\(encoded.stderr)")
+        }
+        // In place of a clip already there (a test changes its movie so), as ffmpeg's -y wrote it.
+        try? FileManager.default.removeItem(at: folder.file(name))
+        try FileManager.default.copyItem(at: made, to: folder.file(name))
+        return offsets
+    }
+
+    /// The crop offsets of the shaky clip's `frames` pictures: a random walk plus jitter.
+    static func walk(seed: UInt64) -> [(x: Int, y: Int)] {
         var random = SplitMix64(state: seed)
         var walk = (x: Double(bigWidth - width) / 2, y: Double(bigHeight - height) / 2)
         var offsets: [(x: Int, y: Int)] = []
-        var raw = [UInt8]()
-        raw.reserveCapacity(width * height * frames)
         for _ in 0..<frames {
             walk.x = min(max(walk.x + (random.unit() - 0.5) * 4, 100), 220)
             walk.y = min(max(walk.y + (random.unit() - 0.5) * 4, 80), 160)
             let x = Int((walk.x + (random.unit() - 0.5) * 14).rounded()), y = Int((walk.y + (random.unit() - 0.5) * 14).rounded())
             offsets.append((x, y))
-            for row in 0..<height { raw.append(contentsOf: big[(y + row) * bigWidth + x..<(y + row) * bigWidth + x + width]) }
         }
-        let frameFile = folder.file("frames-\(seed).gray")
-        try Data(raw).write(to: frameFile)
-        let encoded = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "gray", "-s", "\(width)x\(height)", "-r", "30",
-                                                      "-i", frameFile.path, "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "16", folder.file(name).path])
-        #expect(encoded.status == 0, "\(encoded.stderr)")
         return offsets
     }
 

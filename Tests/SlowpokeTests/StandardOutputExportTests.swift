@@ -46,6 +46,14 @@ import Testing
         for file in ["file.mkv", "file.mp4"] {
             #expect(try slowpoke("export", "-o", file, "--progress", "none", in: folder).status == 0)
         }
+        // The file exports' frames, decoded once each (the formats compare with them five times).
+        var decoded: [String: [String]] = [:]
+        func fileFrames(_ name: String, _ stream: String, hashesOnly: Bool = false) throws -> [String] {
+            let key = "\(name) \(stream)"
+            let lines = try decoded[key] ?? frames(folder.file(name), stream)
+            decoded[key] = lines
+            return hashesOnly ? lines.map { String($0.split(separator: " ").last ?? "") } : lines
+        }
         var checked = 0
         for format in ["mkv", "mp4", "ts"] {
             let run = try shell(#""$SLOWPOKE" export -o - --format \#(format) --progress json > out.\#(format) 2> err.\#(format)"#, in: folder)
@@ -57,18 +65,18 @@ import Testing
             switch format {
             case "mkv":
                 // The stream is the file export: every video and audio frame, at the same times.
-                #expect(try frames(out, "v") == frames(folder.file("file.mkv"), "v"))
-                #expect(try frames(out, "a") == frames(folder.file("file.mkv"), "a"))
+                #expect(try frames(out, "v") == fileFrames("file.mkv", "v"))
+                #expect(try frames(out, "a") == fileFrames("file.mkv", "a"))
             case "mp4":
                 // Video as the mp4 file's; audio as the Matroska file's (the encoder's priming
                 // left out, so the sound starts on time; see MovieWriter.isPriming).
-                #expect(try frames(out, "v") == frames(folder.file("file.mp4"), "v"))
-                #expect(try frames(out, "a", hashesOnly: true) == frames(folder.file("file.mkv"), "a", hashesOnly: true))
+                #expect(try frames(out, "v") == fileFrames("file.mp4", "v"))
+                #expect(try frames(out, "a", hashesOnly: true) == fileFrames("file.mkv", "a", hashesOnly: true))
             default:
                 // 90 kHz timestamps: the same pictures in the same order, and the audio's frames
                 // after the priming frame that MPEG-TS plays before the picture starts.
-                #expect(try frames(out, "v", hashesOnly: true) == frames(folder.file("file.mp4"), "v", hashesOnly: true))
-                #expect(try Array(frames(out, "a", hashesOnly: true).dropFirst()) == frames(folder.file("file.mp4"), "a", hashesOnly: true))
+                #expect(try frames(out, "v", hashesOnly: true) == fileFrames("file.mp4", "v", hashesOnly: true))
+                #expect(try Array(frames(out, "a", hashesOnly: true).dropFirst()) == fileFrames("file.mp4", "a", hashesOnly: true))
             }
             checked += 1
         }

@@ -26,12 +26,7 @@ public enum MovieBytes {
     static func extremeBox(_ data: Data, with mutator: inout HostileMutator) -> Data? {
         var bytes = [UInt8](data)
         var found: [Int] = []
-        let names = boxes.map { Array($0.utf8) }
-        if bytes.count >= 8 {
-            for i in 4..<(bytes.count - 4) where names.contains(where: { $0.elementsEqual(bytes[i..<(i + 4)]) }) {
-                found.append(i)
-            }
-        }
+        if bytes.count >= 8 { found = boxNames(in: bytes) }
         guard !found.isEmpty else { return nil }
         let name = mutator.pick(found)
         let field = mutator.pick([name - 4, name + 4, name + 8, name + 12])
@@ -39,5 +34,32 @@ public enum MovieBytes {
         let value = mutator.pick(extremes)
         for k in 0..<4 { bytes[field + k] = UInt8((value >> UInt32(24 - 8 * k)) & 0xff) }
         return Data(bytes)
+    }
+
+    /// The offsets i (4 <= i < count - 4), in order, where one of `boxes`' names starts. A
+    /// `while` loop over raw pointers, each 4 bytes read as one big-endian word: in the tests'
+    /// debug build, comparing every offset with 24 names through `elementsEqual` was half of
+    /// HostileInputFuzzTests' own CPU.
+    static func boxNames(in bytes: [UInt8]) -> [Int] {
+        let names = Set(boxes.map { $0.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } })
+        let first = Set(boxes.map { $0.utf8.first! })
+        var starts = [Bool](repeating: false, count: 256)
+        for byte in first { starts[Int(byte)] = true }
+        var found: [Int] = []
+        bytes.withUnsafeBufferPointer { b in
+            starts.withUnsafeBufferPointer { starts in
+                guard let p = b.baseAddress, let s = starts.baseAddress else { return }
+                var i = 4
+                let end = b.count - 4
+                while i < end {
+                    if s[Int(p[i])] {
+                        let word = UInt32(p[i]) << 24 | UInt32(p[i &+ 1]) << 16 | UInt32(p[i &+ 2]) << 8 | UInt32(p[i &+ 3])
+                        if names.contains(word) { found.append(i) }
+                    }
+                    i &+= 1
+                }
+            }
+        }
+        return found
     }
 }
