@@ -15,11 +15,7 @@ import Testing
         var made = try TestSupport.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", picture, "-pix_fmt", "yuv420p", "-c:v", "libx264",
                                                    "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-y", sdr.path])
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
-        made = try TestSupport.tool("ffmpeg", [
-            "-v", "error", "-f", "lavfi", "-i", picture,
-            "-vf", "format=yuv420p,zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=\(transfer):p=bt2020:m=bt2020nc:r=tv:npl=100,format=yuv420p10le",
-            "-c:v", "libx265", "-x265-params", "log-level=error", "-preset", "ultrafast",
-            "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-y", hdr.path])
+        made = try TestSupport.encodeHDR(picture, transfer: transfer, to: hdr)
         try #require(made.status == 0, "ffmpeg: \(made.stderr)")
         /// Mean luma at 0.5 s, with pictures limited to `fit` (HDR ones only), and their size.
         func meanLuma(_ url: URL, fit: (Int, Int)? = nil) throws -> (mean: Double, transfer: String?, width: Int, height: Int) {

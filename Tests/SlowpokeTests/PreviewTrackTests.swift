@@ -191,11 +191,7 @@ extension PreviewScreenTests {
         #expect(!reference.title.contains("HDR"), "title: \(reference.title)")
         for (transfer, name) in [("smpte2084", "PQ"), ("arib-std-b67", "HLG")] {
             let clip = folder.file("\(name).mp4")
-            made = try TestSupport.tool("ffmpeg", [
-                "-v", "error", "-f", "lavfi", "-i", picture,
-                "-vf", "format=yuv420p,zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=\(transfer):p=bt2020:m=bt2020nc:r=tv:npl=100,format=yuv420p10le",
-                "-c:v", "libx265", "-x265-params", "log-level=error", "-preset", "ultrafast",
-                "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc", "-y", clip.path])
+            made = try TestSupport.encodeHDR(picture, transfer: transfer, to: clip)
             try #require(made.status == 0, "ffmpeg: \(made.stderr)")
             let hdr = try shown(clip)
             let plain = try plainMean(clip) / plainReference
