@@ -45,38 +45,17 @@ struct FlowLibrary: @unchecked Sendable {
     /// on the second core. The first use of ``shared`` afterwards waits for it (Swift's lazy
     /// globals are initialised once, under a lock). A second call does nothing.
     static func preload() {
-        preloading.lock.lock()
-        defer { preloading.lock.unlock() }
-        guard preloading.done == nil else { return }
-        let done = DispatchSemaphore(value: 0)
-        preloading.done = done
-        let thread = Thread {
-            _ = shared
-            done.signal()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        preloading.start { _ = shared }
     }
 
     /// Waits for a ``preload()`` under way to finish: the process must not exit while the
-    /// libraries' constructors run on the other thread (see `LibAV.settle`).
+    /// libraries' constructors run on the other thread (see `BackgroundLoad`).
     static func settle() {
-        preloading.lock.lock()
-        let done = preloading.done
-        preloading.lock.unlock()
-        guard let done else { return }
-        done.wait()
-        done.signal()
+        preloading.settle()
     }
 
-    /// Set by the first ``preload()``; several exports may run in one process (batch jobs).
-    private static let preloading = Preloading()
-
-    private final class Preloading: @unchecked Sendable {
-        // @unchecked: `done` is read and written only under `lock`.
-        let lock = NSLock()
-        var done: DispatchSemaphore?
-    }
+    /// Started by the first ``preload()``; several exports may run in one process (batch jobs).
+    private static let preloading = BackgroundLoad()
 
     static let fileName = "libFlowInterpolation.so"
 

@@ -18,29 +18,16 @@ public enum LibAV {
     /// that work on a second core. The first ``load()`` afterwards waits for it to finish. A
     /// second call does nothing.
     public static func preload() {
-        guard preloading == nil else { return }
-        let done = DispatchSemaphore(value: 0)
-        preloading = done
-        let thread = Thread {
-            try? load()
-            done.signal()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
+        preloading.start { try? load() }
     }
 
-    /// Waits for a ``preload()`` under way to finish. The process must not exit while the
-    /// libraries' constructors run on the other thread: `exit` then runs destructors beside
-    /// them, and libgomp's aborts (found by the hostile-input fuzzer: `info` on a broken
-    /// document died of SIGABRT after its error).
+    /// Waits for a ``preload()`` under way to finish (see ``BackgroundLoad``: the process must
+    /// not exit while the libraries' constructors run on the other thread).
     public static func settle() {
-        guard let done = preloading else { return }
-        done.wait()
-        done.signal()
+        preloading.settle()
     }
 
-    /// Set by ``preload()`` on the main thread before its thread starts; read on the main thread.
-    nonisolated(unsafe) private static var preloading: DispatchSemaphore?
+    private static let preloading = BackgroundLoad()
 
     private static let configured: Void = {
         av_log_set_level(AV_LOG_QUIET)
