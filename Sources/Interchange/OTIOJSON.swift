@@ -78,8 +78,16 @@ public indirect enum OrderedJSON: Sendable, Equatable {
 
     /// `count` spaces.
     static func pad(_ count: Int, into out: inout [UInt8]) {
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
+        // Slices of one row of spaces: appending `repeatElement` went a byte at a time.
+        var left = count
+        while left > 0 {
+            let n = min(left, spaces.count)
+            out.append(contentsOf: spaces[0 ..< n])
+            left -= n
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 
     /// The shortest text that reads back as the same double (`24.0`, `0.25`, `0.3333333333333333`).
     static func format(_ d: Double) -> String {
