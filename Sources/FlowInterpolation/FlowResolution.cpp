@@ -23,7 +23,11 @@ constexpr int fastFlowWidth = 320;
 /// their full size; wider ones are halved. The surveillance clip (vtest, 768x576, noisy, small
 /// pedestrians) scored +0.04 dB over minterpolate at full size and +0.18 at half, for a third
 /// of the CPU (145 -> 49 ms a frame); the other clips are 640 or narrower (unchanged). On 720p
-/// footage half costs 0.02 dB (above) for about a quarter of DIS's time.
+/// footage half costs 0.02 dB (above) for about a quarter of DIS's time. A finer DIS at the same
+/// size did not pay either (dB, box cup tree vtest bikes carphone): its finest scale 0 instead of
+/// the preset's 1, fast +.20 +.05 -.05 -.14 +.57 +.01 at 2.6 times the CPU, high (full size)
+/// +.02 0 -.08 -.09 -.19 +.02 at 3.3 times; high's patches every pixel instead of every 2,
+/// 0 0 -.12 +.02 -.01 0 at 2.4 times.
 constexpr int highFlowWidth = 640;
 
 }
