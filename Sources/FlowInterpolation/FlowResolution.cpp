@@ -17,7 +17,9 @@ namespace {
 /// a wider flow does not pay: at most 400 pixels (vtest's 768 px at a half instead of a third)
 /// vtest +0.26 -> +0.15 dB, 44 ms a frame instead of 28; at most 640 (all at full size) box
 /// +0.20, cup +0.05, bikes +0.29, vtest -0.11, tree and carphone unchanged, 3 times the CPU;
-/// at most 192, vtest +0.06 but box -0.36, cup -0.07, bikes -0.13.
+/// at most 192, vtest +0.06 but box -0.36, cup -0.07, bikes -0.13. Smaller with DIS's finest
+/// scale 0 where scaled down: at most 240 wide box +0.11, cup +0.03, tree +0.01, bikes +0.14,
+/// vtest -0.12 at 1.6 times the CPU; at most 213, bikes -0.36, vtest -0.12, the rest within 0.01.
 constexpr int fastFlowWidth = 320;
 /// At SP_FLOW_QUALITY_HIGH at most `highFlowWidth` pixels wide: pictures up to 640 wide keep
 /// their full size; wider ones are halved. The surveillance clip (vtest, 768x576, noisy, small
