@@ -290,7 +290,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         p->width = width;
         p->height = height;
         p->depth = bitDepth;
-        p->flowDivisor = flowDivisor(width, p->quality);
+        p->flowDivisor = flowDivisor(width, height, p->quality);
         p->dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
@@ -302,7 +302,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
 
 int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
     if (!p || (quality != SP_FLOW_QUALITY_FAST && quality != SP_FLOW_QUALITY_HIGH)) return SP_FLOW_BAD_ARGUMENT;
-    const int divisor = flowDivisor(p->width, quality);
+    const int divisor = flowDivisor(p->width, p->height, quality);
     if (divisor != p->flowDivisor || quality != p->quality) {
         p->flowDivisor = divisor;
         p->quality = quality;

@@ -31,12 +31,16 @@ constexpr int fastFlowWidth = 320;
 /// +.02 0 -.08 -.09 -.19 +.02 at 3.3 times; high's patches every pixel instead of every 2,
 /// 0 0 -.12 +.02 -.01 0 at 2.4 times.
 constexpr int highFlowWidth = 640;
+/// Nor is the flow's luma ever under this many rows: OpenCV 4.6's DIS threw (a resize to an
+/// empty size) on flows 7-13 rows high, so wide, short pictures (1920x40, 1280x48, 960x33 fast;
+/// 1281x37 once high was halved) failed every pair; 16 rows (640x32 fast) worked.
+constexpr int lowestFlow = 16;
 
 }
 
-int flowDivisor(int width, int quality) {
+int flowDivisor(int width, int height, int quality) {
     const int widest = quality == SP_FLOW_QUALITY_HIGH ? highFlowWidth : fastFlowWidth;
-    return std::max(1, (width + widest - 1) / widest);
+    return std::max(1, std::min((width + widest - 1) / widest, height / lowestFlow));
 }
 
 }

@@ -3,8 +3,8 @@
 
 namespace slowpoke {
 
-/// What a picture `width` pixels wide is divided by (in both directions) for its flow at
+/// What a picture of `width` x `height` is divided by (in both directions) for its flow at
 /// `quality` (SP_FLOW_QUALITY_FAST or SP_FLOW_QUALITY_HIGH). See FlowResolution.cpp.
-int flowDivisor(int width, int quality);
+int flowDivisor(int width, int height, int quality);
 
 }
