@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "FlowResolution.hpp"
 #include "OcclusionShare.hpp"
 #include "RegionTrust.hpp"
 #include "TimeFlow.hpp"
@@ -236,7 +237,11 @@ void copyPlane(const cv::Mat &plane, uint8_t *out, int stride) {
 /// SP_FLOW_QUALITY_FAST refines 2 times a scale instead of the preset's 5: DIS 17 -> 15 ms a
 /// 320x240 pair both ways on one core, about 6% of the fast frame's CPU time, for bikes +0.08,
 /// tree and vtest -0.02, box -0.01 (mean +0.005, bench/frame_drop.py); high kept 5, where 3
-/// cost bikes 0.39 dB.
+/// cost bikes 0.39 dB. Fast, dB against these (box cup tree vtest bikes carphone): alpha 10 -.04
+/// +.01 -.06 -.07 +.19 0, 40 +.01 0 -.01 +.05 -.62 -.01; delta 2 0 0 +.02 +.01 -.14 -.01, 10 -.01
+/// 0 -.04 -.04 +.20 0; gamma 5 +.01 0 -.01 +.01 -.60 -.01, 20 -.03 0 -.01 -.04 +.33 0 (high vtest
+/// -.05, bikes -.17); 40 descent iterations, 3 or 5 refinements: within .05 but bikes; luma blurred
+/// (sigma 1) before DIS: tree -.04, vtest -.04 (high tree -.06, bikes -.26). None kept.
 static cv::Ptr<cv::DISOpticalFlow> makeDIS(int quality) {
     cv::Ptr<cv::DISOpticalFlow> dis = cv::DISOpticalFlow::create(cv::DISOpticalFlow::PRESET_MEDIUM);
     dis->setPatchStride(2);
@@ -245,7 +250,12 @@ static cv::Ptr<cv::DISOpticalFlow> makeDIS(int quality) {
 }
 
 /// The pair's flow both ways at 1/divisor of its size, with round-trip errors; whether it
-/// explains the pictures (see `unexplained`).
+/// explains the pictures (see `unexplained`). Not kept (fast, 1-10 ms more; within 0.02 dB on
+/// cup, tree, vtest, carphone unless said): failed round trips' flow replaced by a luma-weighted
+/// median of consistent neighbours (7x7, 11x11) or by the neighbour's with the least SAD (vtest
+/// -0.03 to -0.08); a guided filter on luma (radius 2-4: vtest up to +0.08, tree and bikes down
+/// to -0.06, -0.12); an acceleration term from the previous pair's flow (cup +0.02, bikes -0.22).
+/// Oracle: DIS from A and B to the true middle picture: cup +1.26, tree +0.78, vtest +0.68.
 static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
     cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
@@ -280,12 +290,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         p->width = width;
         p->height = height;
         p->depth = bitDepth;
-        // Flow on luma at most 320 pixels wide, which costs DIS a fraction of full resolution
-        // and little quality: on the bench's 720p footage (before encoding) flow at a quarter
-        // of the size scored 32.26 dB, at a third 32.59 dB for 26% more CPU time in all, at
-        // half 32.83 dB and at full size 32.85 dB (the pair's flow there took about 3 and 15
-        // times as long, timed on a busy machine).
-        p->flowDivisor = std::max(1, (width + 319) / 320);
+        p->flowDivisor = flowDivisor(width, height, p->quality);
         p->dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
@@ -297,7 +302,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
 
 int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
     if (!p || (quality != SP_FLOW_QUALITY_FAST && quality != SP_FLOW_QUALITY_HIGH)) return SP_FLOW_BAD_ARGUMENT;
-    const int divisor = quality == SP_FLOW_QUALITY_HIGH ? 1 : std::max(1, (p->width + 319) / 320);
+    const int divisor = flowDivisor(p->width, p->height, quality);
     if (divisor != p->flowDivisor || quality != p->quality) {
         p->flowDivisor = divisor;
         p->quality = quality;
