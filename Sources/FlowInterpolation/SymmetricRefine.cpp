@@ -78,22 +78,24 @@ struct BlockSearch {
     const cv::Mat &mapA, &mapB;
     float t, levels;
 
-    /// Mean |A - B| over `window` with the correction d, in 8-bit levels.
-    float match(const cv::Rect &window, cv::Vec2f d) const {
+    /// Mean |A - B| over `window` with the correction d, in 8-bit levels, plus `stray` x |d|;
+    /// stops (returning a cost over `limit`) as soon as it is sure to exceed `limit`, row by
+    /// row (the sum of non-negative terms only grows, so the choice is the same as without).
+    float total(const cv::Rect &window, cv::Vec2f d, float limit) const {
         const float ax = -t * d[0], ay = -t * d[1], bx = (1 - t) * d[0], by = (1 - t) * d[1];
+        const int n = ((window.width + stride - 1) / stride) * ((window.height + stride - 1) / stride);
+        if (n == 0) return 0.0f;
+        const float penalty = stray * (std::abs(d[0]) + std::abs(d[1])), scale = levels / float(n);
         float sum = 0;
-        int n = 0;
         for (int y = window.y; y < window.y + window.height; y += stride) {
             const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             for (int x = window.x; x < window.x + window.width; x += stride) {
                 sum += std::abs(a.at(ma[x][0] + ax, ma[x][1] + ay) - b.at(mb[x][0] + bx, mb[x][1] + by));
-                n++;
             }
+            if (scale * sum + penalty > limit) break;
         }
-        return n ? levels * sum / float(n) : 0.0f;
+        return scale * sum + penalty;
     }
-
-    float total(const cv::Rect &window, cv::Vec2f d) const { return match(window, d) + stray * (std::abs(d[0]) + std::abs(d[1])); }
 
     /// The motion over the pair at block (r, c)'s centre (clamped to the picture).
     cv::Vec2f motion(int r, int c) const {
@@ -106,16 +108,16 @@ struct BlockSearch {
     cv::Vec2f choose(int r, int c, cv::Vec2f left, cv::Vec2f up) const {
         const cv::Rect window = cv::Rect(c * block - margin, r * block - margin, block + 2 * margin, block + 2 * margin) &
                                 cv::Rect(0, 0, mapA.cols, mapA.rows);
-        const float still = match(window, cv::Vec2f(0, 0));
+        const float still = total(window, cv::Vec2f(0, 0), ceiling);
         if (still < settled || still > ceiling) return cv::Vec2f(0, 0);
         cv::Vec2f best(0, 0);
         float bestCost = still;
         const auto consider = [&](cv::Vec2f d) {
-            const float cost = total(window, d);
+            const float cost = total(window, d, bestCost);
             if (cost < bestCost) bestCost = cost, best = d;
         };
-        consider(left);
-        consider(up);
+        if (left != cv::Vec2f(0, 0)) consider(left);
+        if (up != cv::Vec2f(0, 0) && up != left) consider(up);
         const cv::Vec2f here = motion(r, c);
         for (int far = reach; far <= 2 * reach; far += reach) {
             for (const cv::Point &o : {cv::Point(far, 0), cv::Point(-far, 0), cv::Point(0, far), cv::Point(0, -far)}) {
