@@ -4,6 +4,7 @@
 #include "FlowResolution.hpp"
 #include "OcclusionShare.hpp"
 #include "RegionTrust.hpp"
+#include "SymmetricRefine.hpp"
 #include "TimeFlow.hpp"
 
 #include <algorithm>
@@ -354,7 +355,14 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB);
         occlusionShare(p->errorA, p->errorB, float(t), p->shareB);
         const float maximum = float((1 << p->depth) - 1);
-        for (int i = 0; i < 2; i++) buildMaps(p->work[i], planeSize(p, i), fromA, fromB, p->shareB, float(t));
+        buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
+        // Only where the flow was scaled down (see SymmetricRefine.cpp: at full size it gained
+        // nothing, at high quality or on small pictures).
+        if (p->flowDivisor > 1 &&
+            symmetricRefine(p->a[0], p->b[0], p->work[0].mapA, p->work[0].mapB, p->shareB, float(t), fromA, fromB)) {
+            buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
+        }
+        buildMaps(p->work[1], planeSize(p, 1), fromA, fromB, p->shareB, float(t));
         for (int i = 0; i < 3; i++) {
             PlaneWork &work = p->work[std::min(i, 1)];
             PlaneWork *chroma = i == 0 ? &p->work[1] : nullptr;
