@@ -105,7 +105,7 @@ struct ExportMovie: ParsableCommand {
     @Option(help: ArgumentHelp("Zoom into the centre by a factor from 1 to 8: with --fps the middle 1/F of the picture is scaled back to its size (Lanczos); without, H.264 and HEVC are cropped to the middle 1/F without re-encoding, and players scale it.", valueName: "F"))
     var zoom: Double?
 
-    @Option(help: ArgumentHelp("With --frames interpolate: fast (the default: motion found on the picture scaled down, several times faster than ffmpeg's minterpolate) or high (motion at full resolution: about three times the CPU time; on the bench's real footage sharper on hand-held close-ups, not on every clip).", valueName: "q"))
+    @Option(help: ArgumentHelp("With --frames interpolate: fast (the default: motion found on the picture scaled down, several times faster than ffmpeg's minterpolate) or high (motion at full resolution up to 640 pixels wide, at half resolution above: about three times the CPU time; on the bench's real footage sharper on hand-held close-ups, not on every clip).", valueName: "q"))
     var quality: InterpolationQuality = .fast
 
     @Option(help: ArgumentHelp("With --fps: steady the picture with libvidstab, the camera's path smoothed over S frames either side (1-100; --stabilize alone: 10), after the retime. The movie is analysed once; the analysis is kept in <document>.slowpoke-stab beside the document and used again until the movie changes.", valueName: "S"))
