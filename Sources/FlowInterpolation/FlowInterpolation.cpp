@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "MotionBlur.hpp"
 #include "OcclusionShare.hpp"
 #include "RegionTrust.hpp"
 #include "TimeFlow.hpp"
@@ -166,11 +167,12 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
 /// 1 + (motion / blurSpeed)^2: a fast subject is blurred in the missing picture as in its
 /// neighbours (the dark cup, cup.mp4). Against half of each: box +0.18 dB, vtest +0.03,
 /// carphone +0.02, cup and tree +0.01, bikes 0 (mean +0.04); without the motion term cup lost
-/// 0.03; a floor of 0 or 1/2 instead of 1/4, or speeds of 4 or 6 pixels: within 0.02 on the
-/// mean, with a loss somewhere. Chroma, smoother, gained nothing from bicubic sampling.
-/// Luma (`sharp`) then sets `work.trust` (regionTrust), which `chroma` takes scaled down; each
-/// pixel mixes the flow's picture with the unmoved pictures' mix by it.
-/// The motion (luma pixels over the pair) at which warpPlane's bicubic share is halved.
+/// 0.03; a floor of 0 or 1/2 instead of 1/4, or speeds of 4 or 6: within 0.02 on the mean,
+/// with a loss somewhere. Chroma gained nothing from bicubic sampling. Where the warped pictures
+/// disagree on a fast subject, luma is also blurred along the motion (MotionBlur.hpp). Luma then
+/// sets `work.trust` (regionTrust), which `chroma` takes scaled down; each pixel mixes the flow's
+/// picture with the unmoved pictures' mix by it. blurSpeed: the motion (luma pixels over the
+/// pair) at which the bicubic share is halved.
 constexpr float blurSpeed = 8.0f;
 
 template <typename T>
@@ -205,8 +207,11 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
                 if (sharp) {
                     // The motion over the pair (the two maps' distance), in luma pixels.
                     const cv::Vec2f d = mb[x] - ma[x];
-                    const float c = sharpness[x] / (1.0f + (d[0] * d[0] + d[1] * d[1]) * (1.0f / (blurSpeed * blurSpeed)));
-                    moved = 2 * ka * ((1 - c) * float(pa[x]) + c * float(qa[x])) + 2 * kb * ((1 - c) * float(pb[x]) + c * float(qb[x]));
+                    const float still = 1.0f / (1.0f + (d[0] * d[0] + d[1] * d[1]) * (1.0f / (blurSpeed * blurSpeed)));
+                    const float c = sharpness[x] * still, blur = motionBlurShare(still, sharpness[x]);
+                    float va = (1 - c) * float(pa[x]) + c * float(qa[x]), vb = (1 - c) * float(pb[x]) + c * float(qb[x]);
+                    if (blur > blurless) { va = blurredAlongMotion<T>(a, ma[x], d, va, blur); vb = blurredAlongMotion<T>(b, mb[x], d, vb, blur); }
+                    moved = 2 * ka * va + 2 * kb * vb;
                 }
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
