@@ -20,7 +20,16 @@
 // disagreement alone (not by the motion): box -0.29 at reach 1/4; gated by both at reach 1/4:
 // bikes -0.06, at 1/8 vtest +0.48 only, at 5/16 cup and bikes -0.1; the motion at which the share
 // is half (8 luma pixels, warpPlane's blurSpeed) at 4, 6, 12 or 16: within 0.01 on the mean, with
-// box or vtest lower.
+// box or vtest lower; the share x3/4 or x3/2: vtest -0.06 or +0.08 but bikes +0.03 or -0.09; two
+// more samples at +-1/4 or 3/8 (5 in all): bikes -0.06, cup -0.04 or -0.13; the reach growing
+// with the disagreement: cup -0.02 to -0.03, bikes -0.03 to -0.09; the same samples across the
+// motion instead of along it: vtest +0.37 instead of +0.58, cup 0 (half of each: vtest +0.54):
+// the gain is the motion's; gated by each pixel's |warpedA - warpedB| (box-filtered 5 or 9
+// pixels) instead of the region's: cup +0.07 or +0.09 instead of +0.14; by the motion relative to
+// its surroundings (63-pixel mean taken away): vtest +0.34 to +0.43. Where cup's gain comes from:
+// two of its dropped frames (49 and 95) are far more blurred than both neighbours (the cup at its
+// fastest) and carry a third of its squared error (MSE 95-114 against 2-15 for the rest, and
+// minterpolate's 101-112); the blur cuts theirs by 6-9% and costs most other frames 1-10%.
 #pragma once
 
 #include <algorithm>
