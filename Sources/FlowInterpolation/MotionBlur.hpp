@@ -6,8 +6,8 @@
 // subject's edges in a slightly wrong place. Averaging each warped picture's sample with two
 // more along the pair's motion, at +-`blurReach` of it, spreads those edges the way the camera's
 // shutter blurs them, and an edge in a doubtful place costs less spread than sharp. The share
-// taken from those two samples grows with the motion (m^2 / (1 + m^2), m the motion over
-// warpPlane's blurSpeed) and with the warped pictures' disagreement (1 - regionTrust's sharpness,
+// taken from those two samples grows with the motion (1 - stillness: m^2 / (1 + m^2), m the
+// motion over blurSpeed) and with the warped pictures' disagreement (1 - regionTrust's sharpness,
 // scaled to 0...1); at most 2/3 (the three samples' mean).
 //
 // On the bench's real-footage corpus (bench/frame_drop.py, dB over minterpolate, fast):
@@ -15,11 +15,11 @@
 // bikes +1.97 -> +1.96, carphone +0.39 -> +0.39, mean +0.69 -> +0.76; high quality: vtest +0.04
 // -> +0.46, cup +0.12 -> +0.20, tree +0.12 -> +0.18, bikes +2.51 -> +2.47, box and carphone the
 // same, mean +0.79 -> +0.87. CPU a frame about 5% more (box 30.3 -> 31.7 ms). Measured and
-// dropped: the same blur by motion alone (not gated by the disagreement), reach 1/8: vtest +0.52 but box -0.05;
-// reach 1/4: vtest +0.68 but cup -1.06 (the rigid cup smeared over the wall); gated by the
-// disagreement alone (not by the motion): box -0.29 at reach 1/4; gated by both at reach 1/4:
+// dropped: the same blur by motion alone (not gated by the disagreement), reach 1/8: vtest +0.52
+// but box -0.05; reach 1/4: vtest +0.68 but cup -1.06 (the rigid cup smeared over the wall);
+// gated by the disagreement alone (not by the motion): box -0.29 at reach 1/4; by both at 1/4:
 // bikes -0.06, at 1/8 vtest +0.48 only, at 5/16 cup and bikes -0.1; the motion at which the share
-// is half (8 luma pixels, warpPlane's blurSpeed) at 4, 6, 12 or 16: within 0.01 on the mean, with
+// is half (8 luma pixels, blurSpeed) at 4, 6, 12 or 16: within 0.01 on the mean, with
 // box or vtest lower; the share x3/4 or x3/2: vtest -0.06 or +0.08 but bikes +0.03 or -0.09; two
 // more samples at +-1/4 or 3/8 (5 in all): bikes -0.06, cup -0.04 or -0.13; the reach growing
 // with the disagreement: cup -0.02 to -0.03, bikes -0.03 to -0.09; the same samples across the
@@ -38,6 +38,19 @@
 
 namespace slowpoke {
 
+/// The motion (luma pixels over the pair) at which the bicubic share of warpPlane's samples is
+/// halved: a fast subject is blurred in the missing picture as in its neighbours (the dark cup,
+/// cup.mp4). Against half bilinear, half bicubic everywhere, the bicubic share regionTrust's
+/// sharpness times `stillness` scored box +0.18 dB, vtest +0.03, carphone +0.02, cup and tree
+/// +0.01, bikes 0 (mean +0.04); without the motion term cup lost 0.03; a sharpness floor of 0 or
+/// 1/2 instead of 1/4, or speeds of 4 or 6: within 0.02 on the mean, with a loss somewhere.
+constexpr float blurSpeed = 8.0f;
+
+/// 1 / (1 + (|motion| / blurSpeed)^2): 1 for a still place, 1/2 at blurSpeed.
+inline float stillness(cv::Vec2f motion) {
+    return 1.0f / (1.0f + (motion[0] * motion[0] + motion[1] * motion[1]) * (1.0f / (blurSpeed * blurSpeed)));
+}
+
 /// The two extra samples lie this far either side along the pair's motion (a fraction of it).
 constexpr float blurReach = 0.1875f;
 
@@ -46,7 +59,7 @@ constexpr float blurReach = 0.1875f;
 constexpr float blurless = 1.0f / 64;
 
 /// The share of the samples along the motion in a warped picture's value, from `still`
-/// (1 / (1 + (motion / blurSpeed)^2), which warpPlane computes) and regionTrust's `sharpness`
+/// (the motion's stillness) and regionTrust's `sharpness`
 /// (1/4 where the warped pictures differ most, 1 where they agree).
 inline float motionBlurShare(float still, float sharpness) {
     return (2.0f / 3.0f) * (1 - still) * (1 - sharpness) * (4.0f / 3.0f);
