@@ -168,8 +168,9 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
 /// pictures agree, down to 1/4 where they differ by noise or a wrong flow) times the motion's
 /// `stillness`, and a fast subject the warped pictures disagree on is blurred along its motion
 /// (both in MotionBlur.hpp). Chroma gained nothing from bicubic sampling. Luma then sets
-/// `work.trust` (regionTrust), which `chroma` takes scaled down; each pixel mixes the flow's
-/// picture with the unmoved pictures' mix by it.
+/// `work.trust` (regionTrust), which `chroma` takes scaled down (chroma is 0.6-3% of the corpus's
+/// squared error; its own regionTrust: within 0.01 dB); each pixel mixes the flow's picture with
+/// the unmoved pictures' mix by it.
 
 template <typename T>
 void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,

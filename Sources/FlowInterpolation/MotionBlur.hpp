@@ -29,7 +29,14 @@
 // its surroundings (63-pixel mean taken away): vtest +0.34 to +0.43. Where cup's gain comes from:
 // two of its dropped frames (49 and 95) are far more blurred than both neighbours (the cup at its
 // fastest) and carry a third of its squared error (MSE 95-114 against 2-15 for the rest, and
-// minterpolate's 101-112); the blur cuts theirs by 6-9% and costs most other frames 1-10%.
+// minterpolate's 101-112); the blur cuts theirs by 6-9% and costs most other frames 1-10%. A
+// second, ungated share (2/3 x (1 - stillness at 40 or 64 pixels)) for those: cup +0.04 or
+// +0.01, bikes -0.04 or -0.02 (mean +0.002), dropped. With the blur on, these were measured
+// again, none gaining on the mean without a loss of over 0.05 somewhere: RegionTrust's margin
+// 1.2 or 2 (vtest +0.04 or -0.05, bikes -0.04 or +0.03), regions of 8 or 32 (cup -0.05, vtest
+// -0.06), sharpness halved at 4 or 9 levels (box -0.11 or +0.06, vtest +0.03 or -0.03);
+// OcclusionShare softened over 7 or 31 (within 0.02); the bicubic share x1.5 (box +0.10, tree
+// -0.03) or squared sharpness (box -0.15, tree +0.02).
 #pragma once
 
 #include <algorithm>
