@@ -2,6 +2,7 @@
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
 #include "FlowResolution.hpp"
+#include "MotionBlur.hpp"
 #include "OcclusionShare.hpp"
 #include "RegionTrust.hpp"
 #include "SymmetricRefine.hpp"
@@ -24,7 +25,9 @@ struct PlaneWork {
     /// How much of the flow's picture each pixel takes, and (luma) how much of it is sampled
     /// bicubically (see regionTrust).
     cv::Mat trust, sharpness;
-    /// B's share of the flow's picture at each pixel (see occlusionShare).
+    /// Luma's sharp sampling, bicubic or (high quality) Lanczos; B's share of the flow's
+    /// picture at each pixel (see occlusionShare).
+    int sharpSampling = cv::INTER_CUBIC;
     cv::Mat shareB;
 };
 
@@ -96,13 +99,13 @@ double residualShare(const cv::Mat &from, const cv::Mat &to, const cv::Mat &flow
     return double(cv::countNonZero(difference > residualLevel)) / double(difference.total());
 }
 
-
 /// The sampling maps of a plane of `size` (A warped back by t, B forward by 1 - t), and B's
-/// share (occlusionShare) at its resolution. The fields
-/// are at the flow's resolution, upsampled bilinearly a row at a time (cheaper than resizing
-/// four channels to the plane's size); cv::remap's vectorised sampling then warps each picture
-/// (bilinear: 18% less CPU than sampling here, measured; handing it fixed-point maps made here
-/// cost 17% more than its own conversion).
+/// share (occlusionShare) at its resolution. The fields are at the flow's resolution,
+/// upsampled bilinearly a row at a time (cheaper than resizing four channels to the plane's
+/// size); cv::remap's vectorised sampling then warps each picture (bilinear: 18% less CPU than
+/// sampling here, measured; handing it fixed-point maps made here cost 17% more than its own
+/// conversion). Snapping each luma pixel's maps to the neighbouring field value (one or two flow
+/// pixels away) whose two samples match best (3x3) where they differ: within 0.01 dB, dropped.
 void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::Mat &fromB, const cv::Mat &shareB, float t) {
     CV_Assert(!fromA.empty() && fromA.type() == CV_32FC2 && fromB.type() == CV_32FC2);
     CV_Assert(fromB.size() == fromA.size() && shareB.size() == fromA.size() && shareB.type() == CV_32F);
@@ -164,16 +167,12 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
 /// 0.1-0.2 dB less on the noisy clips (foliage, the surveillance camera), where the blur
 /// averages noise away; half of each kept most of the gain (box +0.8, carphone +0.2) and lost
 /// at most 0.05 dB. The bicubic share is now regionTrust's sharpness (1 where the two warped
-/// pictures agree, down to 1/4 where they differ by noise or a wrong flow), divided by
-/// 1 + (motion / blurSpeed)^2: a fast subject is blurred in the missing picture as in its
-/// neighbours (the dark cup, cup.mp4). Against half of each: box +0.18 dB, vtest +0.03,
-/// carphone +0.02, cup and tree +0.01, bikes 0 (mean +0.04); without the motion term cup lost
-/// 0.03; a floor of 0 or 1/2 instead of 1/4, or speeds of 4 or 6 pixels: within 0.02 on the
-/// mean, with a loss somewhere. Chroma, smoother, gained nothing from bicubic sampling.
-/// Luma (`sharp`) then sets `work.trust` (regionTrust), which `chroma` takes scaled down; each
-/// pixel mixes the flow's picture with the unmoved pictures' mix by it.
-/// The motion (luma pixels over the pair) at which warpPlane's bicubic share is halved.
-constexpr float blurSpeed = 8.0f;
+/// pictures agree, down to 1/4 where they differ by noise or a wrong flow) times the motion's
+/// `stillness`, and a fast subject the warped pictures disagree on is blurred along its motion
+/// (both in MotionBlur.hpp). Chroma gained nothing from bicubic sampling. Luma then sets
+/// `work.trust` (regionTrust), which `chroma` takes scaled down (chroma is 0.6-3% of the corpus's
+/// squared error; its own regionTrust: within 0.01 dB); each pixel mixes the flow's picture with
+/// the unmoved pictures' mix by it.
 
 template <typename T>
 void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,
@@ -185,8 +184,8 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     cv::remap(a, wa, mapA, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     cv::remap(b, wb, mapB, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     if (sharp) {
-        cv::remap(a, sa, mapA, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
-        cv::remap(b, sb, mapB, cv::noArray(), cv::INTER_CUBIC, cv::BORDER_REPLICATE);
+        cv::remap(a, sa, mapA, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
+        cv::remap(b, sb, mapB, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
         regionTrust(wa, wb, a, b, work.trust, work.sharpness);
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
@@ -207,8 +206,11 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
                 if (sharp) {
                     // The motion over the pair (the two maps' distance), in luma pixels.
                     const cv::Vec2f d = mb[x] - ma[x];
-                    const float c = sharpness[x] / (1.0f + (d[0] * d[0] + d[1] * d[1]) * (1.0f / (blurSpeed * blurSpeed)));
-                    moved = 2 * ka * ((1 - c) * float(pa[x]) + c * float(qa[x])) + 2 * kb * ((1 - c) * float(pb[x]) + c * float(qb[x]));
+                    const float still = stillness(d);
+                    const float c = sharpness[x] * still, blur = motionBlurShare(still, sharpness[x]);
+                    float va = (1 - c) * float(pa[x]) + c * float(qa[x]), vb = (1 - c) * float(pb[x]) + c * float(qb[x]);
+                    if (blur > blurless) { va = blurredAlongMotion<T>(a, ma[x], d, va, blur); vb = blurredAlongMotion<T>(b, mb[x], d, vb, blur); }
+                    moved = 2 * ka * va + 2 * kb * vb;
                 }
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
@@ -363,6 +365,9 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
             buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
         }
         buildMaps(p->work[1], planeSize(p, 1), fromA, fromB, p->shareB, float(t));
+        // Lanczos at high quality: box +0.05 dB, carphone +0.02, tree -0.01 (mean +0.01), CPU +5%;
+        // fast at Lanczos: box +0.06 for 35% more CPU a frame, dropped.
+        p->work[0].sharpSampling = p->quality == SP_FLOW_QUALITY_HIGH ? cv::INTER_LANCZOS4 : cv::INTER_CUBIC;
         for (int i = 0; i < 3; i++) {
             PlaneWork &work = p->work[std::min(i, 1)];
             PlaneWork *chroma = i == 0 ? &p->work[1] : nullptr;
