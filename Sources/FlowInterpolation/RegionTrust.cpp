@@ -56,10 +56,12 @@ void regionDifferences(const cv::Mat &wa, const cv::Mat &wb, const cv::Mat &a, c
 
 }
 
-void regionTrust(const cv::Mat &warpedA, const cv::Mat &warpedB, const cv::Mat &a, const cv::Mat &b, cv::Mat &trust, cv::Mat &sharpness) {
+void regionTrust(const cv::Mat &warpedA, const cv::Mat &warpedB, const cv::Mat &a, const cv::Mat &b, cv::Mat &trust, cv::Mat &sharpness,
+                 RegionScratch &scratch) {
     CV_Assert(warpedA.size() == a.size() && warpedB.size() == a.size() && b.size() == a.size() && a.type() == b.type());
     const cv::Size regions((a.cols + block - 1) / block, (a.rows + block - 1) / block);
-    cv::Mat moved(regions, CV_32F), still(regions, CV_32F), weight(regions, CV_32F), sharp(regions, CV_32F);
+    cv::Mat &moved = scratch.moved, &still = scratch.still, &weight = scratch.weight, &sharp = scratch.sharp;
+    for (cv::Mat *m : {&moved, &still, &weight, &sharp}) m->create(regions, CV_32F);
     const float noisy = noise * (a.depth() == CV_16U ? 4.0f : 1.0f);
     if (a.depth() == CV_16U) regionDifferences<uint16_t>(warpedA, warpedB, a, b, moved, still);
     else regionDifferences<uint8_t>(warpedA, warpedB, a, b, moved, still);
