@@ -35,8 +35,8 @@ struct PlaneWork {
 /// pairFlow's buffers: the pair's lumas at the flow's size (and 8-bit luma before scaling,
 /// for 10-bit pictures), residualShare's map and warped picture, the round trips' buffers.
 struct PairScratch {
-    cv::Mat eight, lumaA, lumaB, map, warped;
-    TimeFlowScratch roundTrip;
+    cv::Mat eight, lumaA, lumaB, map[2], warped[2];
+    TimeFlowScratch roundTrip[2];
 };
 
 struct SPFlowInterpolator {
@@ -49,7 +49,11 @@ struct SPFlowInterpolator {
     /// 4.6's DIS keeps its pyramid and refinement buffers for the size it last ran at: one
     /// object run at both sizes crashed (SIGSEGV inside its parallel body) on a 640 px or wider
     /// pair retried after a cut or a flash. Each interpolator is used by one thread at a time.
-    cv::Ptr<cv::DISOpticalFlow> dis, fullSizeDis;
+    /// One object a direction ([0] A to B, [1] B to A): the two run at once (see pairFlow).
+    /// (OpenCV 4.6's DIS is not without memory: a call handed no flow to start from reuses the
+    /// start pyramid the object's last call handed one left behind, so an unseeded pair's flow
+    /// depends on the object's last seeded call: on synthetic pairs up to 36 flow pixels apart.)
+    cv::Ptr<cv::DISOpticalFlow> dis[2], fullSizeDis[2];
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
     PairFlow flow;
@@ -297,8 +301,8 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     const cv::Mat &lumaA = scratch.lumaA, &lumaB = scratch.lumaB;
     flowLuma(p, p->a[0], divisor, scratch.eight, scratch.lumaA);
     flowLuma(p, p->b[0], divisor, scratch.eight, scratch.lumaB);
-    cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
-    if (!dis) dis = makeDIS(p->quality);
+    cv::Ptr<cv::DISOpticalFlow> *dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
+    for (int k = 0; k < 2; k++) if (!dis[k]) dis[k] = makeDIS(p->quality);
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
     // DIS starts from the flow it is handed when that has the right size: the seed of
     // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
@@ -313,14 +317,31 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
         p->flow.backward.release();
     }
     p->seeded = false;
-    dis->calc(lumaA, lumaB, p->flow.forward);
-    dis->calc(lumaB, lumaA, p->flow.backward);
+    // The two directions, each by its own DIS object, then each one's round trip and residual,
+    // on two of OpenCV's threads when it has them (one after the other after
+    // cv::setNumThreads(1)): the same bytes, in about half the wall time on two free cores. A
+    // seeded call does not depend on the object's past, nor does the full-size retry's (never
+    // seeded); an unseeded call at the flow's size does (see SPFlowInterpolator::dis), so both
+    // of an unseeded pair's run one after the other on the object whose last seeded call is the
+    // one a single object shared by both directions would have made last: [1], B to A.
+    cv::Mat *flows[2] = {&p->flow.forward, &p->flow.backward}, *errors[2] = {&p->flow.forwardError, &p->flow.backwardError};
+    const cv::Mat *from[2] = {&lumaA, &lumaB};
+    if (seeded || divisor != p->flowDivisor) {
+        cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {
+            for (int k = range.start; k < range.end; k++) dis[k]->calc(*from[k], *from[1 - k], *flows[k]);
+        });
+    } else {
+        for (int k = 0; k < 2; k++) dis[1]->calc(*from[k], *from[1 - k], *flows[k]);
+    }
     CV_Assert(p->flow.forward.size() == lumaA.size() && p->flow.backward.size() == lumaA.size());
-    roundTripError(p->flow.forward, p->flow.backward, p->flow.forwardError, scratch.roundTrip);
-    roundTripError(p->flow.backward, p->flow.forward, p->flow.backwardError, scratch.roundTrip);
-    const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward, scratch.map, scratch.warped),
-                                     residualShare(lumaA, lumaB, p->flow.backward, scratch.map, scratch.warped));
-    return residual <= unexplained;
+    double residual[2];
+    cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {
+        for (int k = range.start; k < range.end; k++) {
+            roundTripError(*flows[k], *flows[1 - k], *errors[k], scratch.roundTrip[k]);
+            residual[k] = residualShare(*from[1 - k], *from[k], *flows[k], scratch.map[k], scratch.warped[k]);
+        }
+    });
+    return std::min(residual[0], residual[1]) <= unexplained;
 }
 
 extern "C" {
@@ -336,7 +357,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         p->height = height;
         p->depth = bitDepth;
         p->flowDivisor = flowDivisor(width, height, p->quality);
-        p->dis = makeDIS(p->quality);
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
         return SP_FLOW_OK;
@@ -352,8 +373,8 @@ int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
         p->flowDivisor = divisor;
         p->quality = quality;
         // Each DIS object keeps the buffers of the size it last ran at (see SPFlowInterpolator).
-        p->dis = makeDIS(quality);
-        p->fullSizeDis.release();
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis = makeDIS(quality);
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->fullSizeDis) dis.release();
         p->reliable = -1;
     }
     return SP_FLOW_OK;
