@@ -319,7 +319,10 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     p->seeded = false;
     // The two directions, each by its own DIS object, then each one's round trip and residual,
     // on two of OpenCV's threads when it has them (one after the other after
-    // cv::setNumThreads(1)): the same bytes, in about half the wall time on two free cores. A
+    // cv::setNumThreads(1)): the same bytes. sp_flow_set_pair on box (bench/frame_drop.py's
+    // clip), when both cores were free: fast 12.4 -> 10.0 ms wall a pair (CPU 21.5 -> 18.9),
+    // high 54.9 -> 44.0 ms (CPU 96.3 -> 85.1; DIS's own parallel loops cost more CPU than one
+    // loop a direction); on one busy core the same (fast 18.7, high 85-89 ms). A
     // seeded call does not depend on the object's past, nor does the full-size retry's (never
     // seeded); an unseeded call at the flow's size does (see SPFlowInterpolator::dis), so both
     // of an unseeded pair's run one after the other on the object whose last seeded call is the
