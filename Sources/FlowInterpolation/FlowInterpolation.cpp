@@ -29,6 +29,14 @@ struct PlaneWork {
     /// picture at each pixel (see occlusionShare).
     int sharpSampling = cv::INTER_CUBIC;
     cv::Mat shareB;
+    RegionScratch region;
+};
+
+/// pairFlow's buffers: the pair's lumas at the flow's size (and 8-bit luma before scaling,
+/// for 10-bit pictures), residualShare's map and warped picture, the round trips' buffers.
+struct PairScratch {
+    cv::Mat eight, lumaA, lumaB, map[2], warped[2];
+    TimeFlowScratch roundTrip[2];
 };
 
 struct SPFlowInterpolator {
@@ -41,16 +49,32 @@ struct SPFlowInterpolator {
     /// 4.6's DIS keeps its pyramid and refinement buffers for the size it last ran at: one
     /// object run at both sizes crashed (SIGSEGV inside its parallel body) on a 640 px or wider
     /// pair retried after a cut or a flash. Each interpolator is used by one thread at a time.
-    cv::Ptr<cv::DISOpticalFlow> dis, fullSizeDis;
+    /// One object a direction ([0] A to B, [1] B to A): the two run at once (see pairFlow).
+    /// (OpenCV 4.6's DIS is not without memory: a call handed no flow to start from reuses the
+    /// start pyramid the object's last call handed one left behind, so an unseeded pair's flow
+    /// depends on the object's last seeded call: on synthetic pairs up to 36 flow pixels apart.)
+    cv::Ptr<cv::DISOpticalFlow> dis[2], fullSizeDis[2];
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
     PairFlow flow;
     /// The flow (both ways) DIS starts the next pair from, set by sp_flow_seed and used up by
-    /// the next sp_flow_set_pair; empty: start afresh.
+    /// the next sp_flow_set_pair (`seeded`); none: start afresh. Their buffers are kept (the
+    /// flow's and the seed's are swapped).
     cv::Mat seedForward, seedBackward;
+    bool seeded = false;
     /// Buffers reused from one picture to the next (allocating them anew for every picture
     /// cost a fifth of the CPU time in the kernel, zeroing fresh pages).
     cv::Mat fromA, fromB, errorA, errorB, shareB;
+    /// So are the pair's and the stages' buffers (see TimeFlowScratch): with the CLI's mmap
+    /// threshold (MALLOC_MMAP_THRESHOLD_=131072), CPU a frame (user + system, ms, two runs'
+    /// mean, bench/frame_drop.py, output byte for byte the same) fast: box 43.6 -> 39.3, cup
+    /// 46.3 -> 41.9, tree 28.3 -> 26.6, vtest 39.2 -> 37.1, bikes 27.0 -> 25.6, carphone 8.6 ->
+    /// 8.6 (system time halved: box 5.7 -> 2.7); high: box 143 -> 122, cup 154 -> 135, vtest 75 ->
+    /// 74, bikes 86 -> 82, tree and carphone within the noise.
+    PairScratch pairScratch;
+    TimeFlowScratch timeScratch;
+    OcclusionScratch occlusionScratch;
+    RefineScratch refineScratch;
     /// Luma's and chroma's (U and V share theirs).
     PlaneWork work[2];
     int reliable = -1;
@@ -76,27 +100,40 @@ cv::Size planeSize(const SPFlowInterpolator *p, int plane) {
 
 int planeType(const SPFlowInterpolator *p) { return p->depth > 8 ? CV_16UC1 : CV_8UC1; }
 
-/// Luma as 8 bits, divided in size by `divisor`.
-cv::Mat flowLuma(const SPFlowInterpolator *p, const cv::Mat &luma, int divisor) {
-    cv::Mat eight, small;
-    if (p->depth > 8) luma.convertTo(eight, CV_8U, 1.0 / (1 << (p->depth - 8))); else eight = luma;
-    if (divisor == 1) return eight.clone();
+/// Luma as 8 bits, divided in size by `divisor`, into `small` (`eight`: a buffer).
+void flowLuma(const SPFlowInterpolator *p, const cv::Mat &luma, int divisor, cv::Mat &eight, cv::Mat &small) {
+    const cv::Mat *source = &luma;
+    if (p->depth > 8) {
+        luma.convertTo(eight, CV_8U, 1.0 / (1 << (p->depth - 8)));
+        source = &eight;
+    }
+    if (divisor == 1) {
+        source->copyTo(small);
+        return;
+    }
     const cv::Size size((luma.cols + divisor - 1) / divisor, (luma.rows + divisor - 1) / divisor);
-    cv::resize(eight, small, size, 0, 0, cv::INTER_AREA);
-    return small;
+    cv::resize(*source, small, size, 0, 0, cv::INTER_AREA);
 }
 
-/// The share of pixels of `to` that `from` warped along `flow` misses by more than residualLevel.
-double residualShare(const cv::Mat &from, const cv::Mat &to, const cv::Mat &flow) {
-    cv::Mat map(flow.size(), CV_32FC2), warped, difference;
+/// The share of pixels of `to` that `from` warped along `flow` misses by more than residualLevel
+/// (`map` and `warped`: buffers).
+double residualShare(const cv::Mat &from, const cv::Mat &to, const cv::Mat &flow, cv::Mat &map, cv::Mat &warped) {
+    map.create(flow.size(), CV_32FC2);
     for (int y = 0; y < flow.rows; y++) {
         const cv::Vec2f *f = flow.ptr<cv::Vec2f>(y);
         cv::Vec2f *m = map.ptr<cv::Vec2f>(y);
         for (int x = 0; x < flow.cols; x++) m[x] = cv::Vec2f(x + f[x][0], y + f[x][1]);
     }
     cv::remap(from, warped, map, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    cv::absdiff(warped, to, difference);
-    return double(cv::countNonZero(difference > residualLevel)) / double(difference.total());
+    CV_Assert(warped.type() == CV_8UC1 && to.type() == CV_8UC1 && warped.size() == to.size());
+    // Counted here rather than with absdiff, a comparison and countNonZero (three passes and
+    // two temporaries): the same count.
+    size_t missed = 0;
+    for (int y = 0; y < to.rows; y++) {
+        const uint8_t *w = warped.ptr<uint8_t>(y), *o = to.ptr<uint8_t>(y);
+        for (int x = 0; x < to.cols; x++) missed += std::abs(int(w[x]) - int(o[x])) > residualLevel;
+    }
+    return double(missed) / double(to.total());
 }
 
 /// The sampling maps of a plane of `size` (A warped back by t, B forward by 1 - t), and B's
@@ -186,7 +223,7 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     if (sharp) {
         cv::remap(a, sa, mapA, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
         cv::remap(b, sb, mapB, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
-        regionTrust(wa, wb, a, b, work.trust, work.sharpness);
+        regionTrust(wa, wb, a, b, work.trust, work.sharpness, work.region);
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
     CV_Assert(work.trust.size() == a.size());
@@ -260,25 +297,54 @@ static cv::Ptr<cv::DISOpticalFlow> makeDIS(int quality) {
 /// to -0.06, -0.12); an acceleration term from the previous pair's flow (cup +0.02, bikes -0.22).
 /// Oracle: DIS from A and B to the true middle picture: cup +1.26, tree +0.78, vtest +0.68.
 static bool pairFlow(SPFlowInterpolator *p, int divisor) {
-    const cv::Mat lumaA = flowLuma(p, p->a[0], divisor), lumaB = flowLuma(p, p->b[0], divisor);
-    cv::Ptr<cv::DISOpticalFlow> &dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
-    if (!dis) dis = makeDIS(p->quality);
+    PairScratch &scratch = p->pairScratch;
+    const cv::Mat &lumaA = scratch.lumaA, &lumaB = scratch.lumaB;
+    flowLuma(p, p->a[0], divisor, scratch.eight, scratch.lumaA);
+    flowLuma(p, p->b[0], divisor, scratch.eight, scratch.lumaB);
+    cv::Ptr<cv::DISOpticalFlow> *dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
+    for (int k = 0; k < 2; k++) if (!dis[k]) dis[k] = makeDIS(p->quality);
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
     // DIS starts from the flow it is handed when that has the right size: the seed of
     // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
     // on which pairs this interpolator happened to see).
-    const bool seeded = divisor == p->flowDivisor && p->seedForward.size() == lumaA.size();
-    p->flow.forward = seeded ? p->seedForward : cv::Mat();
-    p->flow.backward = seeded ? p->seedBackward : cv::Mat();
-    p->seedForward.release();
-    p->seedBackward.release();
-    dis->calc(lumaA, lumaB, p->flow.forward);
-    dis->calc(lumaB, lumaA, p->flow.backward);
+    // (DIS takes any flow of the right size it is handed as its start: unseeded, none.)
+    const bool seeded = p->seeded && divisor == p->flowDivisor && p->seedForward.size() == lumaA.size();
+    if (seeded) {
+        std::swap(p->flow.forward, p->seedForward);
+        std::swap(p->flow.backward, p->seedBackward);
+    } else {
+        p->flow.forward.release();
+        p->flow.backward.release();
+    }
+    p->seeded = false;
+    // The two directions, each by its own DIS object, then each one's round trip and residual,
+    // on two of OpenCV's threads when it has them (one after the other after
+    // cv::setNumThreads(1)): the same bytes. sp_flow_set_pair on box (bench/frame_drop.py's
+    // clip), when both cores were free: fast 12.4 -> 10.0 ms wall a pair (CPU 21.5 -> 18.9),
+    // high 54.9 -> 44.0 ms (CPU 96.3 -> 85.1; DIS's own parallel loops cost more CPU than one
+    // loop a direction); on one busy core the same (fast 18.7, high 85-89 ms). A
+    // seeded call does not depend on the object's past, nor does the full-size retry's (never
+    // seeded); an unseeded call at the flow's size does (see SPFlowInterpolator::dis), so both
+    // of an unseeded pair's run one after the other on the object whose last seeded call is the
+    // one a single object shared by both directions would have made last: [1], B to A.
+    cv::Mat *flows[2] = {&p->flow.forward, &p->flow.backward}, *errors[2] = {&p->flow.forwardError, &p->flow.backwardError};
+    const cv::Mat *from[2] = {&lumaA, &lumaB};
+    if (seeded || divisor != p->flowDivisor) {
+        cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {
+            for (int k = range.start; k < range.end; k++) dis[k]->calc(*from[k], *from[1 - k], *flows[k]);
+        });
+    } else {
+        for (int k = 0; k < 2; k++) dis[1]->calc(*from[k], *from[1 - k], *flows[k]);
+    }
     CV_Assert(p->flow.forward.size() == lumaA.size() && p->flow.backward.size() == lumaA.size());
-    p->flow.forwardError = roundTripError(p->flow.forward, p->flow.backward);
-    p->flow.backwardError = roundTripError(p->flow.backward, p->flow.forward);
-    const double residual = std::min(residualShare(lumaB, lumaA, p->flow.forward), residualShare(lumaA, lumaB, p->flow.backward));
-    return residual <= unexplained;
+    double residual[2];
+    cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {
+        for (int k = range.start; k < range.end; k++) {
+            roundTripError(*flows[k], *flows[1 - k], *errors[k], scratch.roundTrip[k]);
+            residual[k] = residualShare(*from[1 - k], *from[k], *flows[k], scratch.map[k], scratch.warped[k]);
+        }
+    });
+    return std::min(residual[0], residual[1]) <= unexplained;
 }
 
 extern "C" {
@@ -294,7 +360,7 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         p->height = height;
         p->depth = bitDepth;
         p->flowDivisor = flowDivisor(width, height, p->quality);
-        p->dis = makeDIS(p->quality);
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
         return SP_FLOW_OK;
@@ -310,8 +376,8 @@ int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
         p->flowDivisor = divisor;
         p->quality = quality;
         // Each DIS object keeps the buffers of the size it last ran at (see SPFlowInterpolator).
-        p->dis = makeDIS(quality);
-        p->fullSizeDis.release();
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis = makeDIS(quality);
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->fullSizeDis) dis.release();
         p->reliable = -1;
     }
     return SP_FLOW_OK;
@@ -354,14 +420,15 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
             return SP_FLOW_OK;
         }
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
-        flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB);
-        occlusionShare(p->errorA, p->errorB, float(t), p->shareB);
+        flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB, p->timeScratch);
+        occlusionShare(p->errorA, p->errorB, float(t), p->shareB, p->occlusionScratch);
         const float maximum = float((1 << p->depth) - 1);
         buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
         // Only where the flow was scaled down (see SymmetricRefine.cpp: at full size it gained
         // nothing, at high quality or on small pictures).
         if (p->flowDivisor > 1 &&
-            symmetricRefine(p->a[0], p->b[0], p->work[0].mapA, p->work[0].mapB, p->shareB, float(t), fromA, fromB)) {
+            symmetricRefine(p->a[0], p->b[0], p->work[0].mapA, p->work[0].mapB, p->shareB, float(t), fromA, fromB,
+                            p->refineScratch)) {
             buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
         }
         buildMaps(p->work[1], planeSize(p, 1), fromA, fromB, p->shareB, float(t));
@@ -388,14 +455,14 @@ int sp_flow_seed(SPFlowInterpolator *p, const SPFlowInterpolator *previous) {
     if (!p || !previous) return SP_FLOW_BAD_ARGUMENT;
     if (previous->reliable < 0) return SP_FLOW_NO_PAIR;
     try {
-        p->seedForward.release();
-        p->seedBackward.release();
+        p->seeded = false;
         const cv::Size size((p->width + p->flowDivisor - 1) / p->flowDivisor, (p->height + p->flowDivisor - 1) / p->flowDivisor);
         // A cut or a flash seeds nothing, nor a flow of another size (another quality, or the
         // full-size retry).
         if (previous->reliable == 1 && previous->flow.forward.size() == size) {
             previous->flow.forward.copyTo(p->seedForward);
             previous->flow.backward.copyTo(p->seedBackward);
+            p->seeded = true;
         }
         return SP_FLOW_OK;
     } catch (const std::exception &e) {

@@ -23,26 +23,28 @@ constexpr int narrowest = 3;
 /// The seen masks are box-blurred over this many flow pixels.
 constexpr int soften = 15;
 
-/// 1 where a pixel of the picture landed, 0 in its wide holes, softened.
-cv::Mat seen(const cv::Mat &error) {
-    cv::Mat hole(error.size(), CV_8U), result;
+/// 1 where a pixel of the picture landed, 0 in its wide holes, softened, into `result`.
+void seen(const cv::Mat &error, OcclusionScratch &scratch, cv::Mat &result) {
+    cv::Mat &hole = scratch.hole;
+    hole.create(error.size(), CV_8U);
     for (int y = 0; y < error.rows; y++) {
         const float *e = error.ptr<float>(y);
         uint8_t *h = hole.ptr<uint8_t>(y);
         for (int x = 0; x < error.cols; x++) h[x] = std::isinf(e[x]) ? 255 : 0;
     }
     const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(narrowest, narrowest));
-    cv::morphologyEx(hole, hole, cv::MORPH_OPEN, kernel);
-    hole.convertTo(result, CV_32F, -1.0 / 255, 1.0);
-    cv::blur(result, result, cv::Size(soften, soften), cv::Point(-1, -1), cv::BORDER_REPLICATE);
-    return result;
+    cv::morphologyEx(hole, scratch.opened, cv::MORPH_OPEN, kernel);
+    scratch.opened.convertTo(scratch.unblurred, CV_32F, -1.0 / 255, 1.0);
+    cv::blur(scratch.unblurred, result, cv::Size(soften, soften), cv::Point(-1, -1), cv::BORDER_REPLICATE);
 }
 
 }
 
-void occlusionShare(const cv::Mat &errorA, const cv::Mat &errorB, float t, cv::Mat &shareB) {
+void occlusionShare(const cv::Mat &errorA, const cv::Mat &errorB, float t, cv::Mat &shareB, OcclusionScratch &scratch) {
     CV_Assert(errorA.size() == errorB.size() && errorA.type() == CV_32F && errorB.type() == CV_32F);
-    const cv::Mat seenA = seen(errorA), seenB = seen(errorB);
+    seen(errorA, scratch, scratch.seenA);
+    seen(errorB, scratch, scratch.seenB);
+    const cv::Mat &seenA = scratch.seenA, &seenB = scratch.seenB;
     shareB.create(errorA.size(), CV_32F);
     for (int y = 0; y < shareB.rows; y++) {
         const float *a = seenA.ptr<float>(y), *b = seenB.ptr<float>(y);

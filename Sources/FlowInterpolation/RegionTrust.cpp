@@ -12,6 +12,7 @@
 #include "RegionTrust.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 #include <opencv2/imgproc.hpp>
 
@@ -32,23 +33,32 @@ template <typename T>
 void regionDifferences(const cv::Mat &wa, const cv::Mat &wb, const cv::Mat &a, const cv::Mat &b, cv::Mat &moved, cv::Mat &still) {
     const int cols = a.cols, rows = a.rows, across = moved.cols;
     cv::parallel_for_(cv::Range(0, moved.rows), [&](const cv::Range &range) {
-        std::vector<double> m(static_cast<size_t>(across)), s(static_cast<size_t>(across));
+        // Summed in integers, a region at a time (at most 16 x 16 x 65535: no overflow), then
+        // divided in doubles: the same values as summing in doubles pixel by pixel (every partial
+        // sum is an integer, exact in a double); its share of the CPU samples 1.7% -> 0.7% (perf,
+        // fast, box and vtest).
+        std::vector<int64_t> m(static_cast<size_t>(across)), s(static_cast<size_t>(across));
         for (int r = range.start; r < range.end; r++) {
-            std::fill(m.begin(), m.end(), 0.0);
-            std::fill(s.begin(), s.end(), 0.0);
+            std::fill(m.begin(), m.end(), 0);
+            std::fill(s.begin(), s.end(), 0);
             const int top = r * block, bottom = std::min(rows, top + block);
             for (int y = top; y < bottom; y++) {
                 const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *qa = a.ptr<T>(y), *qb = b.ptr<T>(y);
-                for (int x = 0; x < cols; x++) {
-                    m[size_t(x / block)] += std::abs(int(pa[x]) - int(pb[x]));
-                    s[size_t(x / block)] += std::abs(int(qa[x]) - int(qb[x]));
+                for (int c = 0; c < across; c++) {
+                    int mm = 0, ss = 0;
+                    for (int x = c * block, end = std::min(cols, x + block); x < end; x++) {
+                        mm += std::abs(int(pa[x]) - int(pb[x]));
+                        ss += std::abs(int(qa[x]) - int(qb[x]));
+                    }
+                    m[size_t(c)] += mm;
+                    s[size_t(c)] += ss;
                 }
             }
             float *mo = moved.ptr<float>(r), *st = still.ptr<float>(r);
             for (int c = 0; c < across; c++) {
                 const double n = double(bottom - top) * double(std::min(cols, (c + 1) * block) - c * block);
-                mo[c] = float(m[size_t(c)] / n);
-                st[c] = float(s[size_t(c)] / n);
+                mo[c] = float(double(m[size_t(c)]) / n);
+                st[c] = float(double(s[size_t(c)]) / n);
             }
         }
     });
@@ -56,10 +66,12 @@ void regionDifferences(const cv::Mat &wa, const cv::Mat &wb, const cv::Mat &a, c
 
 }
 
-void regionTrust(const cv::Mat &warpedA, const cv::Mat &warpedB, const cv::Mat &a, const cv::Mat &b, cv::Mat &trust, cv::Mat &sharpness) {
+void regionTrust(const cv::Mat &warpedA, const cv::Mat &warpedB, const cv::Mat &a, const cv::Mat &b, cv::Mat &trust, cv::Mat &sharpness,
+                 RegionScratch &scratch) {
     CV_Assert(warpedA.size() == a.size() && warpedB.size() == a.size() && b.size() == a.size() && a.type() == b.type());
     const cv::Size regions((a.cols + block - 1) / block, (a.rows + block - 1) / block);
-    cv::Mat moved(regions, CV_32F), still(regions, CV_32F), weight(regions, CV_32F), sharp(regions, CV_32F);
+    cv::Mat &moved = scratch.moved, &still = scratch.still, &weight = scratch.weight, &sharp = scratch.sharp;
+    for (cv::Mat *m : {&moved, &still, &weight, &sharp}) m->create(regions, CV_32F);
     const float noisy = noise * (a.depth() == CV_16U ? 4.0f : 1.0f);
     if (a.depth() == CV_16U) regionDifferences<uint16_t>(warpedA, warpedB, a, b, moved, still);
     else regionDifferences<uint8_t>(warpedA, warpedB, a, b, moved, still);

@@ -142,10 +142,11 @@ struct BlockSearch {
 /// Every block's correction (luma pixels over the pair; 0 where not searched), in raster order
 /// (each block reads its left and upper neighbours' choices, so one thread: deterministic).
 template <typename T>
-cv::Mat blockCorrections(const cv::Mat &a, const cv::Mat &b, const cv::Mat &mapA, const cv::Mat &mapB, const cv::Mat &shareB,
-                         float t, bool &changed) {
+void blockCorrections(const cv::Mat &a, const cv::Mat &b, const cv::Mat &mapA, const cv::Mat &mapB, const cv::Mat &shareB,
+                      float t, cv::Mat &chosen, bool &changed) {
     const cv::Size grid((a.cols + block - 1) / block, (a.rows + block - 1) / block);
-    cv::Mat chosen(grid, CV_32FC2, cv::Scalar::all(0));
+    chosen.create(grid, CV_32FC2);
+    chosen.setTo(cv::Scalar::all(0));
     const BlockSearch<T> search{Sampler<T>{a}, Sampler<T>{b}, mapA, mapB, t, a.depth() == CV_16U ? 1.0f / 4.0f : 1.0f};
     const float fx = float(shareB.cols) / float(a.cols), fy = float(shareB.rows) / float(a.rows);
     for (int r = 0; r < grid.height; r++) {
@@ -160,23 +161,22 @@ cv::Mat blockCorrections(const cv::Mat &a, const cv::Mat &b, const cv::Mat &mapA
             changed = changed || d != cv::Vec2f(0, 0);
         }
     }
-    return chosen;
 }
 
 }
 
 bool symmetricRefine(const cv::Mat &a, const cv::Mat &b, const cv::Mat &mapA, const cv::Mat &mapB, const cv::Mat &shareB,
-                     float t, cv::Mat &fromA, cv::Mat &fromB) {
+                     float t, cv::Mat &fromA, cv::Mat &fromB, RefineScratch &scratch) {
     CV_Assert(a.size() == b.size() && mapA.size() == a.size() && mapB.size() == a.size() && a.type() == b.type());
     CV_Assert(shareB.size() == fromA.size() && fromB.size() == fromA.size() && shareB.type() == CV_32F);
     bool changed = false;
-    const cv::Mat chosen = a.depth() == CV_16U ? blockCorrections<uint16_t>(a, b, mapA, mapB, shareB, t, changed)
-                                               : blockCorrections<uint8_t>(a, b, mapA, mapB, shareB, t, changed);
+    if (a.depth() == CV_16U) blockCorrections<uint16_t>(a, b, mapA, mapB, shareB, t, scratch.chosen, changed);
+    else blockCorrections<uint8_t>(a, b, mapA, mapB, shareB, t, scratch.chosen, changed);
     if (!changed) return false;
     // To flow pixels, interpolated between block centres.
     const float fx = float(fromA.cols) / float(a.cols), fy = float(fromA.rows) / float(a.rows);
-    cv::Mat field;
-    cv::resize(chosen, field, fromA.size(), 0, 0, cv::INTER_LINEAR);
+    cv::Mat &field = scratch.field;
+    cv::resize(scratch.chosen, field, fromA.size(), 0, 0, cv::INTER_LINEAR);
     for (int y = 0; y < fromA.rows; y++) {
         const cv::Vec2f *d = field.ptr<cv::Vec2f>(y);
         const float *s = shareB.ptr<float>(y);

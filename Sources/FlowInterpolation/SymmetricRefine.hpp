@@ -7,6 +7,12 @@
 
 namespace slowpoke {
 
+/// symmetricRefine's buffers (the blocks' corrections, and those at the flow's resolution), kept
+/// by their owner from one picture to the next (see TimeFlowScratch).
+struct RefineScratch {
+    cv::Mat chosen, field;
+};
+
 /// Corrects `fromA` and `fromB` (flowAtTime's, at the flow's resolution) where both pictures
 /// see the place (`shareB`, occlusionShare's at the flow's resolution, away from 0 and 1): for
 /// blocks of luma at time `t` it picks the motion correction d (luma pixels over the pair) that
@@ -16,6 +22,6 @@ namespace slowpoke {
 /// Returns whether it changed anything (the maps must then be built again). See
 /// SymmetricRefine.cpp.
 bool symmetricRefine(const cv::Mat &a, const cv::Mat &b, const cv::Mat &mapA, const cv::Mat &mapB, const cv::Mat &shareB,
-                     float t, cv::Mat &fromA, cv::Mat &fromB);
+                     float t, cv::Mat &fromA, cv::Mat &fromB, RefineScratch &scratch);
 
 }

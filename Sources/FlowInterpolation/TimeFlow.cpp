@@ -45,8 +45,10 @@ void splat(const cv::Mat &flow, const cv::Mat &error, float tau, float sign, cv:
 
 }
 
-cv::Mat roundTripError(const cv::Mat &forward, const cv::Mat &backward) {
-    cv::Mat map(forward.size(), CV_32FC2), back, error(forward.size(), CV_32F);
+void roundTripError(const cv::Mat &forward, const cv::Mat &backward, cv::Mat &error, TimeFlowScratch &scratch) {
+    cv::Mat &map = scratch.map, &back = scratch.back;
+    map.create(forward.size(), CV_32FC2);
+    error.create(forward.size(), CV_32F);
     for (int y = 0; y < forward.rows; y++) {
         const cv::Vec2f *f = forward.ptr<cv::Vec2f>(y);
         cv::Vec2f *m = map.ptr<cv::Vec2f>(y);
@@ -62,17 +64,18 @@ cv::Mat roundTripError(const cv::Mat &forward, const cv::Mat &backward) {
             e[x] = outside ? hidden : std::min(hidden, std::sqrt(dx * dx + dy * dy));
         }
     }
-    return error;
 }
 
-void fillHoles(cv::Mat &values, const cv::Mat &mask) {
+void fillHoles(cv::Mat &values, const cv::Mat &mask, TimeFlowScratch &scratch, size_t level) {
     if (cv::countNonZero(mask) == mask.total() || values.rows < 2 || values.cols < 2) return;
     if (cv::countNonZero(mask) == 0) {
         values.setTo(cv::Scalar::all(0));
         return;
     }
+    while (scratch.levels.size() <= level) scratch.levels.emplace_back();
+    HoleLevel &here = scratch.levels[level];
     const cv::Size half((values.cols + 1) / 2, (values.rows + 1) / 2);
-    cv::Mat weighted, maskChannels, smallValues, smallMask;
+    cv::Mat &weighted = here.weighted, &maskChannels = here.maskChannels, &smallValues = here.smallValues, &smallMask = here.smallMask;
     std::vector<cv::Mat> repeated(values.channels(), mask);
     cv::merge(repeated, maskChannels);
     cv::multiply(values, maskChannels, weighted);
@@ -85,14 +88,14 @@ void fillHoles(cv::Mat &values, const cv::Mat &mask) {
             m[x] = m[x] > 0 ? 1.0f : 0.0f;
         }
     }
-    fillHoles(smallValues, smallMask);
-    cv::Mat up;
-    cv::resize(smallValues, up, values.size(), 0, 0, cv::INTER_LINEAR);
-    cv::Mat holes = mask == 0;
-    up.copyTo(values, holes);
+    fillHoles(smallValues, smallMask, scratch, level + 1);
+    cv::resize(smallValues, here.up, values.size(), 0, 0, cv::INTER_LINEAR);
+    cv::compare(mask, 0, here.holes, cv::CMP_EQ);
+    here.up.copyTo(values, here.holes);
 }
 
-void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB) {
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB,
+                TimeFlowScratch &scratch) {
     const cv::Size size = flow.forward.size();
     CV_Assert(!size.empty() && flow.backward.size() == size && flow.forwardError.size() == size && flow.backwardError.size() == size);
     const float none = std::numeric_limits<float>::infinity();
@@ -104,7 +107,8 @@ void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, c
     fromB.create(size, CV_32FC2);
     splat(flow.forward, flow.forwardError, t, 1.0f, errorA, fromA);
     splat(flow.backward, flow.backwardError, 1.0f - t, -1.0f, errorB, fromB);
-    cv::Mat mask(size, CV_32F);
+    cv::Mat &mask = scratch.mask;
+    mask.create(size, CV_32F);
     for (int y = 0; y < size.height; y++) {
         const float *ea = errorA.ptr<float>(y), *eb = errorB.ptr<float>(y);
         cv::Vec2f *a = fromA.ptr<cv::Vec2f>(y), *b = fromB.ptr<cv::Vec2f>(y);
@@ -124,8 +128,8 @@ void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, c
             }
         }
     }
-    fillHoles(fromA, mask);
-    fillHoles(fromB, mask);
+    fillHoles(fromA, mask, scratch);
+    fillHoles(fromB, mask, scratch);
 }
 
 }

@@ -2,6 +2,7 @@
 // in-between time synthesised from it.
 #pragma once
 
+#include <deque>
 #include <opencv2/core.hpp>
 
 namespace slowpoke {
@@ -13,6 +14,20 @@ struct PairFlow {
     /// How far each pixel's round trip A → B → A (or B → A → B) misses home, in flow pixels
     /// (CV_32F); large where the pixel is hidden in the other picture.
     cv::Mat forwardError, backwardError;
+};
+
+/// The buffers of one level of fillHoles' pyramid.
+struct HoleLevel {
+    cv::Mat maskChannels, weighted, smallValues, smallMask, up, holes;
+};
+
+/// flowAtTime's and roundTripError's buffers, kept from one pair or picture to the next by
+/// their owner (an interpolator): allocated afresh each time they were fresh mappings whose pages
+/// the kernel zeroed (the CLI sets glibc's mmap threshold at 128 KB, and a 320x180 two-channel
+/// flow is 450 KB). A deque: a level stays where it is while deeper ones are added.
+struct TimeFlowScratch {
+    cv::Mat mask, map, back;
+    std::deque<HoleLevel> levels;
 };
 
 /// What the picture at time t is made of, per flow pixel: `fromA` is the A → B flow of the
@@ -32,13 +47,15 @@ struct PairFlow {
 ///
 /// `errorA` and `errorB` (CV_32F) receive the round-trip error of the pixel of A (of B) that
 /// won each place, infinity where no pixel of that picture landed: what OcclusionShare reads.
-void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB);
+void flowAtTime(const PairFlow &flow, float t, cv::Mat &fromA, cv::Mat &fromB, cv::Mat &errorA, cv::Mat &errorB,
+                TimeFlowScratch &scratch);
 
 /// Fills the pixels of `values` whose `mask` (CV_32F) is 0 from their surroundings, coarse to
-/// fine (push-pull).
-void fillHoles(cv::Mat &values, const cv::Mat &mask);
+/// fine (push-pull); `scratch.levels[level]` and deeper hold the pyramid's buffers.
+void fillHoles(cv::Mat &values, const cv::Mat &mask, TimeFlowScratch &scratch, size_t level = 0);
 
-/// The round-trip error of `forward` against `backward` (see PairFlow).
-cv::Mat roundTripError(const cv::Mat &forward, const cv::Mat &backward);
+/// The round-trip error of `forward` against `backward` (see PairFlow) into `error`, with
+/// `scratch.map` and `scratch.back` for buffers.
+void roundTripError(const cv::Mat &forward, const cv::Mat &backward, cv::Mat &error, TimeFlowScratch &scratch);
 
 }
