@@ -50,9 +50,10 @@ struct SPFlowInterpolator {
     /// object run at both sizes crashed (SIGSEGV inside its parallel body) on a 640 px or wider
     /// pair retried after a cut or a flash. Each interpolator is used by one thread at a time.
     /// One object a direction ([0] A to B, [1] B to A): the two run at once (see pairFlow).
-    /// (OpenCV 4.6's DIS is not without memory: a call handed no flow to start from reuses the
-    /// start pyramid the object's last call handed one left behind, so an unseeded pair's flow
-    /// depends on the object's last seeded call: on synthetic pairs up to 36 flow pixels apart.)
+    /// OpenCV 4.6's DIS is not without memory: a call handed no flow to start from reuses the
+    /// start pyramid the object's last call handed one left behind (on synthetic pairs flows up
+    /// to 36 flow pixels apart), so an unseeded pair at the flow's size gets two new objects:
+    /// its flow depends on the pair alone, not on what the interpolator computed before.
     cv::Ptr<cv::DISOpticalFlow> dis[2], fullSizeDis[2];
     /// The pair's planes Y, U, V (CV_8U, or CV_16U for 10-bit).
     cv::Mat a[3], b[3];
@@ -306,8 +307,11 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
     // DIS starts from the flow it is handed when that has the right size: the seed of
     // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
-    // on which pairs this interpolator happened to see).
-    // (DIS takes any flow of the right size it is handed as its start: unseeded, none.)
+    // on which pairs this interpolator happened to see), on new objects (see
+    // SPFlowInterpolator::dis): the first pair, and the one after a cut, is the same whatever
+    // came before. Against the objects' memory (their last seeded call), on
+    // bench/frame_drop.py's footage: the same scores to 0.01 dB (its clips have no cuts, and
+    // their first pairs were the only ones to change).
     const bool seeded = p->seeded && divisor == p->flowDivisor && p->seedForward.size() == lumaA.size();
     if (seeded) {
         std::swap(p->flow.forward, p->seedForward);
@@ -315,6 +319,7 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     } else {
         p->flow.forward.release();
         p->flow.backward.release();
+        if (divisor == p->flowDivisor) for (int k = 0; k < 2; k++) dis[k] = makeDIS(p->quality);
     }
     p->seeded = false;
     // The two directions, each by its own DIS object, then each one's round trip and residual,
@@ -324,18 +329,12 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     // high 54.9 -> 44.0 ms (CPU 96.3 -> 85.1; DIS's own parallel loops cost more CPU than one
     // loop a direction); on one busy core the same (fast 18.7, high 85-89 ms). A
     // seeded call does not depend on the object's past, nor does the full-size retry's (never
-    // seeded); an unseeded call at the flow's size does (see SPFlowInterpolator::dis), so both
-    // of an unseeded pair's run one after the other on the object whose last seeded call is the
-    // one a single object shared by both directions would have made last: [1], B to A.
+    // seeded), nor an unseeded call on its new objects.
     cv::Mat *flows[2] = {&p->flow.forward, &p->flow.backward}, *errors[2] = {&p->flow.forwardError, &p->flow.backwardError};
     const cv::Mat *from[2] = {&lumaA, &lumaB};
-    if (seeded || divisor != p->flowDivisor) {
-        cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {
-            for (int k = range.start; k < range.end; k++) dis[k]->calc(*from[k], *from[1 - k], *flows[k]);
-        });
-    } else {
-        for (int k = 0; k < 2; k++) dis[1]->calc(*from[k], *from[1 - k], *flows[k]);
-    }
+    cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {
+        for (int k = range.start; k < range.end; k++) dis[k]->calc(*from[k], *from[1 - k], *flows[k]);
+    });
     CV_Assert(p->flow.forward.size() == lumaA.size() && p->flow.backward.size() == lumaA.size());
     double residual[2];
     cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range &range) {

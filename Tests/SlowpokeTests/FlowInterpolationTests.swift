@@ -245,6 +245,38 @@ import Testing
         #expect(interpolated.count == 84, "\(interpolated.count) frames inside the scenes were interpolated")
     }
 
+    /// The pictures after a cut do not depend on what came before it: the second scene's
+    /// in-between frames are the same, bit for bit, whether the first scene was exported before
+    /// it or removed. (OpenCV's DIS remembers its last seeded start when handed none, so the
+    /// pair after the cut, which starts afresh, took the first scene's motion into its flow
+    /// until it got new DIS objects.)
+    @Test func framesAfterACutDoNotDependOnWhatCameBefore() throws {
+        let folder = try TemporaryFolder("flow-history")
+        let a = folder.file("a.png"), b = folder.file("b.png"), movie = folder.file("cut.mp4"), alone = folder.file("alone.mp4")
+        try Self.texture(a, seed: 1)
+        try Self.texture(b, seed: 7)
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", a.path,
+            "-loop", "1", "-framerate", "30", "-i", b.path, "-filter_complex",
+            "[0]crop=\(Self.width):\(Self.height):x='12*n':y='n',trim=end_frame=15[a];[1]crop=\(Self.width):\(Self.height):x='300-6*n':y=0,trim=end_frame=15[b];[a][b]concat=n=2",
+            "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", movie.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        try FileManager.default.copyItem(at: movie, to: alone)
+        let whole = try Self.exportQuarterSpeed(movie, in: folder)
+        let second = folder.file("second.mkv")
+        _ = try DeinterlaceTests.export(alone, to: second, edits: [["remove", "--range", "0-0.5"], ["scale", "--range", "0-0.5", "--rate", "0.25"]],
+                                        ["--fps", "30", "--frames", "interpolate", "--crf", "0", "--preset", "ultrafast", "--progress", "none"])
+        let source = try TestSupport.frameMD5s(movie).md5s, out = try TestSupport.frameMD5s(whole).md5s, after = try TestSupport.frameMD5s(second).md5s
+        try #require(source.count == 30 && out.count == 120 && after.count == 60)
+        // Output 60 + k of the whole is output k of the second scene alone (source frame 15 + k / 4).
+        var compared = 0
+        for k in 0..<56 where k % 4 != 0 {
+            #expect(out[60 + k] == after[k], "in-between frame \(k) of the second scene differs after the first scene")
+            #expect(!source.contains(after[k]), "in-between frame \(k) of the second scene is a copy")
+            compared += 1
+        }
+        #expect(compared == 42)
+    }
+
     /// A wide, short picture (1920x40) is interpolated like any other: its flow, a third of
     /// the width, was 14 rows high, where OpenCV 4.6's DIS fails, so every pair failed
     /// (FlowResolution keeps the flow at least 16 rows high).
