@@ -45,6 +45,8 @@
 #include <cmath>
 #include <opencv2/core.hpp>
 
+#include "Bilinear.hpp"
+
 namespace slowpoke {
 
 /// The motion (luma pixels over the pair) at which the bicubic share of warpPlane's samples is
@@ -85,19 +87,6 @@ constexpr float blurless = 1.0f / 64;
 /// (1/4 where the warped pictures differ most, 1 where they agree).
 inline float motionBlurShare(float still, float sharpness) {
     return (2.0f / 3.0f) * (1 - still) * (1 - sharpness) * (4.0f / 3.0f);
-}
-
-/// `plane` sampled bilinearly at (x, y), its edge repeated beyond it.
-template <typename T>
-float bilinearAt(const cv::Mat &plane, float x, float y) {
-    x = std::min(std::max(x, 0.0f), float(plane.cols - 1));
-    y = std::min(std::max(y, 0.0f), float(plane.rows - 1));
-    const int x0 = int(x), y0 = int(y), x1 = std::min(x0 + 1, plane.cols - 1), y1 = std::min(y0 + 1, plane.rows - 1);
-    const float fx = x - float(x0), fy = y - float(y0);
-    const T *r0 = plane.ptr<T>(y0), *r1 = plane.ptr<T>(y1);
-    const float top = float(r0[x0]) + fx * (float(r0[x1]) - float(r0[x0]));
-    const float bottom = float(r1[x0]) + fx * (float(r1[x1]) - float(r1[x0]));
-    return top + fy * (bottom - top);
 }
 
 /// `value` (the warped picture's sample at `at` in `plane`) moved `share` of the way to the
