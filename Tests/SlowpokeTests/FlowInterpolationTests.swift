@@ -220,19 +220,26 @@ import Testing
         #expect(fine.count == 87, "\(fine.count) in-between frames hold 10-bit values")
     }
 
+    /// One second at 30 fps, lossless: 15 frames of one texture panning (`firstScene`: the crop's
+    /// position by frame n), then a cut to 15 of another panning the other way.
+    static func twoScenes(in folder: TemporaryFolder, firstScene: String = "x='4*n':y=0") throws -> URL {
+        let a = folder.file("a.png"), b = folder.file("b.png"), movie = folder.file("cut.mp4")
+        try texture(a, seed: 1)
+        try texture(b, seed: 7)
+        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", a.path,
+            "-loop", "1", "-framerate", "30", "-i", b.path, "-filter_complex",
+            "[0]crop=\(width):\(height):\(firstScene),trim=end_frame=15[a];[1]crop=\(width):\(height):x='300-6*n':y=0,trim=end_frame=15[b];[a][b]concat=n=2",
+            "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", movie.path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return movie
+    }
+
     /// Across a scene cut the flow explains nothing, so each frame between the last picture of
     /// one scene and the first of the next is one of them, unchanged; inside each scene the
     /// frames are still interpolated.
     @Test func sceneCutIsNotSmeared() throws {
         let folder = try TemporaryFolder("flow-cut")
-        let a = folder.file("a.png"), b = folder.file("b.png"), movie = folder.file("cut.mp4")
-        try Self.texture(a, seed: 1)
-        try Self.texture(b, seed: 7)
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", a.path,
-            "-loop", "1", "-framerate", "30", "-i", b.path, "-filter_complex",
-            "[0]crop=\(Self.width):\(Self.height):x='4*n':y=0,trim=end_frame=15[a];[1]crop=\(Self.width):\(Self.height):x='300-6*n':y=0,trim=end_frame=15[b];[a][b]concat=n=2",
-            "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", movie.path])
-        try #require(made.status == 0, "\(made.stderr)")
+        let movie = try Self.twoScenes(in: folder)
         let output = try Self.exportQuarterSpeed(movie, in: folder)
         let source = try TestSupport.frameMD5s(movie).md5s, out = try TestSupport.frameMD5s(output).md5s
         try #require(source.count == 30 && out.count == 120)
@@ -252,14 +259,7 @@ import Testing
     /// until it got new DIS objects.)
     @Test func framesAfterACutDoNotDependOnWhatCameBefore() throws {
         let folder = try TemporaryFolder("flow-history")
-        let a = folder.file("a.png"), b = folder.file("b.png"), movie = folder.file("cut.mp4"), alone = folder.file("alone.mp4")
-        try Self.texture(a, seed: 1)
-        try Self.texture(b, seed: 7)
-        let made = try TestSupport.tool("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i", a.path,
-            "-loop", "1", "-framerate", "30", "-i", b.path, "-filter_complex",
-            "[0]crop=\(Self.width):\(Self.height):x='12*n':y='n',trim=end_frame=15[a];[1]crop=\(Self.width):\(Self.height):x='300-6*n':y=0,trim=end_frame=15[b];[a][b]concat=n=2",
-            "-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p", movie.path])
-        try #require(made.status == 0, "\(made.stderr)")
+        let movie = try Self.twoScenes(in: folder, firstScene: "x='12*n':y='n'"), alone = folder.file("alone.mp4")
         try FileManager.default.copyItem(at: movie, to: alone)
         let whole = try Self.exportQuarterSpeed(movie, in: folder)
         let second = folder.file("second.mkv")
