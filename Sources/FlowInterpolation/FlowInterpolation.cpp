@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "FlowFusion.hpp"
 #include "FlowResolution.hpp"
 #include "MotionBlur.hpp"
 #include "OcclusionShare.hpp"
@@ -355,6 +356,7 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         }
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
         flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB);
+        fuseAtTime(p->a[0], p->b[0], p->depth, float(t), fromA, fromB);
         occlusionShare(p->errorA, p->errorB, float(t), p->shareB);
         const float maximum = float((1 << p->depth) - 1);
         buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
