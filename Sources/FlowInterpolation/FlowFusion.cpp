@@ -2,17 +2,20 @@
 // the bench's footage corpus (bench/frame_drop.py, fast unless said, dB over minterpolate):
 //
 // Kept: the candidate is the flow itself smoothed (Gaussian, sigma `spread` flow pixels), mixed
-// in by half in the regions of `region` flow pixels where the main flow fails (the two pictures
-// warped along it differ by at least `failing` 8-bit levels on the mean, at the flow's size)
-// and moves slowly (at most `fastest` flow pixels over the pair), the choice interpolated
+// in by `share` in the regions of `region` flow pixels where the main flow fails (the two
+// pictures warped along it differ by at least `failing` 8-bit levels on the mean, at the flow's
+// size) and moves slowly (at most `fastest` flow pixels over the pair), the choice interpolated
 // between regions. Where DIS follows a walker's legs or leaves badly, its field is ragged; the
 // smoothed field's mix of both pictures there is nearer the truth. Before -> after: box +1.458
-// -> +1.453, cup +0.112 -> +0.110, tree +0.175 -> +0.185, vtest +0.312 -> +0.452, bikes +1.985
-// -> +1.990, carphone +0.386 -> +0.382; mean +0.738 -> +0.762. High: box +1.587 -> +1.580,
-// cup +0.153 -> +0.152, tree +0.159 -> +0.169, vtest +0.254 -> +0.372, bikes +2.476 -> +2.482,
-// carphone +0.402 -> +0.395; mean +0.838 -> +0.858. CPU a frame within the shared machine's
-// noise at fast (box 35.3 ms, vtest 34.3), a few percent at high (box 108 -> 114 ms).
-// Variants (fast mean, against +0.738): sigma 4 +0.746, 16 +0.757 (box -0.04, cup -0.02); the
+// -> +1.451, cup +0.112 -> +0.112, tree +0.175 -> +0.187, vtest +0.312 -> +0.507, bikes +1.985
+// -> +1.991, carphone +0.386 -> +0.383; mean +0.738 -> +0.772. High: box +1.587 -> +1.580,
+// cup +0.153 -> +0.153, tree +0.159 -> +0.171, vtest +0.254 -> +0.458, bikes +2.476 -> +2.481,
+// carphone +0.402 -> +0.397; mean +0.838 -> +0.873. CPU a frame within the shared machine's
+// noise at fast (box 35-39 ms, vtest 34-35), a few percent at high (box 108 -> 114 ms).
+// Sigma and share (fast mean; vtest): 8 and 1/2 +0.762 (+0.452), 12 and 1/2 +0.767, 12 and
+// 0.35 +0.766, 16 and 1/4 +0.765, 16 and 0.35 +0.770 (+0.495), 24 and 0.4 +0.769, 32 and 0.3
+// +0.772 (+0.514), 48 and 0.3 +0.772 (box -0.011); from 4 levels +0.771. Earlier, at half
+// and the smoothing at full size (fast mean, against +0.738): sigma 4 +0.746, 16 +0.757 (box -0.04, cup -0.02); the
 // smoothed flow taken whole instead of half +0.748 (sigma 4), +0.734 (sigma 8: box -0.05, cup
 // -0.03); a third +0.756, two thirds +0.755; regions of 4 or 8 +0.757-0.759; from 2 or 3 levels
 // of disagreement +0.758 (box -0.02, carphone -0.01); only up to 15 or 30 levels +0.747, +0.757
@@ -49,12 +52,12 @@ constexpr int region = 16;
 /// on the mean, and moves slowly at most `fastest` flow pixels over the pair.
 constexpr float failing = 5.0f, fastest = 10.0f;
 /// The candidate: the flow smoothed with a Gaussian of this many flow pixels, and its share.
-constexpr double spread = 8.0;
-/// The smoothing runs on the fields scaled down this many times (sigma 2 there): the same
-/// scores within 0.003 dB as at full size (vtest +0.452 against +0.448), and at high quality
+constexpr double spread = 24.0;
+constexpr float share = 0.3f;
+/// The smoothing runs on the fields scaled down this many times: at sigma 8 the same scores
+/// within 0.003 dB as at full size (vtest +0.452 against +0.448), and at high quality
 /// (full-size fields, where sigma 8 is a 49-tap filter) box 122 -> 114 ms a frame.
 constexpr int coarser = 4;
-constexpr float share = 0.5f;
 
 /// Luma at the flow's size, 8 bits.
 cv::Mat lumaAt(const cv::Mat &luma, int depth, cv::Size size) {
