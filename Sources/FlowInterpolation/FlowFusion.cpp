@@ -14,7 +14,8 @@
 // noise at fast (box 35-39 ms, vtest 34-35), a few percent at high (box 108 -> 114 ms).
 // Sigma and share (fast mean; vtest): 8 and 1/2 +0.762 (+0.452), 12 and 1/2 +0.767, 12 and
 // 0.35 +0.766, 16 and 1/4 +0.765, 16 and 0.35 +0.770 (+0.495), 24 and 0.4 +0.769, 32 and 0.3
-// +0.772 (+0.514), 48 and 0.3 +0.772 (box -0.011); from 4 levels +0.771. Earlier, at half
+// +0.772 (+0.514), 48 and 0.3 +0.772 (box -0.011). At 24 and 0.3: from 3 levels +0.769 (cup
+// -0.014), 4 +0.771, 7 +0.767; at most 6 px +0.764, 20 px +0.772 (bikes -0.012). Earlier, at half
 // and the smoothing at full size (fast mean, against +0.738): sigma 4 +0.746, 16 +0.757 (box -0.04, cup -0.02); the
 // smoothed flow taken whole instead of half +0.748 (sigma 4), +0.734 (sigma 8: box -0.05, cup
 // -0.03); a third +0.756, two thirds +0.755; regions of 4 or 8 +0.757-0.759; from 2 or 3 levels
