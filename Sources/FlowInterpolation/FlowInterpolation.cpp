@@ -1,6 +1,7 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
+#include "FlowFusion.hpp"
 #include "FlowResolution.hpp"
 #include "MotionBlur.hpp"
 #include "OcclusionShare.hpp"
@@ -420,6 +421,7 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         }
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
         flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB, p->timeScratch);
+        fuseAtTime(p->a[0], p->b[0], p->depth, float(t), fromA, fromB);
         occlusionShare(p->errorA, p->errorB, float(t), p->shareB, p->occlusionScratch);
         const float maximum = float((1 << p->depth) - 1);
         buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
