@@ -247,7 +247,11 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
                     const float still = stillness(d);
                     const float c = sharpness[x] * still, blur = motionBlurShare(still, sharpness[x]);
                     float va = (1 - c) * float(pa[x]) + c * float(qa[x]), vb = (1 - c) * float(pb[x]) + c * float(qb[x]);
-                    if (blur > blurless) { va = blurredAlongMotion<T>(a, ma[x], d, va, blur); vb = blurredAlongMotion<T>(b, mb[x], d, vb, blur); }
+                    if (blur > blurless) {
+                        const BlurStep step = blurStep<T>(d);
+                        va = blurredAlongMotion<T>(a, ma[x], step, va, blur);
+                        vb = blurredAlongMotion<T>(b, mb[x], step, vb, blur);
+                    }
                     moved = 2 * ka * va + 2 * kb * vb;
                 }
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
