@@ -22,6 +22,11 @@ using namespace slowpoke;
 /// One plane's sampling maps and warped pictures (bilinear, and for luma also bicubic).
 struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
+    /// mapA and mapB in OpenCV's fixed point (cv::convertMaps: whole pixels, and the index of
+    /// the 1/32-pixel fraction), made once for the plane's remaps (see fixedMaps); `fixedStale`:
+    /// buildMaps changed the maps since.
+    cv::Mat fixedA, fractionA, fixedB, fractionB;
+    bool fixedStale = true;
     /// How much of the flow's picture each pixel takes, and (luma) how much of it is sampled
     /// bicubically (see regionTrust).
     cv::Mat trust, sharpness;
@@ -195,6 +200,34 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
             }
         }
     });
+    work.fixedStale = true;
+}
+
+/// `work`'s maps in fixed point, for its remaps (made again only after buildMaps). cv::remap
+/// handed float maps converts each block of them to these same fixed-point maps (cvRound of 32
+/// times the coordinate) on every call: luma's four remaps (bilinear and bicubic, A and B) and
+/// chroma's four (U and V, A and B) converted each map two or four times, where now it is once;
+/// the output is byte for byte the same.
+void fixedMaps(PlaneWork &work) {
+    if (!work.fixedStale) return;
+    const cv::Mat *maps[2] = {&work.mapA, &work.mapB};
+    cv::Mat *fixed[2] = {&work.fixedA, &work.fixedB}, *fraction[2] = {&work.fractionA, &work.fractionB};
+    for (int k = 0; k < 2; k++) {
+        fixed[k]->create(maps[k]->size(), CV_16SC2);
+        fraction[k]->create(maps[k]->size(), CV_16UC1);
+    }
+    // Rows converted on OpenCV's threads, each into its own rows of the outputs (already made:
+    // convertMaps' create keeps them).
+    cv::parallel_for_(cv::Range(0, 2 * work.mapA.rows), [&](const cv::Range &range) {
+        for (int k = 0; k < 2; k++) {
+            const int rows = maps[k]->rows, begin = std::max(range.start - k * rows, 0), end = std::min(range.end - k * rows, rows);
+            if (begin >= end) continue;
+            const cv::Range span(begin, end);
+            cv::Mat toFixed = fixed[k]->rowRange(span), toFraction = fraction[k]->rowRange(span);
+            cv::convertMaps(maps[k]->rowRange(span), cv::noArray(), toFixed, toFraction, CV_16SC2);
+        }
+    });
+    work.fixedStale = false;
 }
 
 /// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - s) of A, s of
@@ -219,11 +252,12 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     const int cols = a.cols, rows = a.rows;
     const cv::Mat &mapA = work.mapA, &mapB = work.mapB;
     cv::Mat &wa = work.warpedA, &wb = work.warpedB, &sa = work.sharpA, &sb = work.sharpB;
-    cv::remap(a, wa, mapA, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    cv::remap(b, wb, mapB, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    fixedMaps(work);
+    cv::remap(a, wa, work.fixedA, work.fractionA, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    cv::remap(b, wb, work.fixedB, work.fractionB, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     if (sharp) {
-        cv::remap(a, sa, mapA, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
-        cv::remap(b, sb, mapB, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
+        cv::remap(a, sa, work.fixedA, work.fractionA, work.sharpSampling, cv::BORDER_REPLICATE);
+        cv::remap(b, sb, work.fixedB, work.fractionB, work.sharpSampling, cv::BORDER_REPLICATE);
         regionTrust(wa, wb, a, b, work.trust, work.sharpness, work.region);
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
