@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -264,18 +265,21 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     CV_Assert(work.trust.size() == a.size());
     CV_Assert(work.shareB.size() == a.size());
     const float half = sharp ? 0.5f : 1.0f;
-    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
+    // The rows, compiled twice (`sharp` a constant in each): chroma's loop has no branch left
+    // and a compiler may vectorize it; the same arithmetic either way (the same bytes).
+    const auto mix = [&](const cv::Range &range, auto sharpKind) {
+        constexpr bool sharply = decltype(sharpKind)::value;
         for (int y = range.start; y < range.end; y++) {
             const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
-            const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
+            const T *qa = sharply ? sa.ptr<T>(y) : pa, *qb = sharply ? sb.ptr<T>(y) : pb;
             const float *trust = work.trust.ptr<float>(y), *share = work.shareB.ptr<float>(y);
-            const float *sharpness = sharp ? work.sharpness.ptr<float>(y) : nullptr;
+            const float *sharpness = sharply ? work.sharpness.ptr<float>(y) : nullptr;
             const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
             for (int x = 0; x < cols; x++) {
                 const float kb = half * share[x], ka = half - kb;
-                float moved = ka * float(pa[x]) + kb * float(pb[x]);
-                if (sharp) {
+                float moved;
+                if constexpr (sharply) {
                     // The motion over the pair (the two maps' distance), in luma pixels.
                     const cv::Vec2f d = mb[x] - ma[x];
                     const float still = stillness(d);
@@ -287,12 +291,18 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
                         vb = blurredAlongMotion<T>(b, mb[x], step, vb, blur);
                     }
                     moved = 2 * ka * va + 2 * kb * vb;
+                } else {
+                    moved = ka * float(pa[x]) + kb * float(pb[x]);
                 }
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
                 o[x] = T(std::min(std::max(v, 0.0f), maximum));
             }
         }
+    };
+    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
+        if (sharp) mix(range, std::true_type());
+        else mix(range, std::false_type());
     });
 }
 
