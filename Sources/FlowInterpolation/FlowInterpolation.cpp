@@ -157,13 +157,12 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
     const int cols = size.width, rows = size.height, fieldCols = fromA.cols, fieldRows = fromA.rows;
     const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
     const float scaleX = 1.0f / sx, scaleY = 1.0f / sy;
-    // Each column's two field columns and weight.
-    std::vector<int> left(cols), right(cols);
+    // Each column's field column (the next one's weight `across`).
+    std::vector<int> left(cols);
     std::vector<float> across(cols);
     for (int x = 0; x < cols; x++) {
         const float f = std::min(std::max((x + 0.5f) * sx - 0.5f, 0.0f), float(fieldCols - 1));
         left[x] = int(f);
-        right[x] = std::min(left[x] + 1, fieldCols - 1);
         across[x] = f - left[x];
     }
     work.mapA.create(rows, cols, CV_32FC2);
@@ -171,8 +170,10 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
     work.shareB.create(rows, cols, CV_32F);
     cv::Mat &mapA = work.mapA, &mapB = work.mapB, &share = work.shareB;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
-        // One field row, interpolated vertically: fromA x, y, fromB x, y, shareB.
-        std::vector<float> line(size_t(fieldCols) * 5);
+        // One field row, interpolated vertically: fromA x, y, fromB x, y, shareB; and `step`,
+        // each column's difference to the next (0 at the last): the same subtraction each
+        // pixel between two field columns made, now once a field column (the same bytes).
+        std::vector<float> line(size_t(fieldCols) * 5), step(size_t(fieldCols) * 5);
         for (int y = range.start; y < range.end; y++) {
             const float f = std::min(std::max((y + 0.5f) * sy - 0.5f, 0.0f), float(fieldRows - 1));
             const int r0 = int(f), r1 = std::min(r0 + 1, fieldRows - 1);
@@ -188,16 +189,21 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
                 l[3] = b0[x][1] + down * (b1[x][1] - b0[x][1]);
                 l[4] = s0[x] + down * (s1[x] - s0[x]);
             }
+            for (int x = 0; x < fieldCols; x++) {
+                const float *l = &line[size_t(x) * 5], *r = &line[size_t(std::min(x + 1, fieldCols - 1)) * 5];
+                for (int k = 0; k < 5; k++) step[size_t(x) * 5 + size_t(k)] = r[k] - l[k];
+            }
             cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             float *sh = share.ptr<float>(y);
+            const float ta = t * scaleX, tay = t * scaleY, tb = (1 - t) * scaleX, tby = (1 - t) * scaleY;
             for (int x = 0; x < cols; x++) {
-                const float *l = &line[size_t(left[x]) * 5], *r = &line[size_t(right[x]) * 5];
+                const float *l = &line[size_t(left[x]) * 5], *r = &step[size_t(left[x]) * 5];
                 const float c = across[x];
-                const float ax = l[0] + c * (r[0] - l[0]), ay = l[1] + c * (r[1] - l[1]);
-                const float bx = l[2] + c * (r[2] - l[2]), by = l[3] + c * (r[3] - l[3]);
-                ma[x] = cv::Vec2f(x - t * scaleX * ax, y - t * scaleY * ay);
-                mb[x] = cv::Vec2f(x + (1 - t) * scaleX * bx, y + (1 - t) * scaleY * by);
-                sh[x] = l[4] + c * (r[4] - l[4]);
+                const float ax = l[0] + c * r[0], ay = l[1] + c * r[1];
+                const float bx = l[2] + c * r[2], by = l[3] + c * r[3];
+                ma[x] = cv::Vec2f(x - ta * ax, y - tay * ay);
+                mb[x] = cv::Vec2f(x + tb * bx, y + tby * by);
+                sh[x] = l[4] + c * r[4];
             }
         }
     });
