@@ -237,6 +237,33 @@ void fixedMaps(PlaneWork &work) {
     work.fixedStale = false;
 }
 
+/// Luma's two warped values at each pixel of row `y` (into `va`, `vb`): partly bicubic, and
+/// blurred along the motion where `blur` (each pixel's share, also written) is over `blurless`
+/// (see warpPlane and MotionBlur.hpp). In two passes, the first without a branch (a compiler may
+/// vectorize it, stillness's division included), the second over the pixels to
+/// blur: the same arithmetic as in one pass, the same bytes.
+template <typename T>
+void sharpRow(const PlaneWork &work, const cv::Mat &a, const cv::Mat &b, int y, float *va, float *vb, float *blur) {
+    const T *pa = work.warpedA.ptr<T>(y), *pb = work.warpedB.ptr<T>(y), *qa = work.sharpA.ptr<T>(y), *qb = work.sharpB.ptr<T>(y);
+    const float *sharpness = work.sharpness.ptr<float>(y);
+    const cv::Vec2f *ma = work.mapA.ptr<cv::Vec2f>(y), *mb = work.mapB.ptr<cv::Vec2f>(y);
+    for (int x = 0; x < a.cols; x++) {
+        // The motion over the pair (the two maps' distance), in luma pixels.
+        const cv::Vec2f d = mb[x] - ma[x];
+        const float still = stillness(d);
+        const float c = sharpness[x] * still;
+        blur[x] = motionBlurShare(still, sharpness[x]);
+        va[x] = (1 - c) * float(pa[x]) + c * float(qa[x]);
+        vb[x] = (1 - c) * float(pb[x]) + c * float(qb[x]);
+    }
+    for (int x = 0; x < a.cols; x++) {
+        if (!(blur[x] > blurless)) continue;
+        const BlurStep step = blurStep<T>(mb[x] - ma[x]);
+        va[x] = blurredAlongMotion<T>(a, ma[x], step, va[x], blur[x]);
+        vb[x] = blurredAlongMotion<T>(b, mb[x], step, vb[x], blur[x]);
+    }
+}
+
 /// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - s) of A, s of
 /// B, s being `work.shareB` (t unless one side does not see the place). With `sharp` (luma)
 /// each picture is sampled partly bilinearly, partly bicubically. The flow's small fractional
@@ -275,31 +302,19 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     // and a compiler may vectorize it; the same arithmetic either way (the same bytes).
     const auto mix = [&](const cv::Range &range, auto sharpKind) {
         constexpr bool sharply = decltype(sharpKind)::value;
+        // Luma's two warped values and blur shares along the row (see sharpRow).
+        std::vector<float> values(sharply ? size_t(cols) * 3 : 0);
+        float *va = values.data(), *vb = va + (sharply ? cols : 0), *blur = vb + (sharply ? cols : 0);
         for (int y = range.start; y < range.end; y++) {
             const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
-            const T *qa = sharply ? sa.ptr<T>(y) : pa, *qb = sharply ? sb.ptr<T>(y) : pb;
             const float *trust = work.trust.ptr<float>(y), *share = work.shareB.ptr<float>(y);
-            const float *sharpness = sharply ? work.sharpness.ptr<float>(y) : nullptr;
-            const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
+            if constexpr (sharply) sharpRow<T>(work, a, b, y, va, vb, blur);
             for (int x = 0; x < cols; x++) {
                 const float kb = half * share[x], ka = half - kb;
                 float moved;
-                if constexpr (sharply) {
-                    // The motion over the pair (the two maps' distance), in luma pixels.
-                    const cv::Vec2f d = mb[x] - ma[x];
-                    const float still = stillness(d);
-                    const float c = sharpness[x] * still, blur = motionBlurShare(still, sharpness[x]);
-                    float va = (1 - c) * float(pa[x]) + c * float(qa[x]), vb = (1 - c) * float(pb[x]) + c * float(qb[x]);
-                    if (blur > blurless) {
-                        const BlurStep step = blurStep<T>(d);
-                        va = blurredAlongMotion<T>(a, ma[x], step, va, blur);
-                        vb = blurredAlongMotion<T>(b, mb[x], step, vb, blur);
-                    }
-                    moved = 2 * ka * va + 2 * kb * vb;
-                } else {
-                    moved = ka * float(pa[x]) + kb * float(pb[x]);
-                }
+                if constexpr (sharply) moved = 2 * ka * va[x] + 2 * kb * vb[x];
+                else moved = ka * float(pa[x]) + kb * float(pb[x]);
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
                 o[x] = T(std::min(std::max(v, 0.0f), maximum));
