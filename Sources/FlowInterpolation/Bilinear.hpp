@@ -8,9 +8,13 @@
 
 namespace slowpoke {
 
-/// `plane` sampled bilinearly at (x, y), its edge repeated beyond it.
+/// `plane` sampled bilinearly at (x, y), its edge repeated beyond it. Always inlined: g++ -O2
+/// left it a call, 14% of the CPU samples of a fast 720p render (perf, frame_drop's scorer).
 template <typename T>
-float bilinearAt(const cv::Mat &plane, float x, float y) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline float bilinearAt(const cv::Mat &plane, float x, float y) {
     x = std::min(std::max(x, 0.0f), float(plane.cols - 1));
     y = std::min(std::max(y, 0.0f), float(plane.rows - 1));
     const int x0 = int(x), y0 = int(y), x1 = std::min(x0 + 1, plane.cols - 1), y1 = std::min(y0 + 1, plane.rows - 1);

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -23,6 +24,11 @@ using namespace slowpoke;
 /// One plane's sampling maps and warped pictures (bilinear, and for luma also bicubic).
 struct PlaneWork {
     cv::Mat mapA, mapB, warpedA, warpedB, sharpA, sharpB;
+    /// mapA and mapB in OpenCV's fixed point (cv::convertMaps: whole pixels, and the index of
+    /// the 1/32-pixel fraction), made once for the plane's remaps (see fixedMaps); `fixedStale`:
+    /// buildMaps changed the maps since.
+    cv::Mat fixedA, fractionA, fixedB, fractionB;
+    bool fixedStale = true;
     /// How much of the flow's picture each pixel takes, and (luma) how much of it is sampled
     /// bicubically (see regionTrust).
     cv::Mat trust, sharpness;
@@ -152,13 +158,12 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
     const int cols = size.width, rows = size.height, fieldCols = fromA.cols, fieldRows = fromA.rows;
     const float sx = float(fieldCols) / float(cols), sy = float(fieldRows) / float(rows);
     const float scaleX = 1.0f / sx, scaleY = 1.0f / sy;
-    // Each column's two field columns and weight.
-    std::vector<int> left(cols), right(cols);
+    // Each column's field column (the next one's weight `across`).
+    std::vector<int> left(cols);
     std::vector<float> across(cols);
     for (int x = 0; x < cols; x++) {
         const float f = std::min(std::max((x + 0.5f) * sx - 0.5f, 0.0f), float(fieldCols - 1));
         left[x] = int(f);
-        right[x] = std::min(left[x] + 1, fieldCols - 1);
         across[x] = f - left[x];
     }
     work.mapA.create(rows, cols, CV_32FC2);
@@ -166,8 +171,10 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
     work.shareB.create(rows, cols, CV_32F);
     cv::Mat &mapA = work.mapA, &mapB = work.mapB, &share = work.shareB;
     cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
-        // One field row, interpolated vertically: fromA x, y, fromB x, y, shareB.
-        std::vector<float> line(size_t(fieldCols) * 5);
+        // One field row, interpolated vertically: fromA x, y, fromB x, y, shareB; and `step`,
+        // each column's difference to the next (0 at the last): the same subtraction each
+        // pixel between two field columns made, now once a field column (the same bytes).
+        std::vector<float> line(size_t(fieldCols) * 5), step(size_t(fieldCols) * 5);
         for (int y = range.start; y < range.end; y++) {
             const float f = std::min(std::max((y + 0.5f) * sy - 0.5f, 0.0f), float(fieldRows - 1));
             const int r0 = int(f), r1 = std::min(r0 + 1, fieldRows - 1);
@@ -183,19 +190,82 @@ void buildMaps(PlaneWork &work, cv::Size size, const cv::Mat &fromA, const cv::M
                 l[3] = b0[x][1] + down * (b1[x][1] - b0[x][1]);
                 l[4] = s0[x] + down * (s1[x] - s0[x]);
             }
+            for (int x = 0; x < fieldCols; x++) {
+                const float *l = &line[size_t(x) * 5], *r = &line[size_t(std::min(x + 1, fieldCols - 1)) * 5];
+                for (int k = 0; k < 5; k++) step[size_t(x) * 5 + size_t(k)] = r[k] - l[k];
+            }
             cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             float *sh = share.ptr<float>(y);
+            const float ta = t * scaleX, tay = t * scaleY, tb = (1 - t) * scaleX, tby = (1 - t) * scaleY;
             for (int x = 0; x < cols; x++) {
-                const float *l = &line[size_t(left[x]) * 5], *r = &line[size_t(right[x]) * 5];
+                const float *l = &line[size_t(left[x]) * 5], *r = &step[size_t(left[x]) * 5];
                 const float c = across[x];
-                const float ax = l[0] + c * (r[0] - l[0]), ay = l[1] + c * (r[1] - l[1]);
-                const float bx = l[2] + c * (r[2] - l[2]), by = l[3] + c * (r[3] - l[3]);
-                ma[x] = cv::Vec2f(x - t * scaleX * ax, y - t * scaleY * ay);
-                mb[x] = cv::Vec2f(x + (1 - t) * scaleX * bx, y + (1 - t) * scaleY * by);
-                sh[x] = l[4] + c * (r[4] - l[4]);
+                const float ax = l[0] + c * r[0], ay = l[1] + c * r[1];
+                const float bx = l[2] + c * r[2], by = l[3] + c * r[3];
+                ma[x] = cv::Vec2f(x - ta * ax, y - tay * ay);
+                mb[x] = cv::Vec2f(x + tb * bx, y + tby * by);
+                sh[x] = l[4] + c * r[4];
             }
         }
     });
+    work.fixedStale = true;
+}
+
+/// `work`'s maps in fixed point, for its remaps (made again only after buildMaps). cv::remap
+/// handed float maps converts each block of them to these same fixed-point maps (cvRound of 32
+/// times the coordinate) on every call: luma's four remaps (bilinear and bicubic, A and B) and
+/// chroma's four (U and V, A and B) converted each map two or four times, where now it is once;
+/// the output is byte for byte the same.
+void fixedMaps(PlaneWork &work) {
+    if (!work.fixedStale) return;
+    const cv::Mat *maps[2] = {&work.mapA, &work.mapB};
+    cv::Mat *fixed[2] = {&work.fixedA, &work.fixedB}, *fraction[2] = {&work.fractionA, &work.fractionB};
+    for (int k = 0; k < 2; k++) {
+        fixed[k]->create(maps[k]->size(), CV_16SC2);
+        fraction[k]->create(maps[k]->size(), CV_16UC1);
+    }
+    // Rows converted on OpenCV's threads, each into its own rows of the outputs (already made:
+    // convertMaps' create keeps them).
+    cv::parallel_for_(cv::Range(0, 2 * work.mapA.rows), [&](const cv::Range &range) {
+        for (int k = 0; k < 2; k++) {
+            const int rows = maps[k]->rows, begin = std::max(range.start - k * rows, 0), end = std::min(range.end - k * rows, rows);
+            if (begin >= end) continue;
+            const cv::Range span(begin, end);
+            cv::Mat toFixed = fixed[k]->rowRange(span), toFraction = fraction[k]->rowRange(span);
+            cv::convertMaps(maps[k]->rowRange(span), cv::noArray(), toFixed, toFraction, CV_16SC2);
+        }
+    });
+    work.fixedStale = false;
+}
+
+/// Luma's two warped values at each pixel of row `y` (into `va`, `vb`): partly bicubic, and
+/// blurred along the motion where `blur` (each pixel's share, also written) is over `blurless`
+/// (see warpPlane and MotionBlur.hpp). In two passes, the first without a branch (a compiler may
+/// vectorize it, stillness's division included), the second over the pixels to
+/// blur: the same arithmetic as in one pass, the same bytes. Tried and dropped: the pixels to
+/// blur listed without a branch before blurring them (g++ -O2 syn720 56.5 -> 56.0 ms a picture,
+/// clang++ -O2 50.8 -> 50.7: nothing for the compiler that builds the package); blurredAlongMotion
+/// always inlined (syn720 58.5 -> 57.7, vtest 21.4 -> 21.7: noise).
+template <typename T>
+void sharpRow(const PlaneWork &work, const cv::Mat &a, const cv::Mat &b, int y, float *va, float *vb, float *blur) {
+    const T *pa = work.warpedA.ptr<T>(y), *pb = work.warpedB.ptr<T>(y), *qa = work.sharpA.ptr<T>(y), *qb = work.sharpB.ptr<T>(y);
+    const float *sharpness = work.sharpness.ptr<float>(y);
+    const cv::Vec2f *ma = work.mapA.ptr<cv::Vec2f>(y), *mb = work.mapB.ptr<cv::Vec2f>(y);
+    for (int x = 0; x < a.cols; x++) {
+        // The motion over the pair (the two maps' distance), in luma pixels.
+        const cv::Vec2f d = mb[x] - ma[x];
+        const float still = stillness(d);
+        const float c = sharpness[x] * still;
+        blur[x] = motionBlurShare(still, sharpness[x]);
+        va[x] = (1 - c) * float(pa[x]) + c * float(qa[x]);
+        vb[x] = (1 - c) * float(pb[x]) + c * float(qb[x]);
+    }
+    for (int x = 0; x < a.cols; x++) {
+        if (!(blur[x] > blurless)) continue;
+        const BlurStep step = blurStep<T>(mb[x] - ma[x]);
+        va[x] = blurredAlongMotion<T>(a, ma[x], step, va[x], blur[x]);
+        vb[x] = blurredAlongMotion<T>(b, mb[x], step, vb[x], blur[x]);
+    }
 }
 
 /// Warps and mixes one plane with the maps of `work` (U and V share theirs): (1 - s) of A, s of
@@ -220,42 +290,44 @@ void warpPlane(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, boo
     const int cols = a.cols, rows = a.rows;
     const cv::Mat &mapA = work.mapA, &mapB = work.mapB;
     cv::Mat &wa = work.warpedA, &wb = work.warpedB, &sa = work.sharpA, &sb = work.sharpB;
-    cv::remap(a, wa, mapA, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    cv::remap(b, wb, mapB, cv::noArray(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    fixedMaps(work);
+    cv::remap(a, wa, work.fixedA, work.fractionA, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    cv::remap(b, wb, work.fixedB, work.fractionB, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     if (sharp) {
-        cv::remap(a, sa, mapA, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
-        cv::remap(b, sb, mapB, cv::noArray(), work.sharpSampling, cv::BORDER_REPLICATE);
+        cv::remap(a, sa, work.fixedA, work.fractionA, work.sharpSampling, cv::BORDER_REPLICATE);
+        cv::remap(b, sb, work.fixedB, work.fractionB, work.sharpSampling, cv::BORDER_REPLICATE);
         regionTrust(wa, wb, a, b, work.trust, work.sharpness, work.region);
         if (chroma) cv::resize(work.trust, chroma->trust, chroma->mapA.size(), 0, 0, cv::INTER_AREA);
     }
     CV_Assert(work.trust.size() == a.size());
     CV_Assert(work.shareB.size() == a.size());
     const float half = sharp ? 0.5f : 1.0f;
-    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
+    // The rows, compiled twice (`sharp` a constant in each): chroma's loop has no branch left
+    // and a compiler may vectorize it; the same arithmetic either way (the same bytes).
+    const auto mix = [&](const cv::Range &range, auto sharpKind) {
+        constexpr bool sharply = decltype(sharpKind)::value;
+        // Luma's two warped values and blur shares along the row (see sharpRow).
+        std::vector<float> values(sharply ? size_t(cols) * 3 : 0);
+        float *va = values.data(), *vb = va + (sharply ? cols : 0), *blur = vb + (sharply ? cols : 0);
         for (int y = range.start; y < range.end; y++) {
             const T *pa = wa.ptr<T>(y), *pb = wb.ptr<T>(y), *ua = a.ptr<T>(y), *ub = b.ptr<T>(y);
-            const T *qa = sharp ? sa.ptr<T>(y) : pa, *qb = sharp ? sb.ptr<T>(y) : pb;
             const float *trust = work.trust.ptr<float>(y), *share = work.shareB.ptr<float>(y);
-            const float *sharpness = sharp ? work.sharpness.ptr<float>(y) : nullptr;
-            const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             T *o = reinterpret_cast<T *>(out + size_t(y) * size_t(stride));
+            if constexpr (sharply) sharpRow<T>(work, a, b, y, va, vb, blur);
             for (int x = 0; x < cols; x++) {
                 const float kb = half * share[x], ka = half - kb;
-                float moved = ka * float(pa[x]) + kb * float(pb[x]);
-                if (sharp) {
-                    // The motion over the pair (the two maps' distance), in luma pixels.
-                    const cv::Vec2f d = mb[x] - ma[x];
-                    const float still = stillness(d);
-                    const float c = sharpness[x] * still, blur = motionBlurShare(still, sharpness[x]);
-                    float va = (1 - c) * float(pa[x]) + c * float(qa[x]), vb = (1 - c) * float(pb[x]) + c * float(qb[x]);
-                    if (blur > blurless) { va = blurredAlongMotion<T>(a, ma[x], d, va, blur); vb = blurredAlongMotion<T>(b, mb[x], d, vb, blur); }
-                    moved = 2 * ka * va + 2 * kb * vb;
-                }
+                float moved;
+                if constexpr (sharply) moved = 2 * ka * va[x] + 2 * kb * vb[x];
+                else moved = ka * float(pa[x]) + kb * float(pb[x]);
                 const float unmoved = (1 - t) * float(ua[x]) + t * float(ub[x]);
                 const float v = unmoved + trust[x] * (moved - unmoved) + 0.5f;
                 o[x] = T(std::min(std::max(v, 0.0f), maximum));
             }
         }
+    };
+    cv::parallel_for_(cv::Range(0, rows), [&](const cv::Range &range) {
+        if (sharp) mix(range, std::true_type());
+        else mix(range, std::false_type());
     });
 }
 

@@ -89,16 +89,29 @@ inline float motionBlurShare(float still, float sharpness) {
     return (2.0f / 3.0f) * (1 - still) * (1 - sharpness) * (4.0f / 3.0f);
 }
 
-/// `value` (the warped picture's sample at `at` in `plane`) moved `share` of the way to the
-/// mean of the two samples at +-blurReach of `motion` from it, the share divided by
-/// 1 + (slope / steepest)^2, the slope being the picture's between those two samples.
+/// The two samples' offsets along the motion (+-blurReach of it) and the divisor of the slope
+/// between them: the same for A's and B's warped picture at a pixel, so worked out once for both
+/// (the same arithmetic as when each call did it: the same bytes).
+struct BlurStep {
+    float dx, dy, run;
+};
+
 template <typename T>
-float blurredAlongMotion(const cv::Mat &plane, cv::Vec2f at, cv::Vec2f motion, float value, float share) {
+inline BlurStep blurStep(cv::Vec2f motion) {
     // 8-bit levels in the plane's (10-bit pictures come in uint16_t planes, as in regionTrust).
     constexpr float levels = sizeof(T) == 1 ? 1.0f : 4.0f;
     const float dx = blurReach * motion[0], dy = blurReach * motion[1];
-    const float behind = bilinearAt<T>(plane, at[0] - dx, at[1] - dy), ahead = bilinearAt<T>(plane, at[0] + dx, at[1] + dy);
-    const float slope = std::abs(ahead - behind) / (2 * std::sqrt(dx * dx + dy * dy) * levels * steepest + 1e-3f);
+    return {dx, dy, 2 * std::sqrt(dx * dx + dy * dy) * levels * steepest + 1e-3f};
+}
+
+/// `value` (the warped picture's sample at `at` in `plane`) moved `share` of the way to the
+/// mean of the two samples at +-blurReach of the motion from it (`step`, blurStep's), the share
+/// divided by 1 + (slope / steepest)^2, the slope being the picture's between those two samples.
+template <typename T>
+inline float blurredAlongMotion(const cv::Mat &plane, cv::Vec2f at, const BlurStep &step, float value, float share) {
+    const float behind = bilinearAt<T>(plane, at[0] - step.dx, at[1] - step.dy);
+    const float ahead = bilinearAt<T>(plane, at[0] + step.dx, at[1] + step.dy);
+    const float slope = std::abs(ahead - behind) / step.run;
     return value + share / (1 + slope * slope) * (0.5f * (behind + ahead) - value);
 }
 
