@@ -1,7 +1,6 @@
 // The C API of FlowInterpolation.h: one source pair's flow (OpenCV's DIS, both ways, on luma
 // scaled down), then any number of in-between pictures warped from it (see TimeFlow.hpp).
 #include "FlowInterpolation.h"
-#include "FlowFusion.hpp"
 #include "FlowResolution.hpp"
 #include "OcclusionShare.hpp"
 #include "PlaneWarp.hpp"
@@ -263,7 +262,15 @@ int sp_flow_set_pair(SPFlowInterpolator *p, const uint8_t *const a[3], const int
         // Fine detail (one-pixel patterns) can vanish when luma is scaled down: before calling
         // the pair a cut, try again at full size. A scrolling cellular automaton went from
         // 5.5 dB (the nearer frame) to 18.68 dB this way (minterpolate: 18.72).
-        if (!p->reliable && p->flowDivisor > 1) p->reliable = pairFlow(p, 1) ? 1 : 0;
+        if (!p->reliable && p->flowDivisor > 1) {
+            p->reliable = pairFlow(p, 1) ? 1 : 0;
+            // The full-size DIS objects hold their pyramids and refinement buffers at the
+            // picture's size (at 1080p some 200 MB each): kept between retries, the 1080p corpus
+            // export of bench.py (cuts, a flash, a fade) peaked at 1248 MB with two a direction,
+            // against 794 MB before there were two. Retries are rare (a cut, a flash): made
+            // anew each time (never seeded, so the same flows).
+            for (cv::Ptr<cv::DISOpticalFlow> &dis : p->fullSizeDis) dis.release();
+        }
         return SP_FLOW_OK;
     } catch (const std::exception &e) {
         p->error = e.what();
@@ -286,7 +293,6 @@ int sp_flow_render(SPFlowInterpolator *p, double t, uint8_t *const out[3], const
         }
         cv::Mat &fromA = p->fromA, &fromB = p->fromB;
         flowAtTime(p->flow, float(t), fromA, fromB, p->errorA, p->errorB, p->timeScratch);
-        fuseAtTime(p->a[0], p->b[0], p->depth, float(t), fromA, fromB);
         occlusionShare(p->errorA, p->errorB, float(t), p->shareB, p->occlusionScratch);
         const float maximum = float((1 << p->depth) - 1);
         buildMaps(p->work[0], planeSize(p, 0), fromA, fromB, p->shareB, float(t));
