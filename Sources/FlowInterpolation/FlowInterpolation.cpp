@@ -168,7 +168,6 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     flowLuma(p, p->a[0], divisor, scratch.eight, scratch.lumaA);
     flowLuma(p, p->b[0], divisor, scratch.eight, scratch.lumaB);
     cv::Ptr<cv::DISOpticalFlow> *dis = divisor == p->flowDivisor ? p->dis : p->fullSizeDis;
-    for (int k = 0; k < 2; k++) if (!dis[k]) dis[k] = makeDIS(p->quality);
     CV_Assert(lumaA.size() == lumaB.size() && lumaA.type() == CV_8UC1 && lumaB.type() == CV_8UC1);
     // DIS starts from the flow it is handed when that has the right size: the seed of
     // sp_flow_seed, else nothing (a flow left from an earlier pair would make the result depend
@@ -184,9 +183,12 @@ static bool pairFlow(SPFlowInterpolator *p, int divisor) {
     } else {
         p->flow.forward.release();
         p->flow.backward.release();
-        if (divisor == p->flowDivisor) for (int k = 0; k < 2; k++) dis[k] = makeDIS(p->quality);
+        for (int k = 0; k < 2; k++) dis[k].release();
     }
     p->seeded = false;
+    // Made here and only here: anew for an unseeded pair (above), after a change of quality,
+    // and for each full-size retry (released after it).
+    for (int k = 0; k < 2; k++) if (!dis[k]) dis[k] = makeDIS(p->quality);
     // The two directions, each by its own DIS object, then each one's round trip and residual,
     // on two of OpenCV's threads when it has them (one after the other after
     // cv::setNumThreads(1)): the same bytes. sp_flow_set_pair on box (bench/frame_drop.py's
@@ -224,7 +226,6 @@ int sp_flow_create(int width, int height, int bitDepth, int threads, SPFlowInter
         p->height = height;
         p->depth = bitDepth;
         p->flowDivisor = flowDivisor(width, height, p->quality);
-        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis = makeDIS(p->quality);
         if (threads > 0) cv::setNumThreads(threads);
         *out = p;
         return SP_FLOW_OK;
@@ -240,8 +241,7 @@ int sp_flow_set_quality(SPFlowInterpolator *p, int quality) {
         p->flowDivisor = divisor;
         p->quality = quality;
         // Each DIS object keeps the buffers of the size it last ran at (see SPFlowInterpolator).
-        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis = makeDIS(quality);
-        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->fullSizeDis) dis.release();
+        for (cv::Ptr<cv::DISOpticalFlow> &dis : p->dis) dis.release();
         p->reliable = -1;
     }
     return SP_FLOW_OK;
@@ -268,7 +268,7 @@ int sp_flow_set_pair(SPFlowInterpolator *p, const uint8_t *const a[3], const int
             // picture's size (at 1080p some 200 MB each): kept between retries, the 1080p corpus
             // export of bench.py (cuts, a flash, a fade) peaked at 1248 MB with two a direction,
             // against 794 MB before there were two. Retries are rare (a cut, a flash): made
-            // anew each time (never seeded, so the same flows).
+            // anew each time (see pairFlow).
             for (cv::Ptr<cv::DISOpticalFlow> &dis : p->fullSizeDis) dis.release();
         }
         return SP_FLOW_OK;

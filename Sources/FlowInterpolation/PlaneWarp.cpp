@@ -152,7 +152,6 @@ void sharpRow(const PlaneWork &work, const cv::Mat &a, const cv::Mat &b, int y, 
 /// `work.trust` (regionTrust), which `chroma` takes scaled down (chroma is 0.6-3% of the corpus's
 /// squared error; its own regionTrust: within 0.01 dB); each pixel mixes the flow's picture with
 /// the unmoved pictures' mix by it.
-
 template <typename T>
 void warpPlaneAs(PlaneWork &work, const cv::Mat &a, const cv::Mat &b, float t, bool sharp, PlaneWork *chroma,
                float maximum, uint8_t *out, int stride) {

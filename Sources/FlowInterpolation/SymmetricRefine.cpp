@@ -64,22 +64,11 @@ constexpr float settled = 2.0f, ceiling = 15.0f;
 /// Both pictures see a place when B's share there is within these.
 constexpr float seenLow = 0.1f, seenHigh = 0.9f;
 
-/// Bilinear sampling of a plane, coordinates clamped to it (cv::remap's BORDER_REPLICATE).
-template <typename T>
-struct Sampler {
-    const cv::Mat &plane;
-    // Always inlined, as bilinearAt: g++ -O2 left this a call (9% of a fast 720p render's CPU
-    // samples, perf).
-#if defined(__GNUC__)
-    __attribute__((always_inline))
-#endif
-    float at(float x, float y) const { return bilinearAt<T>(plane, x, y); }
-};
-
 /// One block's search (see the top of this file).
 template <typename T>
 struct BlockSearch {
-    Sampler<T> a, b;
+    /// The pair's luma planes, sampled with bilinearAt (edges repeated, as cv::remap's BORDER_REPLICATE).
+    const cv::Mat &a, &b;
     const cv::Mat &mapA, &mapB;
     float t, levels;
 
@@ -95,7 +84,7 @@ struct BlockSearch {
         for (int y = window.y; y < window.y + window.height; y += stride) {
             const cv::Vec2f *ma = mapA.ptr<cv::Vec2f>(y), *mb = mapB.ptr<cv::Vec2f>(y);
             for (int x = window.x; x < window.x + window.width; x += stride) {
-                sum += std::abs(a.at(ma[x][0] + ax, ma[x][1] + ay) - b.at(mb[x][0] + bx, mb[x][1] + by));
+                sum += std::abs(bilinearAt<T>(a, ma[x][0] + ax, ma[x][1] + ay) - bilinearAt<T>(b, mb[x][0] + bx, mb[x][1] + by));
             }
             if (scale * sum + penalty > limit) break;
         }
@@ -146,7 +135,7 @@ void blockCorrections(const cv::Mat &a, const cv::Mat &b, const cv::Mat &mapA, c
     const cv::Size grid((a.cols + block - 1) / block, (a.rows + block - 1) / block);
     chosen.create(grid, CV_32FC2);
     chosen.setTo(cv::Scalar::all(0));
-    const BlockSearch<T> search{Sampler<T>{a}, Sampler<T>{b}, mapA, mapB, t, a.depth() == CV_16U ? 1.0f / 4.0f : 1.0f};
+    const BlockSearch<T> search{a, b, mapA, mapB, t, a.depth() == CV_16U ? 1.0f / 4.0f : 1.0f};
     const float fx = float(shareB.cols) / float(a.cols), fy = float(shareB.rows) / float(a.rows);
     for (int r = 0; r < grid.height; r++) {
         for (int c = 0; c < grid.width; c++) {
